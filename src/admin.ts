@@ -1,0 +1,56 @@
+/**
+ * `npm run admin -- <command>`: operator commands that work beside a running
+ * server (they open the same LMDB environment; the server sees the result on
+ * its next request). Output: one JSON line on stdout; errors on stderr, exit 1;
+ * usage errors exit 2.
+ */
+import { parseArgs } from 'node:util'
+import { createApiKey, ensureOrgAndUser } from './accounts.js'
+import { loadConfig } from './config.js'
+import { ApiError } from './errors.js'
+import { openStore } from './store/open.js'
+
+const USAGE = `usage: npm run admin -- <command> [options]
+
+commands:
+  create-key --org NAME --email EMAIL [--label LABEL]
+      Creates the organisation and the user if needed, and an API key.
+      Prints {"orgId","userId","apiKey"}; the key is shown only this once.
+`
+
+type Command = (args: string[]) => Promise<unknown>
+
+const commands: Record<string, Command> = {
+  async 'create-key'(args) {
+    const { values } = parseArgs({ args, options: { org: { type: 'string' }, email: { type: 'string' }, label: { type: 'string' } } })
+    if (!values.org || !values.email) throw new UsageError('create-key needs --org and --email')
+    if (!/^[^@\s]+@[^@\s]+$/.test(values.email)) throw new UsageError('--email is not an email address')
+    const store = openStore(loadConfig())
+    try {
+      const { org, user } = await ensureOrgAndUser(store, values.org, values.email)
+      const { apiKey } = await createApiKey(store, org.id, user.id, values.label)
+      return { orgId: org.id, userId: user.id, apiKey }
+    } finally {
+      await store.close()
+    }
+  },
+}
+
+class UsageError extends Error {}
+
+const [name, ...rest] = process.argv.slice(2)
+const command = name ? commands[name] : undefined
+if (!command) {
+  process.stderr.write(name && name !== 'help' && name !== '--help' ? `unknown command: ${name}\n\n${USAGE}` : USAGE)
+  process.exit(name && name !== 'help' && name !== '--help' ? 2 : 0)
+}
+try {
+  process.stdout.write(JSON.stringify(await command(rest)) + '\n')
+} catch (error) {
+  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}`)
+    process.exit(2)
+  }
+  process.stderr.write(`admin: ${error instanceof ApiError ? error.message : String((error as Error).message ?? error)}\n`)
+  process.exit(1)
+}

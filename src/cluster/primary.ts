@@ -1,0 +1,106 @@
+/**
+ * The primary process: starts the control worker, then WORKERS front
+ * processes on one port, restarts any that dies, and stops them all on
+ * SIGTERM/SIGINT. It never opens the store itself.
+ */
+import { fork, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import type { Config } from '../config.js'
+import { log } from '../log.js'
+import type { ChildMessage } from '../messages.js'
+
+// Paths are relative to the built bundle in dist/.
+const FRONT_ENTRY = new URL('./front.js', import.meta.url)
+const CONTROL_ENTRY = new URL('./control.js', import.meta.url)
+
+/** Restart backoff: 100 ms doubling to 5 s; a child that lived 30 s starts again from 100 ms. */
+const BACKOFF_MIN_MS = 100
+const BACKOFF_MAX_MS = 5_000
+const STABLE_MS = 30_000
+
+interface Supervised {
+  name: string
+  child?: ChildProcess
+  backoff: number
+  startedAt: number
+}
+
+async function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, host, () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+export async function runPrimary(config: Config): Promise<void> {
+  const port = config.port || (await freePort(config.host))
+  const controlPort = config.controlPort || (await freePort('127.0.0.1'))
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    CONTROL_PORT: String(controlPort),
+    DATA_DIR: config.dataDir,
+    UWS_HTTP_MAX_HEADERS_SIZE: String(config.maxHeaderBytes),
+  }
+  let stopping = false
+  let started = false
+  const children: Supervised[] = []
+
+  function start(entry: URL, unit: Supervised, onReady?: (message: ChildMessage) => void): void {
+    unit.startedAt = Date.now()
+    const child = fork(entry, [], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    unit.child = child
+    child.on('message', (message: ChildMessage) => {
+      if (message?.type === 'ready') onReady?.(message)
+    })
+    child.on('exit', (code, signal) => {
+      if (stopping) return
+      if (!started) {
+        // A child that dies before the cluster first serves will not do better on a restart: fail loudly.
+        log.error('child exited during start-up; stopping', { name: unit.name, code, signal })
+        void stop('SIGTERM', 1)
+        return
+      }
+      const lived = Date.now() - unit.startedAt
+      unit.backoff = lived > STABLE_MS ? BACKOFF_MIN_MS : Math.min(unit.backoff * 2, BACKOFF_MAX_MS)
+      log.warn('child exited; restarting', { name: unit.name, code, signal, restartInMs: unit.backoff })
+      setTimeout(() => !stopping && start(entry, unit), unit.backoff)
+    })
+  }
+
+  function launch(name: string, entry: URL): Promise<ChildMessage> {
+    const unit: Supervised = { name, backoff: BACKOFF_MIN_MS / 2, startedAt: 0 }
+    children.push(unit)
+    return new Promise((resolve) => start(entry, unit, resolve))
+  }
+
+  async function stop(signal: NodeJS.Signals, exitCode = 0): Promise<void> {
+    if (stopping) return
+    stopping = true
+    log.info('stopping', { signal })
+    const exits = children.map(
+      ({ child }) =>
+        new Promise<void>((resolve) => {
+          if (!child || child.exitCode !== null || child.signalCode !== null) return resolve()
+          child.once('exit', () => resolve())
+          child.kill('SIGTERM')
+          setTimeout(() => child.kill('SIGKILL'), 15_000).unref()
+        }),
+    )
+    await Promise.all(exits)
+    process.exit(exitCode)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+
+  await launch('control', CONTROL_ENTRY)
+  const fronts = await Promise.all(Array.from({ length: config.workers }, (_, i) => launch(`front-${i + 1}`, FRONT_ENTRY)))
+  started = true
+  const native = fronts.every((m) => m.native === true)
+  log.info('listening', { url: `http://${config.host}:${port}`, port, workers: config.workers, native, dataDir: config.dataDir })
+  process.send?.({ type: 'ready', role: 'front', port, native } satisfies ChildMessage)
+}

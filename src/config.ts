@@ -1,0 +1,110 @@
+/**
+ * The one place that reads process.env. Every setting has a typed default with
+ * its unit; `loadConfig()` validates once at start-up and throws a message that
+ * names the variable, so a bad deployment fails before it serves anything.
+ */
+import { availableParallelism } from 'node:os'
+import { resolve } from 'node:path'
+
+export type Durability = 'commit' | 'flush'
+
+export interface Config {
+  /** Address the front processes listen on. */
+  host: string
+  /** Port shared by every front process (SO_REUSEPORT). */
+  port: number
+  /** LMDB environment directory. */
+  dataDir: string
+  /** Number of uWebSockets.js front processes. */
+  workers: number
+  /** Loopback port of the control worker; 0 picks a free one at start-up. */
+  controlPort: number
+  /** Branded, versioned base address, ending in /api/v1. */
+  publicUrl: string
+  /** Direct address of this deployment (trackers and installed CLIs use it). */
+  directUrl: string
+  /**
+   * When an ingest request is acknowledged. `commit`: after the LMDB transaction
+   * commits (survives a killed process). `flush`: after the OS reports the commit
+   * synced to the disk (also survives power loss); see bench/RESULTS.md for the cost.
+   */
+  durability: Durability
+  /** piscina threads per front process that write to LMDB. */
+  writerThreads: number
+  /** Most chunks or signal batches handed to the pool in one task (one LMDB transaction). */
+  writeBatchItems: number
+  /** Most body bytes in one pool task. */
+  writeBatchBytes: number
+  /** uWebSockets.js request-header limit in bytes (UWS_HTTP_MAX_HEADERS_SIZE). */
+  maxHeaderBytes: number
+  /** LMDB map size in bytes; LMDB grows the file up to this. */
+  mapSizeBytes: number
+  /** Days recordings are kept before the retention job purges their chunks. */
+  retentionDays: number
+}
+
+const KB = 1024
+const MB = 1024 * KB
+const GB = 1024 * MB
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`)
+  }
+  return value
+}
+
+function url(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name] || fallback
+  try {
+    return new URL(raw).toString().replace(/\/$/, '')
+  } catch {
+    throw new Error(`${name} must be an absolute URL, got ${JSON.stringify(raw)}`)
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const host = env.HOST || '127.0.0.1'
+  const port = int(env, 'PORT', 8787, 0, 65535)
+  const durability = (env.DURABILITY || 'commit') as Durability
+  if (durability !== 'commit' && durability !== 'flush') {
+    throw new Error(`DURABILITY must be "commit" or "flush", got ${JSON.stringify(env.DURABILITY)}`)
+  }
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  const directUrl = url(env, 'DIRECT_URL', origin)
+  return {
+    host,
+    port,
+    dataDir: resolve(env.DATA_DIR || './data'),
+    workers: int(env, 'WORKERS', availableParallelism(), 1, 64),
+    controlPort: int(env, 'CONTROL_PORT', 0, 0, 65535),
+    publicUrl: url(env, 'PUBLIC_URL', `${directUrl}/api/v1`),
+    directUrl,
+    durability,
+    writerThreads: int(env, 'WRITER_THREADS', 1, 1, 16),
+    writeBatchItems: int(env, 'WRITE_BATCH_ITEMS', 64, 1, 4096),
+    writeBatchBytes: int(env, 'WRITE_BATCH_BYTES', 4 * MB, 64 * KB, 256 * MB),
+    maxHeaderBytes: int(env, 'MAX_HEADER_BYTES', 16 * KB, 8 * KB, 1 * MB),
+    mapSizeBytes: int(env, 'LMDB_MAP_SIZE', 64 * GB, 16 * MB, Number.MAX_SAFE_INTEGER),
+    retentionDays: int(env, 'RETENTION_DAYS', 30, 1, 3650),
+  }
+}
+
+/** Limits of the API contract (section 8). Not configurable: clients rely on them. */
+export const LIMITS = {
+  chunkBytes: 1_000_000,
+  signalsBytes: 256_000,
+  /** Body cap of control-plane JSON requests. */
+  controlBodyBytes: 1_000_000,
+  views: 200,
+  clicks: 2000,
+  errors: 100,
+  /** Signals `startedAt` is clamped to [now - 24 h, now + 5 min]: a day covers a tab left open overnight, five minutes covers client clock skew. */
+  clampPastMs: 24 * 60 * 60 * 1000,
+  clampFutureMs: 5 * 60 * 1000,
+} as const
+
+export const SERVICE_NAME = 'svc-recorder'

@@ -1,0 +1,37 @@
+/** Entry of the control worker: every route that is not ingest (projects, setup, admin, website). */
+import { createServer } from 'node:http'
+import { loadConfig } from '../config.js'
+import { setDocumentationUrl } from '../errors.js'
+import { log } from '../log.js'
+import type { ChildMessage } from '../messages.js'
+import { openStore } from '../store/open.js'
+import { createControl } from './control.js'
+
+const config = loadConfig()
+setDocumentationUrl(`${config.directUrl}/openapi.json`)
+const store = openStore(config)
+const control = createControl({ store, config })
+const server = createServer((req, res) => void control.handle(req, res))
+server.keepAliveTimeout = 60_000
+
+server.listen(config.controlPort, '127.0.0.1', () => {
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : config.controlPort
+  log.info('control listening', { port })
+  const ready: ChildMessage = { type: 'ready', role: 'control', port }
+  process.send?.(ready)
+})
+
+let stopping = false
+function stop(): void {
+  if (stopping) return
+  stopping = true
+  server.close(() => {
+    void store.close().then(() => process.exit(0))
+  })
+  server.closeIdleConnections()
+  setTimeout(() => process.exit(0), 5_000).unref()
+}
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)
+process.on('disconnect', stop)

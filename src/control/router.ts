@@ -1,0 +1,140 @@
+/**
+ * The control worker's router: a table of operations, each with its method,
+ * route, credential kind and body schema. Request bodies are validated by AJV
+ * validators compiled from those schemas when the table is built (the OpenAPI
+ * document is assembled from the same table). Handlers return a value or
+ * throw ApiError; this module writes every answer.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ValidateFunction } from 'ajv'
+import { LIMITS } from '../config.js'
+import { ApiError, errorBody, statusOf, type ErrorCode } from '../errors.js'
+import { log } from '../log.js'
+import { routePath } from '../routes.js'
+import { ajv, describeErrors } from '../validation.js'
+
+export type Credential = 'none' | 'apiKey' | 'setupToken'
+
+export interface RequestContext {
+  req: IncomingMessage
+  /** Parsed, validated JSON body ({} when the operation takes none). */
+  body: Record<string, unknown>
+  query: URLSearchParams
+}
+
+/** A handler's answer: JSON by default, or raw bytes / a stream with its own content type. */
+export type Reply =
+  | unknown
+  | { raw: Buffer | string | NodeJS.ReadableStream; contentType: string; status?: number; headers?: Record<string, string> }
+
+export interface Operation<C = unknown> {
+  operationId: string
+  method: 'GET' | 'POST'
+  /** Route path without the API prefix, e.g. `/cli/whoami`. */
+  route: string
+  credential: Credential
+  summary: string
+  /** JSON Schema of the request body; absent for operations that take none. */
+  body?: Record<string, unknown>
+  /** JSON Schema of the 200 answer, for the OpenAPI document. */
+  response?: Record<string, unknown>
+  /** Error codes this operation can answer besides the ones every operation can. */
+  errors?: ErrorCode[]
+  /** Served at the root too (public documents). */
+  atRoot?: boolean
+  handle(ctx: RequestContext & { auth: C }): Promise<Reply> | Reply
+}
+
+interface Compiled {
+  op: Operation<any>
+  validate?: ValidateFunction
+}
+
+export type Authenticate = (req: IncomingMessage, query: URLSearchParams, credential: Credential) => unknown
+
+export function isRawReply(value: unknown): value is { raw: Buffer | string | NodeJS.ReadableStream; contentType: string; status?: number; headers?: Record<string, string> } {
+  return typeof value === 'object' && value !== null && 'raw' in value && 'contentType' in value
+}
+
+export function createRouter(operations: Operation<any>[], authenticate: Authenticate) {
+  const table = new Map<string, Compiled>()
+  for (const op of operations) {
+    const key = `${op.method} ${op.route}`
+    if (table.has(key)) throw new Error(`duplicate route ${key}`)
+    table.set(key, { op, validate: op.body ? ajv.compile(op.body) : undefined })
+  }
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://control')
+    const route = routePath(url.pathname)
+    const underApi = route !== url.pathname
+    const entry = table.get(`${req.method} ${route}`)
+    if (!entry || (!underApi && !entry.op.atRoot)) {
+      await drain(req)
+      return writeError(res, 'not_found')
+    }
+    const { op, validate } = entry
+    const auth = await authenticate(req, url.searchParams, op.credential)
+    const raw = await readJson(req)
+    let body: Record<string, unknown> = {}
+    if (validate) {
+      if (!validate(raw === undefined ? {} : raw)) throw new ApiError('invalid_request', { error: `The body did not validate: ${describeErrors(validate.errors)}.` })
+      body = (raw ?? {}) as Record<string, unknown>
+    }
+    const reply = await op.handle({ req, body, query: url.searchParams, auth })
+    if (isRawReply(reply)) {
+      res.writeHead(reply.status ?? 200, { 'Content-Type': reply.contentType, ...reply.headers })
+      if (typeof reply.raw === 'string' || Buffer.isBuffer(reply.raw)) res.end(reply.raw)
+      else reply.raw.pipe(res)
+      return
+    }
+    writeJson(res, 200, reply)
+  }
+
+  return {
+    operations,
+    async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+      try {
+        await dispatch(req, res)
+      } catch (error) {
+        if (error instanceof ApiError) return writeError(res, error.code, error.options)
+        log.error('control handler failed', { error: String(error), stack: (error as Error)?.stack })
+        writeError(res, 'internal_error')
+      }
+    },
+  }
+}
+
+export function writeJson(res: ServerResponse, status: number, value: unknown): void {
+  if (res.headersSent) return void res.destroy()
+  const body = JSON.stringify(value)
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) })
+  res.end(body)
+}
+
+export function writeError(res: ServerResponse, code: ErrorCode, options?: ConstructorParameters<typeof ApiError>[1]): void {
+  writeJson(res, statusOf(code), errorBody(code, options))
+}
+
+async function drain(req: IncomingMessage): Promise<void> {
+  for await (const _ of req) {
+    // discard: the answer does not depend on the body
+  }
+}
+
+/** Reads a JSON body (the front already enforced the byte cap; this is the backstop). */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > LIMITS.controlBodyBytes) throw new ApiError('payload_too_large')
+    chunks.push(chunk as Buffer)
+  }
+  if (size === 0) return undefined
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
+  } catch {
+    throw new ApiError('invalid_request', { error: 'The body is not JSON.' })
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Entry of a front process (started by the primary, several per machine, all
+ * on one port through SO_REUSEPORT).
+ */
+import { Piscina } from 'piscina'
+import { loadConfig } from '../config.js'
+import { setDocumentationUrl } from '../errors.js'
+import { log } from '../log.js'
+import type { ChildMessage, WriterInit } from '../messages.js'
+import { openStore } from '../store/open.js'
+import { createFrontApp } from './app.js'
+import { loadArtifacts } from './artifacts.js'
+import { newCounters } from './ingest.js'
+import { createProxy } from './proxy.js'
+import { isNativeUws, loadNativeUws } from './uws.js'
+import { WriteQueue } from './write-queue.js'
+
+const config = loadConfig()
+setDocumentationUrl(`${config.directUrl}/openapi.json`)
+const uws = loadNativeUws()
+const store = openStore(config)
+const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability }
+const pool = new Piscina({
+  filename: new URL('./ingest-writer.js', import.meta.url).href,
+  minThreads: config.writerThreads,
+  maxThreads: config.writerThreads,
+  idleTimeout: Number.POSITIVE_INFINITY,
+  workerData: writerInit,
+})
+// Two batches per thread: one being committed while the next is being handed over.
+const queue = new WriteQueue(pool, { maxItems: config.writeBatchItems, maxBytes: config.writeBatchBytes, maxInFlight: config.writerThreads * 2 })
+const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`)
+const counters = newCounters()
+const app = createFrontApp(uws, { store, queue, counters, artifacts: loadArtifacts(new URL('./public/', import.meta.url)), proxy })
+
+let listenSocket: unknown
+app.listen(config.host, config.port, (socket) => {
+  if (!socket) {
+    log.error('front could not listen', { host: config.host, port: config.port })
+    process.exit(1)
+  }
+  listenSocket = socket
+  const port = uws.us_socket_local_port(socket)
+  log.info('front listening', { port, native: isNativeUws() })
+  const ready: ChildMessage = { type: 'ready', role: 'front', port, native: isNativeUws() }
+  process.send?.(ready)
+})
+
+let stopping = false
+async function stop(): Promise<void> {
+  if (stopping) return
+  stopping = true
+  if (listenSocket) uws.us_listen_socket_close(listenSocket as never)
+  // Let acknowledged work finish: answer what is in flight before leaving.
+  const deadline = Date.now() + 10_000
+  while (queue.busy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  log.info('front stopped', { ...counters })
+  await pool.destroy()
+  await proxy.close()
+  await store.close()
+  process.exit(0)
+}
+process.on('SIGTERM', () => void stop())
+process.on('SIGINT', () => void stop())
+// The primary is gone (killed or crashed): do not linger as an orphan.
+process.on('disconnect', () => void stop())

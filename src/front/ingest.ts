@@ -1,0 +1,103 @@
+/**
+ * POST /ingest and POST /signals: the hot path. Each handler is a straight
+ * chain: check the declared length → check the key → check the meta → read
+ * the body under its cap → validate → hand to the writer pool → answer.
+ *
+ * Ingest never answers 5xx to a tracker (API contract, section 7, rule 2):
+ * an unusable payload is dropped, counted and answered 200 {ok:true}.
+ */
+import { LIMITS } from '../config.js'
+import type { ErrorCode } from '../errors.js'
+import { bodyMatchesEncoding, parseChunkMeta, PUBLIC_KEY_RE } from '../ingest/chunk.js'
+import { parseSignals } from '../ingest/signals.js'
+import { log } from '../log.js'
+import type { IngestItem, Store } from '../store/store.js'
+import { declaredLength, readBody } from './body.js'
+import { guard, sendError, sendOk } from './reply.js'
+import type { HttpRequest, HttpResponse } from './uws.js'
+import type { WriteQueue } from './write-queue.js'
+
+export interface IngestCounters {
+  stored: number
+  duplicates: number
+  /** Answered 200 but not stored: empty or mislabelled bodies, storage failures. */
+  dropped: number
+  refused: Partial<Record<ErrorCode, number>>
+}
+
+export interface IngestDeps {
+  store: Store
+  queue: WriteQueue
+  counters: IngestCounters
+}
+
+const KEY_HINT_MISSING = 'Add ?pk=<public key> (svc_pk_…) from the project\'s settings.'
+const KEY_HINT_UNKNOWN = 'No project has this public key: copy the snippet again from the project\'s settings, or create the project.'
+
+export function newCounters(): IngestCounters {
+  return { stored: 0, duplicates: 0, dropped: 0, refused: {} }
+}
+
+function refuse(deps: IngestDeps, res: HttpResponse, code: ErrorCode, error?: string, hint?: string): void {
+  deps.counters.refused[code] = (deps.counters.refused[code] ?? 0) + 1
+  sendError(res, code, { ingest: true, error, hint })
+}
+
+/** Validates the public key; answers and returns undefined when it does not name a project. */
+function projectFor(deps: IngestDeps, res: HttpResponse, pk: string): string | undefined {
+  if (!PUBLIC_KEY_RE.test(pk)) {
+    refuse(deps, res, 'invalid_request', pk ? 'The pk parameter is not a public key.' : 'The pk parameter is missing.', KEY_HINT_MISSING)
+    return undefined
+  }
+  const projectId = deps.store.projectIdForPublicKey(pk)
+  if (!projectId) refuse(deps, res, 'not_found', 'No project matches the public key.', KEY_HINT_UNKNOWN)
+  return projectId
+}
+
+async function commit(deps: IngestDeps, res: HttpResponse, item: IngestItem): Promise<void> {
+  try {
+    const outcome = await deps.queue.enqueue(item)
+    if (outcome === 'duplicate') deps.counters.duplicates += 1
+    else deps.counters.stored += 1
+  } catch (error) {
+    // The contract forbids a 5xx here; the loss is logged and counted instead.
+    deps.counters.dropped += 1
+    log.error('ingest write failed; payload dropped', { error: String(error), kind: item.kind })
+  }
+  sendOk(res)
+}
+
+export function handleChunk(deps: IngestDeps, res: HttpResponse, req: HttpRequest): void {
+  guard(res)
+  const declared = declaredLength(req)
+  if (declared !== undefined && declared > LIMITS.chunkBytes) return refuse(deps, res, 'payload_too_large')
+  const projectId = projectFor(deps, res, req.getQuery('pk') ?? '')
+  if (!projectId) return
+  const parsed = parseChunkMeta(req.getHeader('x-svc-meta'))
+  if (!parsed.ok) return refuse(deps, res, 'invalid_request', parsed.error, 'Send X-Svc-Meta as a JSON object with sk, vid, seq and encoding.')
+  const receivedAt = Date.now()
+  void readBody(res, declared, LIMITS.chunkBytes).then((read) => {
+    if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
+    if (!bodyMatchesEncoding(read.body, parsed.meta.encoding)) {
+      deps.counters.dropped += 1
+      return sendOk(res)
+    }
+    return commit(deps, res, { kind: 'chunk', projectId, receivedAt, meta: parsed.meta, body: read.body })
+  })
+}
+
+export function handleSignals(deps: IngestDeps, res: HttpResponse, req: HttpRequest): void {
+  guard(res)
+  const declared = declaredLength(req)
+  if (declared !== undefined && declared > LIMITS.signalsBytes) return refuse(deps, res, 'payload_too_large')
+  const projectId = projectFor(deps, res, req.getQuery('pk') ?? '')
+  if (!projectId) return
+  // Any content type: sendBeacon posts text/plain to avoid a CORS preflight.
+  void readBody(res, declared, LIMITS.signalsBytes).then((read) => {
+    if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
+    const receivedAt = Date.now()
+    const parsed = parseSignals(read.body, receivedAt)
+    if (!parsed.ok) return refuse(deps, res, 'invalid_request', parsed.error, 'Send a JSON signals batch with sk and vid; see /openapi.json.')
+    return commit(deps, res, { kind: 'signals', projectId, receivedAt, batch: parsed.batch })
+  })
+}

@@ -1,0 +1,74 @@
+/**
+ * Writing answers with uWebSockets.js. Every answer carries the CORS headers;
+ * every error is the JSON error body from src/errors.ts. Callers must have
+ * checked `res.aborted` (set by `guard`) before answering after an await.
+ */
+import { STATUS_CODES } from 'node:http'
+import { errorBody, statusOf, type ErrorCode, type ErrorOptions } from '../errors.js'
+import type { HttpResponse } from './uws.js'
+
+export const CORS_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Expose-Headers', 'X-Svc-Encoding, Content-Length'],
+]
+
+export const PREFLIGHT_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['Access-Control-Allow-Methods', 'GET, POST, OPTIONS'],
+  ['Access-Control-Allow-Headers', 'Content-Type, Authorization, X-Svc-Meta, Accept'],
+  // A day: browsers cap it lower anyway (Chromium at 2 h), and the answer never changes.
+  ['Access-Control-Max-Age', '86400'],
+]
+
+const OK_BODY = '{"ok":true}'
+
+export function statusLine(status: number): string {
+  return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`
+}
+
+/** Marks the response when the client goes away; every handler that answers later calls this first. */
+export function guard(res: HttpResponse): HttpResponse {
+  res.aborted = false
+  res.onAborted(() => {
+    res.aborted = true
+  })
+  return res
+}
+
+export function send(
+  res: HttpResponse,
+  status: number,
+  body: string | Uint8Array,
+  contentType: string,
+  headers: ReadonlyArray<readonly [string, string]> = [],
+): void {
+  if (res.aborted) return
+  res.cork(() => {
+    res.writeStatus(statusLine(status))
+    for (const [name, value] of CORS_HEADERS) res.writeHeader(name, value)
+    res.writeHeader('Content-Type', contentType)
+    for (const [name, value] of headers) res.writeHeader(name, value)
+    res.end(body)
+  })
+  res.aborted = true // answered: nothing may touch res any more
+}
+
+export function sendJson(res: HttpResponse, status: number, value: unknown): void {
+  send(res, status, JSON.stringify(value), 'application/json')
+}
+
+export function sendOk(res: HttpResponse): void {
+  send(res, 200, OK_BODY, 'application/json')
+}
+
+export function sendError(res: HttpResponse, code: ErrorCode, options?: ErrorOptions): void {
+  send(res, statusOf(code), JSON.stringify(errorBody(code, options)), 'application/json')
+}
+
+export function sendPreflight(res: HttpResponse): void {
+  res.cork(() => {
+    res.writeStatus(statusLine(204))
+    for (const [name, value] of CORS_HEADERS) res.writeHeader(name, value)
+    for (const [name, value] of PREFLIGHT_HEADERS) res.writeHeader(name, value)
+    res.endWithoutBody(0)
+  })
+}

@@ -1,0 +1,37 @@
+/** Pure checks of a recording chunk, run by the front before anything is queued. */
+import type { ChunkMeta } from '../store/store.js'
+import { describeErrors, validators } from '../validation.js'
+
+export const PUBLIC_KEY_RE = /^svc_pk_[0-9a-f]+$/
+
+export type MetaResult = { ok: true; meta: ChunkMeta } | { ok: false; error: string }
+
+/** Parses and validates the X-Svc-Meta header. */
+export function parseChunkMeta(header: string): MetaResult {
+  if (!header) return { ok: false, error: 'The X-Svc-Meta header is missing.' }
+  let meta: unknown
+  try {
+    meta = JSON.parse(header)
+  } catch {
+    return { ok: false, error: 'The X-Svc-Meta header is not JSON.' }
+  }
+  if (!validators.chunkMeta(meta)) {
+    return { ok: false, error: `The X-Svc-Meta header is malformed: ${describeErrors(validators.chunkMeta.errors)}.` }
+  }
+  return { ok: true, meta: meta as ChunkMeta }
+}
+
+/**
+ * Whether the body can be what its meta says, from its first bytes only (the
+ * ingest path never decompresses): gzip starts with 1f 8b; raw JSON events
+ * with `[` or `{` after optional white space.
+ */
+export function bodyMatchesEncoding(body: Uint8Array, encoding: ChunkMeta['encoding']): boolean {
+  if (body.byteLength === 0) return false
+  if (encoding === 'gzip') return body.byteLength >= 18 && body[0] === 0x1f && body[1] === 0x8b
+  for (const byte of body) {
+    if (byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) continue
+    return byte === 0x5b || byte === 0x7b
+  }
+  return false
+}

@@ -1,0 +1,74 @@
+/**
+ * Validation of a signals batch: the envelope must hold or the whole batch is
+ * refused (400); each entry is then checked alone, and one that fails is
+ * dropped and counted while the rest is recorded (API contract, section 2).
+ */
+import type { ValidateFunction } from 'ajv'
+import { LIMITS } from '../config.js'
+import { clickSchema, errorEntrySchema, viewSchema } from '../schemas/ingest.js'
+import type { Click, ErrorEntry, SignalsRecord, View } from '../store/store.js'
+import { describeErrors, validators } from '../validation.js'
+
+export type SignalsResult = { ok: true; batch: SignalsRecord } | { ok: false; error: string }
+
+interface Envelope {
+  sk: string
+  vid: string
+  startedAt?: number
+  dropped?: number
+  views?: unknown[]
+  clicks?: unknown[]
+  errors?: unknown[]
+}
+
+export function parseSignals(body: Uint8Array, now: number): SignalsResult {
+  let value: unknown
+  try {
+    // Invalid UTF-8 decodes to U+FFFD and then fails JSON.parse or validation; deep nesting throws RangeError here.
+    value = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'))
+  } catch {
+    return { ok: false, error: 'The body is not JSON.' }
+  }
+  if (!validators.signalsEnvelope(value)) {
+    return { ok: false, error: `The body is not a signals batch: ${describeErrors(validators.signalsEnvelope.errors)}.` }
+  }
+  const envelope = value as Envelope
+  let dropped = envelope.dropped ?? 0
+  const keep = <T>(entries: unknown[] | undefined, max: number, validate: ValidateFunction, fields: readonly string[]): T[] => {
+    const kept: T[] = []
+    for (const entry of entries ?? []) {
+      if (kept.length < max && validate(entry)) kept.push(pick(entry as Record<string, unknown>, fields) as T)
+      else dropped += 1
+    }
+    return kept
+  }
+  const batch: SignalsRecord = {
+    sk: envelope.sk,
+    vid: envelope.vid,
+    dropped: 0,
+    views: keep<View>(envelope.views, LIMITS.views, validators.view, VIEW_FIELDS),
+    clicks: keep<Click>(envelope.clicks, LIMITS.clicks, validators.click, CLICK_FIELDS),
+    errors: keep<ErrorEntry>(envelope.errors, LIMITS.errors, validators.errorEntry, ERROR_FIELDS),
+  }
+  batch.dropped = dropped
+  if (envelope.startedAt !== undefined) batch.startedAt = clampStartedAt(envelope.startedAt, now)
+  return { ok: true, batch }
+}
+
+/** Keeps a client clock from placing a session years away: [now - 24 h, now + 5 min] (see LIMITS). */
+export function clampStartedAt(startedAt: number, now: number): number {
+  return Math.min(Math.max(startedAt, now - LIMITS.clampPastMs), now + LIMITS.clampFutureMs)
+}
+
+const VIEW_FIELDS = Object.keys(viewSchema.properties)
+const CLICK_FIELDS = Object.keys(clickSchema.properties)
+const ERROR_FIELDS = Object.keys(errorEntrySchema.properties)
+
+/** Copies only the documented fields into a fresh object: nothing unknown (and no `__proto__` key) is stored. */
+function pick(entry: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const field of fields) {
+    if (Object.hasOwn(entry, field)) out[field] = entry[field]
+  }
+  return out
+}

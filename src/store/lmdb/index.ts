@@ -1,0 +1,273 @@
+/**
+ * The LMDB implementation of the store: one environment in DATA_DIR shared by
+ * every process of the cluster (LMDB is multi-process safe; lmdb-js shares one
+ * environment between the threads of a process). Open it once per thread with
+ * `openLmdbStore`, never across fork().
+ *
+ * Writes go through lmdb-js asynchronous transactions: the promise resolves
+ * when the transaction has committed (visible to every process and safe from a
+ * killed process); with durability "flush" we also wait for `flushed`, when
+ * the OS reports the data synced to the disk.
+ */
+import { mkdirSync } from 'node:fs'
+import { open, type Database, type RootDatabase } from 'lmdb'
+import type {
+  ApiKeyRecord,
+  ChunkInfo,
+  IngestItem,
+  IngestOutcome,
+  NewProject,
+  OrgRecord,
+  ProjectRecord,
+  ProjectStats,
+  SessionRecord,
+  SetupTokenRecord,
+  SignalsRecord,
+  Store,
+  UserRecord,
+} from '../store.js'
+import { applyChunk, applySignals, emptyStats } from './ingest.js'
+
+export interface LmdbOptions {
+  path: string
+  /** Upper bound of the memory map, bytes. */
+  mapSize: number
+  durability: 'commit' | 'flush'
+}
+
+type Key = string | number | (string | number)[]
+
+/** The named databases of the environment. Keys are lmdb-js ordered-binary arrays so that ranges scan in order. */
+export interface Tables {
+  orgs: Database<OrgRecord, string>
+  orgsByName: Database<string, string>
+  users: Database<UserRecord, string>
+  usersByEmail: Database<string, string>
+  apiKeys: Database<ApiKeyRecord, string>
+  apiKeysByOrg: Database<true, Key>
+  setupTokens: Database<SetupTokenRecord, string>
+  setupTokensByProject: Database<true, Key>
+  projects: Database<ProjectRecord, string>
+  projectsByKey: Database<string, string>
+  projectsByOrg: Database<true, Key>
+  projectStats: Database<ProjectStats, string>
+  sessions: Database<SessionRecord, Key>
+  chunkInfo: Database<ChunkInfo, Key>
+  /** Recording bytes exactly as received. */
+  chunks: Database<Buffer, Key>
+  signals: Database<SignalsRecord, Key>
+}
+
+export class LmdbStore implements Store {
+  readonly tables: Tables
+
+  constructor(
+    private readonly root: RootDatabase,
+    private readonly options: LmdbOptions,
+  ) {
+    const db = <V, K extends Key = Key>(name: string, encoding?: 'binary') =>
+      root.openDB<V, K>(name, encoding ? { encoding } : {})
+    this.tables = {
+      orgs: db('orgs'),
+      orgsByName: db('orgs-by-name'),
+      users: db('users'),
+      usersByEmail: db('users-by-email'),
+      apiKeys: db('api-keys'),
+      apiKeysByOrg: db('api-keys-by-org'),
+      setupTokens: db('setup-tokens'),
+      setupTokensByProject: db('setup-tokens-by-project'),
+      projects: db('projects'),
+      projectsByKey: db('projects-by-key'),
+      projectsByOrg: db('projects-by-org'),
+      projectStats: db('project-stats'),
+      sessions: db('sessions'),
+      chunkInfo: db('chunk-info'),
+      chunks: db('chunks', 'binary'),
+      signals: db('signals'),
+    }
+  }
+
+  private async settle(write: Promise<unknown>): Promise<void> {
+    await write
+    if (this.options.durability === 'flush') await this.root.flushed
+  }
+
+  // ---- ingest ----
+
+  projectIdForPublicKey(publicKey: string): string | undefined {
+    return this.tables.projectsByKey.get(publicKey)
+  }
+
+  async appendBatch(items: IngestItem[]): Promise<IngestOutcome[]> {
+    const outcomes: IngestOutcome[] = []
+    await this.settle(
+      this.root.transaction(() => {
+        for (const item of items) {
+          outcomes.push(item.kind === 'chunk' ? applyChunk(this.tables, item) : applySignals(this.tables, item))
+        }
+      }),
+    )
+    return outcomes
+  }
+
+  // ---- organisations, users, credentials ----
+
+  findOrgByName(name: string): OrgRecord | undefined {
+    const id = this.tables.orgsByName.get(name)
+    return id ? this.tables.orgs.get(id) : undefined
+  }
+
+  getOrg(id: string): OrgRecord | undefined {
+    return this.tables.orgs.get(id)
+  }
+
+  async putOrg(org: OrgRecord): Promise<void> {
+    await this.settle(
+      this.root.transaction(() => {
+        this.tables.orgs.put(org.id, org)
+        this.tables.orgsByName.put(org.name, org.id)
+      }),
+    )
+  }
+
+  findUserByEmail(email: string): UserRecord | undefined {
+    const id = this.tables.usersByEmail.get(email.toLowerCase())
+    return id ? this.tables.users.get(id) : undefined
+  }
+
+  getUser(id: string): UserRecord | undefined {
+    return this.tables.users.get(id)
+  }
+
+  async putUser(user: UserRecord): Promise<void> {
+    await this.settle(
+      this.root.transaction(() => {
+        this.tables.users.put(user.id, user)
+        this.tables.usersByEmail.put(user.email.toLowerCase(), user.id)
+      }),
+    )
+  }
+
+  async putApiKey(key: ApiKeyRecord): Promise<void> {
+    await this.settle(
+      this.root.transaction(() => {
+        this.tables.apiKeys.put(key.id, key)
+        this.tables.apiKeysByOrg.put([key.orgId, key.id], true)
+      }),
+    )
+  }
+
+  getApiKey(id: string): ApiKeyRecord | undefined {
+    return this.tables.apiKeys.get(id)
+  }
+
+  listApiKeys(orgId: string): ApiKeyRecord[] {
+    return this.idsUnder(this.tables.apiKeysByOrg, orgId)
+      .map((id) => this.tables.apiKeys.get(id))
+      .filter((k): k is ApiKeyRecord => k !== undefined)
+  }
+
+  async putSetupToken(token: SetupTokenRecord): Promise<void> {
+    await this.settle(
+      this.root.transaction(() => {
+        this.tables.setupTokens.put(token.id, token)
+        this.tables.setupTokensByProject.put([token.projectId, token.id], true)
+      }),
+    )
+  }
+
+  getSetupToken(id: string): SetupTokenRecord | undefined {
+    return this.tables.setupTokens.get(id)
+  }
+
+  listSetupTokens(projectId: string): SetupTokenRecord[] {
+    return this.idsUnder(this.tables.setupTokensByProject, projectId)
+      .map((id) => this.tables.setupTokens.get(id))
+      .filter((t): t is SetupTokenRecord => t !== undefined)
+  }
+
+  // ---- projects ----
+
+  async createProject(input: NewProject): Promise<ProjectRecord> {
+    const project: ProjectRecord = { ...input }
+    await this.settle(
+      this.root.transaction(() => {
+        this.tables.projects.put(project.id, project)
+        this.tables.projectsByKey.put(project.publicKey, project.id)
+        this.tables.projectsByOrg.put([project.orgId, project.id], true)
+      }),
+    )
+    return project
+  }
+
+  getProject(id: string): ProjectRecord | undefined {
+    return this.tables.projects.get(id)
+  }
+
+  listProjects(orgId: string): ProjectRecord[] {
+    return this.idsUnder(this.tables.projectsByOrg, orgId)
+      .map((id) => this.tables.projects.get(id))
+      .filter((p): p is ProjectRecord => p !== undefined)
+      .sort((a, b) => a.createdAt - b.createdAt)
+  }
+
+  async putProject(project: ProjectRecord): Promise<void> {
+    await this.settle(this.tables.projects.put(project.id, project))
+  }
+
+  projectStats(projectId: string): ProjectStats {
+    return this.tables.projectStats.get(projectId) ?? emptyStats()
+  }
+
+  // ---- recordings ----
+
+  getSession(projectId: string, sk: string): SessionRecord | undefined {
+    return this.tables.sessions.get([projectId, sk])
+  }
+
+  *listSessions(projectId: string): Iterable<SessionRecord> {
+    for (const { value } of this.tables.sessions.getRange({ start: [projectId], end: [projectId, MAX_KEY_PART] })) yield value
+  }
+
+  listChunks(projectId: string, sk: string): ChunkInfo[] {
+    return Array.from(
+      this.tables.chunkInfo.getRange({ start: [projectId, sk, 0], end: [projectId, sk, Number.MAX_SAFE_INTEGER] }),
+      ({ value }) => value,
+    )
+  }
+
+  getChunk(projectId: string, sk: string, seq: number): Uint8Array | undefined {
+    return this.tables.chunks.getBinary([projectId, sk, seq])
+  }
+
+  *listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }> {
+    for (const { key, value } of this.tables.signals.getRange({ start: [projectId], end: [projectId, MAX_KEY_PART] })) {
+      yield { receivedAt: (key as [string, number])[1], batch: value }
+    }
+  }
+
+  async close(): Promise<void> {
+    openStores.delete(this.options.path)
+    await this.root.close()
+  }
+
+  private idsUnder(index: Database<true, Key>, prefix: string): string[] {
+    return Array.from(index.getKeys({ start: [prefix], end: [prefix, MAX_KEY_PART] }), (key) => (key as [string, string])[1])
+  }
+}
+
+/** Sorts after every string and number in lmdb-js's ordered-binary keys. */
+const MAX_KEY_PART = '\uffff'
+
+const openStores = new Map<string, LmdbStore>()
+
+/** Opens (once per thread) the environment at `path`. */
+export function openLmdbStore(options: LmdbOptions): LmdbStore {
+  const existing = openStores.get(options.path)
+  if (existing) return existing
+  mkdirSync(options.path, { recursive: true })
+  const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 32, maxReaders: 1024 })
+  const store = new LmdbStore(root, options)
+  openStores.set(options.path, store)
+  return store
+}

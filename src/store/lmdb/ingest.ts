@@ -1,0 +1,91 @@
+/**
+ * What one ingest item does to the tables, run inside a write transaction
+ * (LMDB serialises write transactions across processes, so the
+ * read-modify-write of a session record is atomic).
+ */
+import { threadId } from 'node:worker_threads'
+import type { ChunkInfo, IngestItem, IngestOutcome, ProjectStats, SessionRecord } from '../store.js'
+import type { Tables } from './index.js'
+
+/** A session keeps the URL of at most this many page views; later ones still count in chunkCount. */
+const MAX_SESSION_PAGES = 500
+
+export function emptyStats(): ProjectStats {
+  return { sessionCount: 0, chunkCount: 0, bytes: 0, signalBatches: 0 }
+}
+
+type ChunkItem = Extract<IngestItem, { kind: 'chunk' }>
+type SignalsItem = Extract<IngestItem, { kind: 'signals' }>
+
+export function applyChunk(tables: Tables, item: ChunkItem): IngestOutcome {
+  const { projectId, meta, body, receivedAt } = item
+  const key = [projectId, meta.sk, meta.seq]
+  // A repeated seq is a retry of a chunk already acknowledged: keep the first copy.
+  if (tables.chunkInfo.doesExist(key)) return 'duplicate'
+
+  const info: ChunkInfo = {
+    seq: meta.seq,
+    pageIndex: meta.pageIndex ?? 0,
+    url: meta.url ?? '',
+    firstTs: meta.firstTs ?? receivedAt,
+    lastTs: meta.lastTs ?? meta.firstTs ?? receivedAt,
+    eventCount: meta.eventCount ?? 0,
+    encoding: meta.encoding,
+    size: body.byteLength,
+    receivedAt,
+  }
+  tables.chunks.put(key, Buffer.from(body.buffer, body.byteOffset, body.byteLength))
+  tables.chunkInfo.put(key, info)
+
+  const sessionKey = [projectId, meta.sk]
+  const existing = tables.sessions.get(sessionKey)
+  const session: SessionRecord = existing
+    ? { ...existing }
+    : {
+        projectId,
+        sk: meta.sk,
+        vid: meta.vid,
+        startedAt: meta.startedAt ?? info.firstTs,
+        firstTs: info.firstTs,
+        lastTs: info.lastTs,
+        chunkCount: 0,
+        bytes: 0,
+        eventCount: 0,
+        pages: [],
+        createdAt: receivedAt,
+        updatedAt: receivedAt,
+      }
+  session.firstTs = Math.min(session.firstTs, info.firstTs)
+  session.lastTs = Math.max(session.lastTs, info.lastTs)
+  session.chunkCount += 1
+  session.bytes += info.size
+  session.eventCount += info.eventCount
+  session.updatedAt = receivedAt
+  if (meta.identity && Object.keys(meta.identity).length > 0) session.identity = { ...session.identity, ...meta.identity }
+  if (meta.viewport) session.viewport = meta.viewport
+  if (meta.screen) session.screen = meta.screen
+  if (info.url && session.pages.length < MAX_SESSION_PAGES && !session.pages.some((p) => p.pageIndex === info.pageIndex)) {
+    session.pages = [...session.pages, { pageIndex: info.pageIndex, url: info.url }].sort((a, b) => a.pageIndex - b.pageIndex)
+  }
+  tables.sessions.put(sessionKey, session)
+
+  const stats = { ...(tables.projectStats.get(projectId) ?? emptyStats()) }
+  if (!existing) stats.sessionCount += 1
+  stats.chunkCount += 1
+  stats.bytes += info.size
+  tables.projectStats.put(projectId, stats)
+  return 'stored'
+}
+
+/** Distinguishes batches received in the same millisecond within one transaction. */
+let signalsNonce = 0
+
+export function applySignals(tables: Tables, item: SignalsItem): IngestOutcome {
+  const { projectId, batch, receivedAt } = item
+  signalsNonce = (signalsNonce + 1) % 1_000_000_000
+  tables.signals.put([projectId, receivedAt, batch.sk, process.pid, threadId, signalsNonce], batch)
+  const stats = { ...(tables.projectStats.get(projectId) ?? emptyStats()) }
+  stats.signalBatches += 1
+  tables.projectStats.put(projectId, stats)
+  return 'stored'
+}

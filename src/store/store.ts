@@ -1,0 +1,221 @@
+/**
+ * The storage interface. Routes, workers and tools see only this; LMDB details
+ * stay in src/store/lmdb/. A second backend (for multi-machine deployments)
+ * implements the same interface in a folder beside it and passes the shared
+ * suite in test/store/store.case.ts.
+ */
+
+export interface OrgRecord {
+  id: string
+  name: string
+  createdAt: number
+}
+
+export interface UserRecord {
+  id: string
+  orgId: string
+  email: string
+  createdAt: number
+}
+
+export interface ApiKeyRecord {
+  id: string
+  orgId: string
+  userId: string
+  label?: string
+  /** SHA-256 of the whole token, hex. The token itself is never stored. */
+  digestHex: string
+  /** Last four characters of the token, for the masked form. */
+  lastFour: string
+  createdAt: number
+  lastUsedAt?: number
+  revokedAt?: number
+}
+
+export interface SetupTokenRecord {
+  id: string
+  projectId: string
+  digestHex: string
+  createdAt: number
+  expiresAt: number
+  revokedAt?: number
+}
+
+export interface ProjectRecord {
+  id: string
+  orgId: string
+  name: string
+  domain: string | null
+  /** `svc_pk_` + lowercase hex. Not a secret. */
+  publicKey: string
+  createdAt: number
+  pathRules: string[]
+}
+
+export interface Identity {
+  userId?: string
+  email?: string
+  name?: string
+  accountId?: string
+}
+
+/** Metadata a tracker sends with each recording chunk (the X-Svc-Meta header, validated). */
+export interface ChunkMeta {
+  sk: string
+  vid: string
+  seq: number
+  pageIndex?: number
+  url?: string
+  firstTs?: number
+  lastTs?: number
+  eventCount?: number
+  encoding: 'gzip' | 'json'
+  startedAt?: number
+  viewport?: { w?: number; h?: number }
+  screen?: { w?: number; h?: number; dpr?: number }
+  identity?: Identity
+}
+
+export interface ChunkInfo {
+  seq: number
+  pageIndex: number
+  url: string
+  firstTs: number
+  lastTs: number
+  eventCount: number
+  encoding: 'gzip' | 'json'
+  size: number
+  receivedAt: number
+}
+
+export interface SessionPage {
+  pageIndex: number
+  url: string
+}
+
+export interface SessionRecord {
+  projectId: string
+  sk: string
+  vid: string
+  startedAt: number
+  firstTs: number
+  lastTs: number
+  chunkCount: number
+  bytes: number
+  eventCount: number
+  pages: SessionPage[]
+  identity?: Identity
+  viewport?: { w?: number; h?: number }
+  screen?: { w?: number; h?: number; dpr?: number }
+  createdAt: number
+  updatedAt: number
+}
+
+export interface View {
+  url: string
+  startedAt: number
+  title?: string
+  vw?: number
+  vh?: number
+  docH?: number
+  endedAt?: number
+  activeMs?: number
+  maxScrollPct?: number
+  exit?: boolean
+  quickBack?: boolean
+}
+
+export interface Click {
+  url: string
+  ts: number
+  xRatio: number
+  yDoc: number
+  vw?: number
+  docH?: number
+  selector?: string
+  label?: string
+  tag?: string
+  interactive?: boolean
+  kind?: 'click' | 'rage' | 'dead' | 'error'
+  n?: number
+}
+
+export interface ErrorEntry {
+  url: string
+  ts: number
+  message: string
+}
+
+/** A signals batch after validation: only the entries that validated. */
+export interface SignalsRecord {
+  sk: string
+  vid: string
+  startedAt?: number
+  /** Entries the client dropped plus entries the server dropped. */
+  dropped: number
+  views: View[]
+  clicks: Click[]
+  errors: ErrorEntry[]
+}
+
+export type IngestItem =
+  | { kind: 'chunk'; projectId: string; receivedAt: number; meta: ChunkMeta; body: Uint8Array }
+  | { kind: 'signals'; projectId: string; receivedAt: number; batch: SignalsRecord }
+
+/** `stored`: committed now; `duplicate`: that seq was already stored (idempotent retry). */
+export type IngestOutcome = 'stored' | 'duplicate'
+
+export interface ProjectStats {
+  sessionCount: number
+  chunkCount: number
+  bytes: number
+  signalBatches: number
+}
+
+export interface NewProject {
+  orgId: string
+  name: string
+  domain: string | null
+  pathRules: string[]
+  publicKey: string
+  id: string
+  createdAt: number
+}
+
+export interface Store {
+  // ---- ingest (hot path) ----
+  /** Synchronous: a memory-mapped read, microseconds. */
+  projectIdForPublicKey(publicKey: string): string | undefined
+  /** Appends every item in one transaction; resolves once committed (and synced, with durability "flush"). */
+  appendBatch(items: IngestItem[]): Promise<IngestOutcome[]>
+
+  // ---- organisations, users, credentials ----
+  findOrgByName(name: string): OrgRecord | undefined
+  getOrg(id: string): OrgRecord | undefined
+  putOrg(org: OrgRecord): Promise<void>
+  findUserByEmail(email: string): UserRecord | undefined
+  getUser(id: string): UserRecord | undefined
+  putUser(user: UserRecord): Promise<void>
+  putApiKey(key: ApiKeyRecord): Promise<void>
+  getApiKey(id: string): ApiKeyRecord | undefined
+  listApiKeys(orgId: string): ApiKeyRecord[]
+  putSetupToken(token: SetupTokenRecord): Promise<void>
+  getSetupToken(id: string): SetupTokenRecord | undefined
+  listSetupTokens(projectId: string): SetupTokenRecord[]
+
+  // ---- projects ----
+  createProject(project: NewProject): Promise<ProjectRecord>
+  getProject(id: string): ProjectRecord | undefined
+  listProjects(orgId: string): ProjectRecord[]
+  putProject(project: ProjectRecord): Promise<void>
+  projectStats(projectId: string): ProjectStats
+
+  // ---- recordings ----
+  getSession(projectId: string, sk: string): SessionRecord | undefined
+  listSessions(projectId: string): Iterable<SessionRecord>
+  listChunks(projectId: string, sk: string): ChunkInfo[]
+  getChunk(projectId: string, sk: string, seq: number): Uint8Array | undefined
+  listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }>
+
+  close(): Promise<void>
+}

@@ -1,0 +1,36 @@
+/**
+ * AJV validators, compiled once when this module loads (never inside a
+ * handler), from the schemas in src/schemas/.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import { chunkMetaSchema, clickSchema, errorEntrySchema, signalsEnvelopeSchema, viewSchema } from './schemas/ingest.js'
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv
+
+export function createAjv(): Ajv {
+  // strict: schemas carry OpenAPI keywords (description, format int64) that AJV knows through ajv-formats.
+  const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true })
+  addFormats(ajv)
+  return ajv
+}
+
+export const ajv = createAjv()
+
+export const validators = {
+  chunkMeta: ajv.compile(chunkMetaSchema),
+  signalsEnvelope: ajv.compile(signalsEnvelopeSchema),
+  view: ajv.compile(viewSchema),
+  click: ajv.compile(clickSchema),
+  errorEntry: ajv.compile(errorEntrySchema),
+} satisfies Record<string, ValidateFunction>
+
+/** "rules: must NOT have fewer than 1 items" — what failed, for the error body; never echoes values. */
+export function describeErrors(errors: ErrorObject[] | null | undefined): string {
+  if (!errors || errors.length === 0) return 'invalid'
+  return errors
+    .slice(0, 5)
+    .map((e) => `${e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'body'}: ${e.message ?? 'is invalid'}`)
+    .join('; ')
+}

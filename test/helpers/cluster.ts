@@ -1,0 +1,114 @@
+/**
+ * Starts the real cluster (dist/main.js: primary, control worker, uWebSockets.js
+ * fronts) on a free loopback port with its own data directory, and stops it in
+ * teardown. Tests talk to it over HTTP only; a test that needs a project makes
+ * one through the store module (`seedProject`) before or while it runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+export const DIST = join(ROOT, 'dist')
+
+export interface Cluster {
+  url: string
+  port: number
+  dataDir: string
+  child: ChildProcess
+  /** Everything the cluster printed, for assertions on logs (and on secrets never being logged). */
+  output: () => string
+  /** SIGTERM and wait. */
+  stop(): Promise<void>
+  /** SIGKILL the primary and every child at once (the process group), like a power cut of the service. */
+  kill(): Promise<void>
+}
+
+export interface ClusterOptions {
+  workers?: number
+  dataDir?: string
+  env?: Record<string, string>
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+export function tempDataDir(name = 'svc-test-'): string {
+  return mkdtempSync(join(tmpdir(), name))
+}
+
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const port = await freePort()
+  const dataDir = options.dataDir ?? tempDataDir()
+  let output = ''
+  const child = spawn(process.execPath, [join(DIST, 'main.js')], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: String(options.workers ?? 2), ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group, so kill() reaches every process of the cluster
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      killGroup(child)
+      reject(new Error(`cluster did not start:\n${output}`))
+    }, 20_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (/"msg":"listening"/.test(output)) {
+        clearTimeout(timer)
+        resolve()
+      }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`cluster exited with ${code}:\n${output}`))
+    })
+  })
+  const url = `http://127.0.0.1:${port}`
+  return {
+    url,
+    port,
+    dataDir,
+    child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      await exited
+    },
+    async kill() {
+      killGroup(child)
+      await exited
+    },
+  }
+}
+
+/** Starts a cluster for one tap test and tears it (and its data directory) down after. */
+export async function clusterFor(t: { teardown(fn: () => unknown): void }, options: ClusterOptions = {}): Promise<Cluster> {
+  const cluster = await startCluster(options)
+  t.teardown(async () => {
+    await cluster.stop()
+    if (!options.dataDir) rmSync(cluster.dataDir, { recursive: true, force: true })
+  })
+  return cluster
+}
+
+function killGroup(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGKILL')
+  } catch {
+    // the group is already gone
+  }
+}

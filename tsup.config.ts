@@ -1,0 +1,23 @@
+import { cpSync } from 'node:fs'
+import { defineConfig } from 'tsup'
+
+export default defineConfig({
+  entry: {
+    main: 'src/main.ts',
+    front: 'src/front/index.ts',
+    control: 'src/control/index.ts',
+    admin: 'src/admin.ts',
+    'ingest-writer': 'workers/ingest-writer.ts',
+  },
+  format: 'esm',
+  target: 'node20',
+  platform: 'node',
+  outDir: 'dist',
+  clean: true,
+  splitting: true,
+  sourcemap: true,
+  // Static artifacts the front serves from memory (the tracker build adds to them).
+  onSuccess: async () => {
+    cpSync('src/public', 'dist/public', { recursive: true })
+  },
+})
