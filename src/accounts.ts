@@ -5,7 +5,7 @@
  */
 import { ApiError } from './errors.js'
 import { mintSecret, newId } from './secrets.js'
-import type { ApiKeyRecord, OrgRecord, Store, UserRecord } from './store/store.js'
+import type { ApiKeyRecord, OrgRecord, SetupTokenRecord, Store, UserRecord } from './store/store.js'
 
 export interface OrgAndUser {
   org: OrgRecord
@@ -49,4 +49,34 @@ export async function createApiKey(store: Store, orgId: string, userId: string, 
   if (label) record.label = label
   await store.putApiKey(record)
   return { record, apiKey: secret.token }
+}
+
+/** A setup token lives 30 days (API contract, section 5); an operator may only shorten that. */
+export const SETUP_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000
+
+export interface NewSetupToken {
+  record: SetupTokenRecord
+  /** The plaintext token: shown once, never stored. */
+  token: string
+}
+
+export async function mintSetupToken(store: Store, projectId: string, ttlMs = SETUP_TOKEN_TTL_MS, now = Date.now()): Promise<NewSetupToken> {
+  if (!(ttlMs > 0) || ttlMs > SETUP_TOKEN_TTL_MS) {
+    throw new ApiError('invalid_request', { error: 'A setup token lives at most 30 days.', hint: 'Give a TTL between 1s and 30d.' })
+  }
+  const secret = mintSecret('st')
+  const record: SetupTokenRecord = { id: secret.id, projectId, digestHex: secret.digestHex, createdAt: now, expiresAt: now + ttlMs }
+  await store.putSetupToken(record)
+  return { record, token: secret.token }
+}
+
+/** Revokes every live setup token of a project; resolves to how many. */
+export async function revokeSetupTokens(store: Store, projectId: string, now = Date.now()): Promise<number> {
+  let revoked = 0
+  for (const token of store.listSetupTokens(projectId)) {
+    if (token.revokedAt || token.expiresAt <= now) continue
+    await store.updateSetupToken(token.id, { revokedAt: now })
+    revoked += 1
+  }
+  return revoked
 }

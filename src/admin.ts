@@ -5,7 +5,7 @@
  * usage errors exit 2.
  */
 import { parseArgs } from 'node:util'
-import { createApiKey, ensureOrgAndUser } from './accounts.js'
+import { createApiKey, ensureOrgAndUser, mintSetupToken, SETUP_TOKEN_TTL_MS } from './accounts.js'
 import { loadConfig } from './config.js'
 import { ApiError } from './errors.js'
 import { openStore } from './store/open.js'
@@ -16,7 +16,18 @@ commands:
   create-key --org NAME --email EMAIL [--label LABEL]
       Creates the organisation and the user if needed, and an API key.
       Prints {"orgId","userId","apiKey"}; the key is shown only this once.
+  mint-setup-token --project ID [--ttl DURATION]
+      Mints a setup token for an install agent. DURATION like 90s, 15m, 12h, 7d
+      (default and maximum 30d). Prints {"token","expiresAt"}.
 `
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** "15m" → 900000; undefined for anything else. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim())
+  return match ? Number(match[1]) * UNITS[match[2]] : undefined
+}
 
 type Command = (args: string[]) => Promise<unknown>
 
@@ -30,6 +41,20 @@ const commands: Record<string, Command> = {
       const { org, user } = await ensureOrgAndUser(store, values.org, values.email)
       const { apiKey } = await createApiKey(store, org.id, user.id, values.label)
       return { orgId: org.id, userId: user.id, apiKey }
+    } finally {
+      await store.close()
+    }
+  },
+  async 'mint-setup-token'(args) {
+    const { values } = parseArgs({ args, options: { project: { type: 'string' }, ttl: { type: 'string' } } })
+    if (!values.project) throw new UsageError('mint-setup-token needs --project')
+    const ttl = values.ttl === undefined ? SETUP_TOKEN_TTL_MS : parseDuration(values.ttl)
+    if (ttl === undefined || ttl <= 0 || ttl > SETUP_TOKEN_TTL_MS) throw new UsageError('--ttl is a duration such as 90s, 15m, 12h or 7d, at most 30d')
+    const store = openStore(loadConfig())
+    try {
+      if (!store.getProject(values.project)) throw new Error(`no project ${values.project}`)
+      const { token, record } = await mintSetupToken(store, values.project, ttl)
+      return { token, expiresAt: record.expiresAt }
     } finally {
       await store.close()
     }

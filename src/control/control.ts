@@ -1,18 +1,35 @@
 /** Assembles the control worker: its operations, their authentication and the router. */
 import type { Config } from '../config.js'
-import { ApiError } from '../errors.js'
+import { buildOpenApi } from '../openapi.js'
 import type { Store } from '../store/store.js'
+import { createAuthenticator } from './auth.js'
+import { keyOperations } from './operations/keys.js'
+import { projectOperations } from './operations/projects.js'
+import { setupOperations } from './operations/setup.js'
 import { createRouter, type Operation } from './router.js'
 
 export interface ControlDeps {
   store: Store
-  config: Config
+  config: Pick<Config, 'publicUrl' | 'directUrl'>
+  now?: () => number
+}
+
+export function controlOperations(deps: ControlDeps): Operation<any>[] {
+  const operations: Operation<any>[] = [...projectOperations(deps.store), ...keyOperations(deps.store), ...setupOperations(deps.store)]
+  let document: unknown
+  operations.push({
+    operationId: 'getOpenApiDocument',
+    method: 'GET',
+    route: '/openapi.json',
+    credential: 'none',
+    atRoot: true,
+    summary: 'This document.',
+    response: { type: 'object' },
+    handle: () => (document ??= buildOpenApi(operations, deps.config)),
+  })
+  return operations
 }
 
 export function createControl(deps: ControlDeps) {
-  const operations: Operation<any>[] = []
-  return createRouter(operations, (_req, _query, credential) => {
-    if (credential === 'none') return undefined
-    throw new ApiError('unauthorized')
-  })
+  return createRouter(controlOperations(deps), createAuthenticator(deps.store, deps.now))
 }

@@ -38,6 +38,8 @@ export interface Operation<C = unknown> {
   body?: Record<string, unknown>
   /** JSON Schema of the 200 answer, for the OpenAPI document. */
   response?: Record<string, unknown>
+  /** Media type of the 200 answer; JSON unless said. */
+  responseType?: string
   /** Error codes this operation can answer besides the ones every operation can. */
   errors?: ErrorCode[]
   /** Served at the root too (public documents). */

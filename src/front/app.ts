@@ -1,26 +1,41 @@
 /**
- * The front process's routes. It owns ingest and the public artifacts, answers
- * every preflight, and forwards everything else to the control worker.
+ * The front process's routes. It owns ingest and the public artifacts (both
+ * registered from src/api/front-operations.ts, the list the OpenAPI document
+ * is built from), answers every preflight, and forwards everything else to
+ * the control worker.
  */
+import { INGEST_OPERATIONS, PUBLIC_ARTIFACTS } from '../api/front-operations.js'
 import { apiAddresses, artifactAddresses } from '../routes.js'
 import type { Artifacts } from './artifacts.js'
 import { handleChunk, handleSignals, type IngestDeps } from './ingest.js'
 import type { Proxy } from './proxy.js'
 import { send, sendPreflight } from './reply.js'
-import type { TemplatedApp, UwsModule } from './uws.js'
+import type { HttpRequest, HttpResponse, TemplatedApp, UwsModule } from './uws.js'
 
 export interface FrontDeps extends IngestDeps {
   artifacts: Artifacts
   proxy: Proxy
 }
 
+type Handler = (deps: IngestDeps, res: HttpResponse, req: HttpRequest) => void
+
+const INGEST_HANDLERS: Record<string, Handler> = {
+  ingestSessionChunk: handleChunk,
+  ingestSignalsBatch: handleSignals,
+}
+
 export function createFrontApp(uws: UwsModule, deps: FrontDeps): TemplatedApp {
   const app = uws.App()
   app.options('/*', (res) => sendPreflight(res))
-  for (const path of apiAddresses('/ingest')) app.post(path, (res, req) => handleChunk(deps, res, req))
-  for (const path of apiAddresses('/signals')) app.post(path, (res, req) => handleSignals(deps, res, req))
-  for (const [route, artifact] of deps.artifacts.byPath) {
-    for (const path of artifactAddresses(route)) {
+  for (const op of INGEST_OPERATIONS) {
+    const handler = INGEST_HANDLERS[op.operationId]
+    if (!handler) throw new Error(`no handler for ${op.operationId}`)
+    for (const path of apiAddresses(op.route)) app.post(path, (res, req) => handler(deps, res, req))
+  }
+  for (const op of PUBLIC_ARTIFACTS) {
+    const artifact = deps.artifacts.byPath.get(op.route)
+    if (!artifact) throw new Error(`no artifact for ${op.route}`)
+    for (const path of artifactAddresses(op.route)) {
       app.get(path, (res) => send(res, 200, artifact.body, artifact.contentType, [['Cache-Control', artifact.cacheControl]]))
     }
   }

@@ -197,17 +197,20 @@ export interface Store {
   getUser(id: string): UserRecord | undefined
   putUser(user: UserRecord): Promise<void>
   putApiKey(key: ApiKeyRecord): Promise<void>
+  /** Read-modify-write in one transaction, so a concurrent revoke is never overwritten. Resolves to the new record. */
+  updateApiKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'>>): Promise<ApiKeyRecord | undefined>
   getApiKey(id: string): ApiKeyRecord | undefined
   listApiKeys(orgId: string): ApiKeyRecord[]
   putSetupToken(token: SetupTokenRecord): Promise<void>
   getSetupToken(id: string): SetupTokenRecord | undefined
+  updateSetupToken(id: string, patch: Partial<Pick<SetupTokenRecord, 'revokedAt'>>): Promise<SetupTokenRecord | undefined>
   listSetupTokens(projectId: string): SetupTokenRecord[]
 
   // ---- projects ----
   createProject(project: NewProject): Promise<ProjectRecord>
   getProject(id: string): ProjectRecord | undefined
   listProjects(orgId: string): ProjectRecord[]
-  putProject(project: ProjectRecord): Promise<void>
+  updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules'>>): Promise<ProjectRecord | undefined>
   projectStats(projectId: string): ProjectStats
 
   // ---- recordings ----

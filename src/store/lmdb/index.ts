@@ -157,6 +157,10 @@ export class LmdbStore implements Store {
     )
   }
 
+  updateApiKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'>>): Promise<ApiKeyRecord | undefined> {
+    return this.update<ApiKeyRecord>(this.tables.apiKeys, id, patch)
+  }
+
   getApiKey(id: string): ApiKeyRecord | undefined {
     return this.tables.apiKeys.get(id)
   }
@@ -178,6 +182,10 @@ export class LmdbStore implements Store {
 
   getSetupToken(id: string): SetupTokenRecord | undefined {
     return this.tables.setupTokens.get(id)
+  }
+
+  updateSetupToken(id: string, patch: Partial<Pick<SetupTokenRecord, 'revokedAt'>>): Promise<SetupTokenRecord | undefined> {
+    return this.update<SetupTokenRecord>(this.tables.setupTokens, id, patch)
   }
 
   listSetupTokens(projectId: string): SetupTokenRecord[] {
@@ -211,8 +219,8 @@ export class LmdbStore implements Store {
       .sort((a, b) => a.createdAt - b.createdAt)
   }
 
-  async putProject(project: ProjectRecord): Promise<void> {
-    await this.settle(this.tables.projects.put(project.id, project))
+  updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules'>>): Promise<ProjectRecord | undefined> {
+    return this.update<ProjectRecord>(this.tables.projects, id, patch)
   }
 
   projectStats(projectId: string): ProjectStats {
@@ -249,6 +257,20 @@ export class LmdbStore implements Store {
   async close(): Promise<void> {
     openStores.delete(this.options.path)
     await this.root.close()
+  }
+
+  /** Merges `patch` into the record at `id` inside one write transaction. */
+  private async update<V extends object>(table: Database<V, string>, id: string, patch: Partial<V>): Promise<V | undefined> {
+    let updated: V | undefined
+    await this.settle(
+      this.root.transaction(() => {
+        const current = table.get(id)
+        if (!current) return
+        updated = { ...current, ...patch }
+        table.put(id, updated)
+      }),
+    )
+    return updated
   }
 
   private idsUnder(index: Database<true, Key>, prefix: string): string[] {

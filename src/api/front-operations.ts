@@ -1,0 +1,58 @@
+/**
+ * The operations the front process serves itself: public artifacts and
+ * ingest. The front registers its routes from this list and the OpenAPI
+ * document describes them from it, so the two cannot drift apart.
+ */
+import type { ErrorCode } from '../errors.js'
+import { chunkMetaSchema, okSchema, signalsBatchSchema } from '../schemas/ingest.js'
+import { healthSchema, releaseSchema } from '../schemas/common.js'
+
+export interface FrontOperation {
+  operationId: string
+  method: 'GET' | 'POST'
+  route: string
+  summary: string
+  /** Answer media type and schema (absent schema: opaque text). */
+  responseType: string
+  response?: Record<string, unknown>
+  credential: 'none' | 'publicKey'
+  errors?: ErrorCode[]
+}
+
+export const PUBLIC_ARTIFACTS: FrontOperation[] = [
+  { operationId: 'getHealth', method: 'GET', route: '/health', summary: 'Liveness probe.', responseType: 'application/json', response: healthSchema, credential: 'none' },
+  { operationId: 'getRelease', method: 'GET', route: '/release', summary: 'Release manifest: versions and sha256 of the served CLI and skill.', responseType: 'application/json', response: releaseSchema, credential: 'none' },
+  { operationId: 'getTrackerBundle', method: 'GET', route: '/tracker.js', summary: 'The tracker bundle.', responseType: 'text/javascript', credential: 'none' },
+  { operationId: 'getCliBundle', method: 'GET', route: '/cli.mjs', summary: 'The command-line client: one dependency-free ES module for Node 18+.', responseType: 'text/javascript', credential: 'none' },
+  { operationId: 'getInstallGuide', method: 'GET', route: '/install.md', summary: 'The install guide.', responseType: 'text/markdown', credential: 'none' },
+  { operationId: 'getAgentSkill', method: 'GET', route: '/skill.md', summary: 'The agent install skill.', responseType: 'text/markdown', credential: 'none' },
+]
+
+export const INGEST_OPERATIONS: FrontOperation[] = [
+  {
+    operationId: 'ingestSessionChunk',
+    method: 'POST',
+    route: '/ingest',
+    summary: 'Appends a recording chunk (gzip or raw JSON rrweb events, at most 1,000,000 bytes, stored as received) to its session.',
+    responseType: 'application/json',
+    response: okSchema,
+    credential: 'publicKey',
+    errors: ['invalid_request', 'not_found', 'payload_too_large'],
+  },
+  {
+    operationId: 'ingestSignalsBatch',
+    method: 'POST',
+    route: '/signals',
+    summary: 'Records a batch of page views, clicks and JavaScript errors (at most 256,000 bytes). Malformed entries are dropped one by one.',
+    responseType: 'application/json',
+    response: okSchema,
+    credential: 'publicKey',
+    errors: ['invalid_request', 'not_found', 'payload_too_large'],
+  },
+]
+
+/** Request descriptions of the ingest operations, for the OpenAPI document. */
+export const INGEST_REQUESTS = {
+  ingestSessionChunk: { metaSchema: chunkMetaSchema },
+  ingestSignalsBatch: { bodySchema: signalsBatchSchema },
+} as const

@@ -1,0 +1,75 @@
+/**
+ * Bearer credentials (API contract, section 5). Each operation takes exactly
+ * one kind; the kinds are never interchangeable. Every failure is 401
+ * `unauthorized` with a hint that says what to send — and never echoes the
+ * credential. Nothing is cached: a revoke is seen by the very next request.
+ */
+import type { IncomingMessage } from 'node:http'
+import { ApiError } from '../errors.js'
+import { parseSecret, secretMatches, type SecretKind } from '../secrets.js'
+import type { Store } from '../store/store.js'
+import type { Credential } from './router.js'
+
+export interface ApiKeyAuth {
+  kind: 'apiKey'
+  keyId: string
+  orgId: string
+  userId: string
+  label?: string
+}
+
+export interface SetupAuth {
+  kind: 'setupToken'
+  tokenId: string
+  projectId: string
+}
+
+const EXPECTED: Record<Exclude<Credential, 'none'>, { kind: SecretKind; name: string }> = {
+  apiKey: { kind: 'sk', name: 'an API key (Authorization: Bearer svc_sk_…), issued in the dashboard or with `npm run admin -- create-key`' },
+  setupToken: { kind: 'st', name: 'a setup token (Authorization: Bearer svc_st_…), minted from the project\'s settings' },
+}
+
+/** lastUsedAt is written at most once a minute per key: a write per request would cost more than it tells. */
+const TOUCH_INTERVAL_MS = 60_000
+
+/** Compared against when no record exists, so that an unknown id costs the same digest work as a known one. */
+const DUMMY_DIGEST = '0'.repeat(64)
+
+function refuse(error: string, hint: string): never {
+  throw new ApiError('unauthorized', { error, hint })
+}
+
+export function createAuthenticator(store: Store, now: () => number = Date.now) {
+  return function authenticate(req: IncomingMessage, query: URLSearchParams, credential: Credential): ApiKeyAuth | SetupAuth | undefined {
+    if (credential === 'none') return undefined
+    const expected = EXPECTED[credential]
+    for (const value of query.values()) {
+      if (/svc_(sk|st)_/.test(value)) {
+        refuse('Secrets are refused in query strings.', `Send ${expected.name} in the Authorization header, and rotate the secret you sent: URLs are logged.`)
+      }
+    }
+    const header = req.headers.authorization
+    if (!header) refuse('The Authorization header is missing.', `Send ${expected.name}.`)
+    const match = /^Bearer +(\S+) *$/i.exec(header)
+    if (!match) refuse('The Authorization header is not "Bearer <credential>".', `Send ${expected.name}.`)
+    const parsed = parseSecret(match[1])
+    if (!parsed) refuse('The bearer credential is malformed.', `Send ${expected.name}.`)
+    if (parsed.kind !== expected.kind) refuse('This endpoint does not take that kind of credential.', `It takes ${expected.name}.`)
+
+    const at = now()
+    if (parsed.kind === 'sk') {
+      const record = store.getApiKey(parsed.id)
+      const matches = secretMatches(parsed.token, record?.digestHex ?? DUMMY_DIGEST)
+      if (!record || !matches) refuse('The API key is not valid.', 'Check the key, or issue a new one.')
+      if (record.revokedAt) refuse('The API key was revoked.', 'Issue a new API key.')
+      if (!record.lastUsedAt || at - record.lastUsedAt > TOUCH_INTERVAL_MS) void store.updateApiKey(record.id, { lastUsedAt: at })
+      return { kind: 'apiKey', keyId: record.id, orgId: record.orgId, userId: record.userId, label: record.label }
+    }
+    const record = store.getSetupToken(parsed.id)
+    const matches = secretMatches(parsed.token, record?.digestHex ?? DUMMY_DIGEST)
+    if (!record || !matches) refuse('The setup token is not valid.', 'Ask the project owner for a fresh install prompt.')
+    if (record.revokedAt) refuse('The setup token was revoked.', 'Ask the project owner for a fresh install prompt.')
+    if (record.expiresAt <= at) refuse('The setup token has expired.', 'Setup tokens last 30 days; ask the project owner for a fresh install prompt.')
+    return { kind: 'setupToken', tokenId: record.id, projectId: record.projectId }
+  }
+}

@@ -1,0 +1,167 @@
+/** Projects through an API key (API contract, section 4.3) and the setup-token extensions. */
+import { mintSetupToken, revokeSetupTokens } from '../../accounts.js'
+import { ApiError } from '../../errors.js'
+import {
+  countAnswer,
+  createProjectBody,
+  projectAnswer,
+  projectIdBody,
+  projectListAnswer,
+  projectPathRulesBody,
+  revokedAnswer,
+  setupTokenAnswer,
+} from '../../schemas/control.js'
+import { apiKeyIdentitySchema } from '../../schemas/common.js'
+import { newId, newPublicKey } from '../../secrets.js'
+import type { ProjectRecord, Store } from '../../store/store.js'
+import type { ApiKeyAuth } from '../auth.js'
+import type { Operation } from '../router.js'
+
+export interface ProjectView {
+  id: string
+  name: string
+  domain: string | null
+  publicKey: string
+  sessionCount: number
+  createdAt: number
+  pathRules: string[]
+}
+
+export function projectView(store: Store, project: ProjectRecord): ProjectView {
+  return {
+    id: project.id,
+    name: project.name,
+    domain: project.domain,
+    publicKey: project.publicKey,
+    sessionCount: store.projectStats(project.id).sessionCount,
+    createdAt: project.createdAt,
+    pathRules: project.pathRules,
+  }
+}
+
+/**
+ * The project `projectId` if the key's organisation owns it. Another
+ * organisation's project is answered exactly like one that does not exist.
+ */
+export function ownedProject(store: Store, auth: ApiKeyAuth, projectId: string): ProjectRecord {
+  const project = store.getProject(projectId)
+  if (!project || project.orgId !== auth.orgId) {
+    throw new ApiError('not_found', { error: 'No such project.', hint: 'List your projects with POST /cli/projects.list.' })
+  }
+  return project
+}
+
+type Body = Record<string, any>
+
+export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
+  return [
+    {
+      operationId: 'getApiKeyIdentity',
+      method: 'POST',
+      route: '/cli/whoami',
+      credential: 'apiKey',
+      summary: 'Who the API key belongs to.',
+      response: apiKeyIdentitySchema,
+      handle: ({ auth }) => ({ orgId: auth.orgId, userId: auth.userId, ...(auth.label ? { label: auth.label } : {}) }),
+    },
+    {
+      operationId: 'listProjects',
+      method: 'POST',
+      route: '/cli/projects.list',
+      credential: 'apiKey',
+      summary: 'Every project in the key\'s organisation.',
+      response: projectListAnswer,
+      handle: ({ auth }) => ({ projects: store.listProjects(auth.orgId).map((p) => projectView(store, p)) }),
+    },
+    {
+      operationId: 'createProject',
+      method: 'POST',
+      route: '/cli/projects.create',
+      credential: 'apiKey',
+      summary: 'Creates a project and returns the public key its tracker sends.',
+      body: createProjectBody,
+      response: projectAnswer,
+      errors: ['invalid_request'],
+      async handle({ auth, body }) {
+        const { name, domain, pathRules } = body as Body
+        const project = await store.createProject({
+          id: newId('prj'),
+          orgId: auth.orgId,
+          name: name.trim(),
+          domain: domain ? domain.trim().toLowerCase() : null,
+          pathRules: pathRules ?? [],
+          publicKey: newPublicKey(),
+          createdAt: Date.now(),
+        })
+        return { project: projectView(store, project) }
+      },
+    },
+    {
+      operationId: 'setProjectPathRules',
+      method: 'POST',
+      route: '/cli/projects.path-rules',
+      credential: 'apiKey',
+      summary: 'Replaces the project\'s path rules. Patterns that do not compile are kept and ignored when read.',
+      body: projectPathRulesBody,
+      response: projectAnswer,
+      errors: ['invalid_request', 'not_found'],
+      async handle({ auth, body }) {
+        const { projectId, rules } = body as Body
+        ownedProject(store, auth, projectId)
+        const updated = await store.updateProject(projectId, { pathRules: rules })
+        if (!updated) throw new ApiError('not_found')
+        return { project: projectView(store, updated) }
+      },
+    },
+    {
+      operationId: 'countProjectSessions',
+      method: 'POST',
+      route: '/cli/sessions.count',
+      credential: 'apiKey',
+      summary: 'Sessions recorded so far: poll it after an install and watch it move off zero.',
+      body: projectIdBody,
+      response: countAnswer,
+      errors: ['invalid_request', 'not_found'],
+      handle({ auth, body }) {
+        const project = ownedProject(store, auth, (body as Body).projectId)
+        return { count: store.projectStats(project.id).sessionCount }
+      },
+    },
+    {
+      operationId: 'mintSetupToken',
+      method: 'POST',
+      route: '/cli/projects.setup-token',
+      credential: 'apiKey',
+      summary: 'Mints a setup token for an install agent (one project, path rules only, 30 days). Older tokens stay valid until they expire.',
+      body: projectIdBody,
+      response: setupTokenAnswer,
+      errors: ['invalid_request', 'not_found'],
+      async handle({ auth, body }) {
+        const project = ownedProject(store, auth, (body as Body).projectId)
+        const { token, record } = await mintSetupToken(store, project.id)
+        return { token, expiresAt: record.expiresAt }
+      },
+    },
+    {
+      operationId: 'revokeSetupTokens',
+      method: 'POST',
+      route: '/cli/projects.setup-token.revoke',
+      credential: 'apiKey',
+      summary: 'Revokes every setup token of the project.',
+      body: projectIdBody,
+      response: revokedAnswer,
+      errors: ['invalid_request', 'not_found'],
+      async handle({ auth, body }) {
+        const project = ownedProject(store, auth, (body as Body).projectId)
+        return { ok: true, revoked: await revokeSetupTokens(store, project.id) }
+      },
+    },
+  ]
+}
+
+/** Whether the project already holds pages grouped under its current rules. */
+export function holdsPages(store: Store, projectId: string): boolean {
+  const stats = store.projectStats(projectId)
+  return stats.sessionCount > 0 || stats.signalBatches > 0
+}
+

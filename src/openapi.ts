@@ -1,0 +1,142 @@
+/**
+ * Assembles the OpenAPI 3.0.3 document from the operation tables (the
+ * front's and the control worker's) and the JSON Schemas AJV compiles:
+ * nothing in it is written by hand a second time.
+ */
+import { INGEST_OPERATIONS, INGEST_REQUESTS, PUBLIC_ARTIFACTS, type FrontOperation } from './api/front-operations.js'
+import type { Operation } from './control/router.js'
+import { ERRORS, type ErrorCode } from './errors.js'
+import { errorBodySchema } from './schemas/common.js'
+
+type Schema = Record<string, unknown>
+
+/** Codes every authenticated operation may answer. */
+const BEARER_ERRORS: ErrorCode[] = ['unauthorized']
+
+/**
+ * Moves every sub-schema that carries an `$id` into components and leaves a
+ * `$ref` in its place (OpenAPI 3.0 has no `$id`).
+ */
+function componentize(schema: unknown, components: Record<string, Schema>): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => componentize(s, components))
+  if (!schema || typeof schema !== 'object') return schema
+  const { $id, ...rest } = schema as Schema
+  const out: Schema = {}
+  for (const [key, value] of Object.entries(rest)) out[key] = componentize(value, components)
+  if (typeof $id === 'string') {
+    components[$id] = out
+    return { $ref: `#/components/schemas/${$id}` }
+  }
+  return out
+}
+
+function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const code of new Set<ErrorCode>([...codes, 'not_found'])) {
+    const status = ERRORS[code].status
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  }
+  const responses: Record<string, unknown> = {}
+  for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = {
+      description: statusCodes.map((c) => `\`${c}\`: ${ERRORS[c].message}`).join(' '),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+    }
+  }
+  return responses
+}
+
+export interface OpenApiOptions {
+  publicUrl: string
+  directUrl: string
+  version?: string
+}
+
+export function buildOpenApi(controlOperations: Operation<any>[], options: OpenApiOptions): Schema {
+  const components: Record<string, Schema> = {}
+  componentize(errorBodySchema, components)
+  const paths: Record<string, Record<string, unknown>> = {}
+  const add = (route: string, method: string, operation: Schema) => {
+    paths[route] = { ...paths[route], [method.toLowerCase()]: operation }
+  }
+  const okResponse = (type: string, schema?: Schema) => ({
+    description: 'Success.',
+    content: { [type]: { schema: schema ? componentize(schema, components) : { type: 'string' } } },
+  })
+
+  for (const op of PUBLIC_ARTIFACTS) {
+    add(op.route, op.method, { operationId: op.operationId, summary: op.summary, tags: ['public'], security: [], responses: { '200': okResponse(op.responseType, op.response), ...errorResponses(op.errors ?? []) } })
+  }
+  for (const op of INGEST_OPERATIONS) add(op.route, op.method, ingestOperation(op, components, okResponse))
+
+  for (const op of controlOperations) {
+    const security = op.credential === 'apiKey' ? [{ apiKey: [] }] : op.credential === 'setupToken' ? [{ setupToken: [] }] : []
+    const entry: Schema = {
+      operationId: op.operationId,
+      summary: op.summary,
+      tags: [op.credential === 'setupToken' ? 'install' : op.credential === 'apiKey' ? 'projects' : 'public'],
+      security,
+      responses: {
+        '200': okResponse(op.responseType ?? 'application/json', op.response),
+        ...errorResponses([...(op.errors ?? []), ...(op.credential === 'none' ? [] : BEARER_ERRORS)]),
+      },
+    }
+    if (op.body) entry.requestBody = { required: true, content: { 'application/json': { schema: componentize(op.body, components) } } }
+    add(op.route, op.method, entry)
+  }
+
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Session-Recording Service HTTP API',
+      version: options.version ?? '1.0.0',
+      description: 'Session recordings and page-analysis signals in; projects, setup and read APIs out. Every error is JSON with a stable `code`.',
+    },
+    servers: [
+      { url: options.publicUrl, description: 'Branded, versioned base.' },
+      { url: `${options.directUrl}/api`, description: 'Direct address (installed trackers and CLIs).' },
+    ],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        publicKey: { type: 'apiKey', in: 'query', name: 'pk', description: 'Project public key `svc_pk_…`: ingest only, reads nothing, not a secret.' },
+        apiKey: { type: 'http', scheme: 'bearer', description: 'API key `svc_sk_…`: every project of the organisation.' },
+        setupToken: { type: 'http', scheme: 'bearer', description: 'Setup token `svc_st_…`: one project\'s path rules; expires 30 days after minting.' },
+      },
+    },
+  }
+}
+
+function ingestOperation(op: FrontOperation, components: Record<string, Schema>, okResponse: (type: string, schema?: Schema) => unknown): Schema {
+  const pk = { name: 'pk', in: 'query', required: true, schema: { type: 'string', pattern: '^svc_pk_[0-9a-f]+$' }, description: 'Project public key.' }
+  const base = {
+    operationId: op.operationId,
+    summary: op.summary,
+    tags: ['ingest'],
+    security: [{ publicKey: [] }],
+    responses: { '200': okResponse(op.responseType, op.response), ...errorResponses(op.errors ?? []) },
+  }
+  if (op.operationId === 'ingestSessionChunk') {
+    componentize(INGEST_REQUESTS.ingestSessionChunk.metaSchema, components)
+    return {
+      ...base,
+      parameters: [
+        pk,
+        {
+          name: 'X-Svc-Meta',
+          in: 'header',
+          required: true,
+          description: 'A JSON object serialised as a string; its members are described by the ChunkMeta schema.',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ChunkMeta' } } },
+        },
+      ],
+      requestBody: { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: 1_000_000 } } } },
+    }
+  }
+  return {
+    ...base,
+    parameters: [pk],
+    requestBody: { required: true, content: { 'application/json': { schema: componentize(INGEST_REQUESTS.ingestSignalsBatch.bodySchema, components) } } },
+  }
+}

@@ -1,0 +1,76 @@
+/** JSON Schemas of resources shared by several operations (API contract, section 2). */
+
+export const errorBodySchema = {
+  $id: 'ErrorBody',
+  type: 'object',
+  required: ['error', 'code'],
+  properties: {
+    error: { type: 'string', description: 'Human-readable message. Do not parse it.' },
+    code: { type: 'string', enum: ['invalid_request', 'unauthorized', 'not_found', 'not_acceptable', 'payload_too_large', 'internal_error'] },
+    hint: { type: 'string', description: 'What to do next.' },
+    documentation_url: { type: 'string', format: 'uri' },
+    ok: { type: 'boolean', enum: [false], description: 'Present and false on ingest endpoints.' },
+    invalid: { type: 'array', items: { type: 'string' }, description: 'Path-rule patterns that failed to compile.' },
+  },
+} as const
+
+export const projectSchema = {
+  $id: 'Project',
+  type: 'object',
+  required: ['id', 'name', 'publicKey', 'sessionCount'],
+  properties: {
+    id: { type: 'string', description: 'The handle every other call takes.' },
+    name: { type: 'string' },
+    domain: { type: 'string', nullable: true },
+    publicKey: { type: 'string', pattern: '^svc_pk_[0-9a-f]+$', description: 'The key the tracker sends.' },
+    sessionCount: { type: 'integer', minimum: 0, description: 'Sessions recorded so far.' },
+    createdAt: { type: 'number', format: 'double', description: 'Creation time in epoch milliseconds.' },
+    pathRules: { type: 'array', items: { type: 'string' }, description: 'URL patterns that group pages.' },
+  },
+} as const
+
+export const setupProjectSchema = {
+  $id: 'SetupProject',
+  type: 'object',
+  required: ['name', 'sessionCount'],
+  properties: {
+    name: { type: 'string' },
+    domain: { type: 'string', nullable: true },
+    pathRules: { type: 'array', items: { type: 'string' } },
+    sessionCount: { type: 'integer', minimum: 0 },
+  },
+} as const
+
+export const apiKeyIdentitySchema = {
+  $id: 'ApiKeyIdentity',
+  type: 'object',
+  required: ['orgId', 'userId'],
+  properties: {
+    orgId: { type: 'string' },
+    userId: { type: 'string' },
+    label: { type: 'string' },
+  },
+} as const
+
+export const healthSchema = {
+  $id: 'Health',
+  type: 'object',
+  required: ['ok', 'service', 'version'],
+  properties: {
+    ok: { type: 'boolean' },
+    service: { type: 'string' },
+    version: { type: 'string', description: 'Version of the tracker bundle this deployment serves.' },
+  },
+} as const
+
+const versioned = (withSha: boolean) =>
+  ({
+    type: 'object',
+    properties: withSha ? { version: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } } : { version: { type: 'string' } },
+  }) as const
+
+export const releaseSchema = {
+  $id: 'Release',
+  type: 'object',
+  properties: { cli: versioned(true), skill: versioned(true), tracker: versioned(false) },
+} as const

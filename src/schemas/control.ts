@@ -1,0 +1,114 @@
+/** JSON Schemas of the control-plane request and answer bodies (API contract, sections 4.3 and 4.4, and the documented extensions). */
+import { projectSchema } from './common.js'
+
+const projectId = { type: 'string', minLength: 1, maxLength: 64, description: 'A project id from projects.list or projects.create.' } as const
+/** A generous bound: a pattern is a URL path, and browsers cap URLs near 2000 characters in practice. */
+const rule = { type: 'string', maxLength: 2000 } as const
+const rules = { type: 'array', minItems: 1, maxItems: 200, items: rule } as const
+
+export const emptyBody = { type: 'object' } as const
+
+export const createProjectBody = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+    domain: { type: 'string', maxLength: 253 },
+    pathRules: { type: 'array', maxItems: 200, items: rule },
+  },
+} as const
+
+export const projectPathRulesBody = {
+  type: 'object',
+  required: ['projectId', 'rules'],
+  properties: { projectId, rules },
+} as const
+
+export const projectIdBody = {
+  type: 'object',
+  required: ['projectId'],
+  properties: { projectId },
+} as const
+
+export const setupPathRulesBody = {
+  type: 'object',
+  required: ['rules'],
+  properties: { rules },
+} as const
+
+export const keysCreateBody = {
+  type: 'object',
+  properties: { label: { type: 'string', maxLength: 200 } },
+} as const
+
+export const keysRevokeBody = {
+  type: 'object',
+  required: ['keyId'],
+  properties: { keyId: { type: 'string', minLength: 1, maxLength: 64 } },
+} as const
+
+// ---- answers ----
+
+export const projectAnswer = { type: 'object', required: ['project'], properties: { project: projectSchema } } as const
+export const projectListAnswer = { type: 'object', required: ['projects'], properties: { projects: { type: 'array', items: projectSchema } } } as const
+export const countAnswer = { type: 'object', required: ['count'], properties: { count: { type: 'integer', minimum: 0 } } } as const
+
+export const setupPathRulesAnswer = {
+  type: 'object',
+  required: ['ok', 'project', 'pathRules', 'backfillNeeded'],
+  properties: {
+    ok: { type: 'boolean' },
+    project: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+    pathRules: { type: 'array', items: { type: 'string' } },
+    backfillNeeded: { type: 'boolean', description: 'True when the project already held pages under the previous rules: existing recordings need re-keying by a backfill.' },
+  },
+} as const
+
+export const setupTokenAnswer = {
+  type: 'object',
+  required: ['token', 'expiresAt'],
+  properties: {
+    token: { type: 'string', pattern: '^svc_st_', description: 'Shown once. Export it in the shell of the install agent; never commit it.' },
+    expiresAt: { type: 'number', description: 'Epoch milliseconds; 30 days after minting.' },
+  },
+} as const
+
+export const revokedAnswer = {
+  type: 'object',
+  required: ['ok', 'revoked'],
+  properties: { ok: { type: 'boolean' }, revoked: { type: 'integer', minimum: 0 } },
+} as const
+
+export const keyListAnswer = {
+  type: 'object',
+  required: ['keys'],
+  properties: {
+    keys: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['keyId', 'createdAt', 'masked'],
+        properties: {
+          keyId: { type: 'string' },
+          label: { type: 'string' },
+          createdAt: { type: 'number' },
+          lastUsedAt: { type: 'number', nullable: true },
+          masked: { type: 'string', description: 'Prefix and last four characters; never the secret.' },
+        },
+      },
+    },
+  },
+} as const
+
+export const keyCreatedAnswer = {
+  type: 'object',
+  required: ['keyId', 'apiKey', 'createdAt'],
+  properties: {
+    keyId: { type: 'string' },
+    apiKey: { type: 'string', pattern: '^svc_sk_', description: 'The secret, shown only in this answer.' },
+    label: { type: 'string' },
+    createdAt: { type: 'number' },
+  },
+} as const
+
+export const okAnswer = { type: 'object', required: ['ok'], properties: { ok: { type: 'boolean' } } } as const
