@@ -41,6 +41,12 @@ export interface Config {
   mapSizeBytes: number
   /** Days recordings are kept before the retention job purges their chunks. */
   retentionDays: number
+  /** How often the retention job runs, ms. */
+  retentionIntervalMs: number
+  /** Sessions (or signal batches) a backfill re-keys per transaction. */
+  backfillBatch: number
+  /** Pause between backfill transactions, ms: leaves the write lock to ingest. */
+  backfillPauseMs: number
 }
 
 const KB = 1024
@@ -90,6 +96,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxHeaderBytes: int(env, 'MAX_HEADER_BYTES', 16 * KB, 8 * KB, 1 * MB),
     mapSizeBytes: int(env, 'LMDB_MAP_SIZE', 64 * GB, 16 * MB, Number.MAX_SAFE_INTEGER),
     retentionDays: int(env, 'RETENTION_DAYS', 30, 1, 3650),
+    retentionIntervalMs: int(env, 'RETENTION_INTERVAL_MS', 60 * 60 * 1000, 1000, 7 * 24 * 60 * 60 * 1000),
+    backfillBatch: int(env, 'BACKFILL_BATCH', 500, 1, 100_000),
+    backfillPauseMs: int(env, 'BACKFILL_PAUSE_MS', 5, 0, 60_000),
   }
 }
 

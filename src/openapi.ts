@@ -82,6 +82,7 @@ export function buildOpenApi(controlOperations: Operation<any>[], options: OpenA
       },
     }
     if (op.body) entry.requestBody = { required: true, content: { 'application/json': { schema: componentize(op.body, components) } } }
+    if (op.query) entry.parameters = queryParameters(op.query)
     add(op.route, op.method, entry)
   }
 
@@ -139,4 +140,10 @@ function ingestOperation(op: FrontOperation, components: Record<string, Schema>,
     parameters: [pk],
     requestBody: { required: true, content: { 'application/json': { schema: componentize(INGEST_REQUESTS.ingestSignalsBatch.bodySchema, components) } } },
   }
+}
+
+function queryParameters(schema: Schema): Schema[] {
+  const properties = (schema.properties ?? {}) as Record<string, Schema>
+  const required = new Set((schema.required ?? []) as string[])
+  return Object.entries(properties).map(([name, property]) => ({ name, in: 'query', required: required.has(name), schema: property }))
 }

@@ -39,7 +39,7 @@ t.test('the OpenAPI document is valid, complete and true to the running server',
   const registered = [
     ...PUBLIC_ARTIFACTS,
     ...INGEST_OPERATIONS,
-    ...controlOperations({ store: undefined as never, config: { publicUrl: 'http://x/api/v1', directUrl: 'http://x' } }),
+    ...controlOperations({ store: undefined as never, config: { publicUrl: 'http://x/api/v1', directUrl: 'http://x', backfillBatch: 1, backfillPauseMs: 0 } }),
   ]
   for (const op of registered) {
     t.equal(document.paths[op.route]?.[op.method.toLowerCase()]?.operationId, op.operationId, `${op.method} ${op.route} is documented`)

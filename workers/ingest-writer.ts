@@ -8,17 +8,44 @@
  * task is one transaction, so the commit cost is shared by the whole batch.
  * The promise resolves only after the commit (and the disk sync, with
  * durability "flush"): the front acknowledges nothing before that.
+ *
+ * Page identity is decided here, off the front's event loop: each chunk's URL
+ * and each signal's URL is grouped under the project's rules as they are now.
  */
 import { workerData } from 'node:worker_threads'
 import type { WriteResult, WriteTask, WriterInit } from '../src/messages.js'
+import { groupUrl, RulesCache } from '../src/pages/group.js'
+import type { IngestItem, PageRecord } from '../src/store/store.js'
 import { openStore } from '../src/store/open.js'
 
 const store = openStore(workerData as WriterInit)
+const rulesCache = new RulesCache()
+
+function pager(projectId: string, receivedAt: number): (url: string) => PageRecord {
+  const rules = rulesCache.rulesFor(projectId, store.getProject(projectId)?.pathRules ?? [])
+  return (url) => ({ ...groupUrl(url, rules), firstSeenAt: receivedAt })
+}
+
+function assignPages(item: IngestItem): void {
+  const pageOf = pager(item.projectId, item.receivedAt)
+  if (item.kind === 'chunk') {
+    if (item.meta.url) item.page = pageOf(item.meta.url)
+    return
+  }
+  const seen = new Map<string, PageRecord>()
+  for (const entry of [...item.batch.views, ...item.batch.clicks, ...item.batch.errors]) {
+    const page = pageOf(entry.url)
+    entry.page = page.key
+    seen.set(page.key, page)
+  }
+  item.pages = [...seen.values()]
+}
 
 export default async function write(task: WriteTask): Promise<WriteResult> {
   for (const item of task.items) {
     // A transferred ArrayBuffer arrives as a plain ArrayBuffer or Uint8Array; the store wants a view.
     if (item.kind === 'chunk' && !(item.body instanceof Uint8Array)) item.body = new Uint8Array(item.body as ArrayBuffer)
+    assignPages(item)
   }
   return { outcomes: await store.appendBatch(task.items) }
 }

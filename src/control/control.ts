@@ -1,21 +1,31 @@
 /** Assembles the control worker: its operations, their authentication and the router. */
 import type { Config } from '../config.js'
+import { BackfillRunner } from '../pages/backfill.js'
 import { buildOpenApi } from '../openapi.js'
 import type { Store } from '../store/store.js'
 import { createAuthenticator } from './auth.js'
 import { keyOperations } from './operations/keys.js'
+import { pageOperations } from './operations/pages.js'
 import { projectOperations } from './operations/projects.js'
 import { setupOperations } from './operations/setup.js'
 import { createRouter, type Operation } from './router.js'
 
 export interface ControlDeps {
   store: Store
-  config: Pick<Config, 'publicUrl' | 'directUrl'>
+  config: Pick<Config, 'publicUrl' | 'directUrl' | 'backfillBatch' | 'backfillPauseMs'>
   now?: () => number
+  /** Built from the store and config when not given. */
+  backfill?: BackfillRunner
 }
 
 export function controlOperations(deps: ControlDeps): Operation<any>[] {
-  const operations: Operation<any>[] = [...projectOperations(deps.store), ...keyOperations(deps.store), ...setupOperations(deps.store)]
+  const backfill = deps.backfill ?? new BackfillRunner(deps.store, { batch: deps.config.backfillBatch, pauseMs: deps.config.backfillPauseMs, now: deps.now })
+  const operations: Operation<any>[] = [
+    ...projectOperations(deps.store),
+    ...pageOperations(deps.store, backfill),
+    ...keyOperations(deps.store),
+    ...setupOperations(deps.store),
+  ]
   let document: unknown
   operations.push({
     operationId: 'getOpenApiDocument',

@@ -5,12 +5,18 @@ import { setDocumentationUrl } from '../errors.js'
 import { log } from '../log.js'
 import type { ChildMessage } from '../messages.js'
 import { openStore } from '../store/open.js'
+import { BackfillRunner } from '../pages/backfill.js'
+import { scheduleRetention } from '../retention.js'
 import { createControl } from './control.js'
 
 const config = loadConfig()
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
 const store = openStore(config)
-const control = createControl({ store, config })
+const backfill = new BackfillRunner(store, { batch: config.backfillBatch, pauseMs: config.backfillPauseMs })
+const control = createControl({ store, config, backfill })
+// Backfills a killed worker left running go on from their last committed step.
+backfill.resumeAll()
+const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)
 const server = createServer((req, res) => void control.handle(req, res))
 server.keepAliveTimeout = 60_000
 
@@ -26,6 +32,8 @@ let stopping = false
 function stop(): void {
   if (stopping) return
   stopping = true
+  backfill.stop()
+  stopRetention()
   server.close(() => {
     void store.close().then(() => process.exit(0))
   })

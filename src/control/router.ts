@@ -36,6 +36,8 @@ export interface Operation<C = unknown> {
   summary: string
   /** JSON Schema of the request body; absent for operations that take none. */
   body?: Record<string, unknown>
+  /** JSON Schema of the query parameters (an object of strings). */
+  query?: Record<string, unknown>
   /** JSON Schema of the 200 answer, for the OpenAPI document. */
   response?: Record<string, unknown>
   /** Media type of the 200 answer; JSON unless said. */
@@ -50,6 +52,7 @@ export interface Operation<C = unknown> {
 interface Compiled {
   op: Operation<any>
   validate?: ValidateFunction
+  validateQuery?: ValidateFunction
 }
 
 export type Authenticate = (req: IncomingMessage, query: URLSearchParams, credential: Credential) => unknown
@@ -63,7 +66,7 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
   for (const op of operations) {
     const key = `${op.method} ${op.route}`
     if (table.has(key)) throw new Error(`duplicate route ${key}`)
-    table.set(key, { op, validate: op.body ? ajv.compile(op.body) : undefined })
+    table.set(key, { op, validate: op.body ? ajv.compile(op.body) : undefined, validateQuery: op.query ? ajv.compile(op.query) : undefined })
   }
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -75,8 +78,11 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
       await drain(req)
       return writeError(res, 'not_found')
     }
-    const { op, validate } = entry
+    const { op, validate, validateQuery } = entry
     const auth = await authenticate(req, url.searchParams, op.credential)
+    if (validateQuery && !validateQuery(Object.fromEntries(url.searchParams))) {
+      throw new ApiError('invalid_request', { error: `The query did not validate: ${describeErrors(validateQuery.errors)}.` })
+    }
     const raw = await readJson(req)
     let body: Record<string, unknown> = {}
     if (validate) {

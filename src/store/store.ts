@@ -91,6 +91,17 @@ export interface ChunkInfo {
 export interface SessionPage {
   pageIndex: number
   url: string
+  /** Page key (src/pages/group.ts), decided when the page view landed. */
+  page: string
+}
+
+/** An entry of the derived page index: every page a project holds. */
+export interface PageRecord {
+  key: string
+  host: string
+  /** Display form, e.g. `/{tenant}/settings/:id`. */
+  path: string
+  firstSeenAt: number
 }
 
 export interface SessionRecord {
@@ -109,10 +120,14 @@ export interface SessionRecord {
   screen?: { w?: number; h?: number; dpr?: number }
   createdAt: number
   updatedAt: number
+  /** Set when retention deleted the recording; the metadata stays. */
+  purgedAt?: number
 }
 
 export interface View {
   url: string
+  /** Page key, set by the ingest writer from the project's rules. */
+  page?: string
   startedAt: number
   title?: string
   vw?: number
@@ -127,6 +142,8 @@ export interface View {
 
 export interface Click {
   url: string
+  /** Page key, set by the ingest writer from the project's rules. */
+  page?: string
   ts: number
   xRatio: number
   yDoc: number
@@ -142,6 +159,8 @@ export interface Click {
 
 export interface ErrorEntry {
   url: string
+  /** Page key, set by the ingest writer from the project's rules. */
+  page?: string
   ts: number
   message: string
 }
@@ -158,9 +177,39 @@ export interface SignalsRecord {
   errors: ErrorEntry[]
 }
 
+/** A re-keying of a project's pages under its current rules (see src/pages/backfill.ts). */
+export interface BackfillState {
+  projectId: string
+  state: 'running' | 'done'
+  phase: 'sessions' | 'signals' | 'finish' | 'done'
+  /** The rules the backfill groups under (a snapshot taken at start). */
+  rules: string[]
+  startedAt: number
+  updatedAt: number
+  finishedAt?: number
+  pagesBefore: number
+  pagesAfter?: number
+  sessionsTotal: number
+  sessionsRekeyed: number
+  signalBatchesRekeyed: number
+  /** Where the current phase resumes (opaque to callers). */
+  cursor?: unknown
+}
+
+/** Groups a URL under the backfill's rules. */
+export type Rekey = (url: string) => PageRecord
+
+export interface PurgeResult {
+  sessionsPurged: number
+  chunksDeleted: number
+  bytesDeleted: number
+  /** False when `limit` stopped the pass early: call again. */
+  done: boolean
+}
+
 export type IngestItem =
-  | { kind: 'chunk'; projectId: string; receivedAt: number; meta: ChunkMeta; body: Uint8Array }
-  | { kind: 'signals'; projectId: string; receivedAt: number; batch: SignalsRecord }
+  | { kind: 'chunk'; projectId: string; receivedAt: number; meta: ChunkMeta; body: Uint8Array; page?: PageRecord }
+  | { kind: 'signals'; projectId: string; receivedAt: number; batch: SignalsRecord; pages?: PageRecord[] }
 
 /** `stored`: committed now; `duplicate`: that seq was already stored (idempotent retry). */
 export type IngestOutcome = 'stored' | 'duplicate'
@@ -218,6 +267,18 @@ export interface Store {
   listSessions(projectId: string): Iterable<SessionRecord>
   listChunks(projectId: string, sk: string): ChunkInfo[]
   getChunk(projectId: string, sk: string, seq: number): Uint8Array | undefined
+  listPages(projectId: string): PageRecord[]
+  countPages(projectId: string): number
+
+  // ---- lifecycle: backfill and retention ----
+  getBackfill(projectId: string): BackfillState | undefined
+  /** Starts a backfill, or answers the one already running. */
+  startBackfill(projectId: string, rules: string[], now: number): Promise<BackfillState>
+  /** Runs one bounded step in one transaction (state and cursor included, so a killed process resumes exactly). */
+  backfillStep(projectId: string, limit: number, rekey: Rekey, now: number): Promise<BackfillState>
+  listRunningBackfills(): BackfillState[]
+  /** Deletes recording bytes of sessions inactive since before `cutoff`; metadata and signals stay. */
+  purgeRecordings(cutoff: number, limit: number, now: number): Promise<PurgeResult>
   listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }>
 
   close(): Promise<void>

@@ -122,3 +122,28 @@ t.test('an organisation never sees, counts, changes or learns of another one\'s 
   const bProject = await call(cluster.url, '/cli/projects.list', { token: b.apiKey })
   t.same(bProject.body.projects[0].pathRules, [], 'B\'s rules unchanged')
 })
+
+t.test('setup path-rules: backfillNeeded only when pages exist under different rules; a 400 saves nothing', async (t) => {
+  const cluster = await clusterFor(t, { workers: 1 })
+  const seeded = await seedProject(cluster.dataDir, 'Setup Org', 'setup@setup.test')
+  const minted = await call(cluster.url, '/cli/projects.setup-token', { token: seeded.apiKey, body: { projectId: seeded.project.id } })
+  const token = minted.body.token
+  const install = await call(cluster.url, '/setup/path-rules', { token, body: { rules: ['/{tenant}/*'] } })
+  t.same(install.body, { ok: true, project: { name: seeded.project.name }, pathRules: ['/{tenant}/*'], backfillNeeded: false }, 'false at install time')
+  t.equal(await ingestChunk(cluster.url, seeded.project.publicKey, 'first'), 200)
+  const same = await call(cluster.url, '/setup/path-rules', { token, body: { rules: ['/{tenant}/*'] } })
+  t.equal(same.body.backfillNeeded, false, 'same rules: nothing to re-key')
+  const changed = await call(cluster.url, '/setup/path-rules', { token, body: { rules: ['/docs/*', '/{tenant}/*'] } })
+  t.equal(changed.body.backfillNeeded, true, 'pages exist under the previous rules')
+
+  const refused = await call(cluster.url, '/setup/path-rules', { token, body: { rules: ['/ok/*', 'no-slash', '/{a}/{a}'] } })
+  t.same([refused.status, refused.body.code], [400, 'invalid_request'])
+  t.same(refused.body.invalid, ['no-slash', '/{a}/{a}'])
+  for (const body of [{}, { rules: [] }, { rules: 'x' }, { rules: [1] }]) {
+    const res = await call(cluster.url, '/setup/path-rules', { token, body })
+    t.same([res.status, res.body.code], [400, 'invalid_request'], JSON.stringify(body))
+  }
+  const whoami = await call(cluster.url, '/setup/whoami', { token })
+  t.same(whoami.body.project.pathRules, ['/docs/*', '/{tenant}/*'], 'the project kept its previous rules')
+  t.equal(whoami.body.project.sessionCount, 1)
+})

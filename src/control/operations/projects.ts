@@ -159,9 +159,8 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
   ]
 }
 
-/** Whether the project already holds pages grouped under its current rules. */
+/** Whether the project already holds pages (grouped under its previous rules). */
 export function holdsPages(store: Store, projectId: string): boolean {
-  const stats = store.projectStats(projectId)
-  return stats.sessionCount > 0 || stats.signalBatches > 0
+  return store.countPages(projectId) > 0
 }
 

@@ -13,13 +13,17 @@ import { mkdirSync } from 'node:fs'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import type {
   ApiKeyRecord,
+  BackfillState,
   ChunkInfo,
   IngestItem,
   IngestOutcome,
   NewProject,
   OrgRecord,
+  PageRecord,
   ProjectRecord,
   ProjectStats,
+  PurgeResult,
+  Rekey,
   SessionRecord,
   SetupTokenRecord,
   SignalsRecord,
@@ -27,6 +31,7 @@ import type {
   UserRecord,
 } from '../store.js'
 import { applyChunk, applySignals, emptyStats } from './ingest.js'
+import { backfillStepInTxn, purgeInTxn } from './lifecycle.js'
 
 export interface LmdbOptions {
   path: string
@@ -35,7 +40,7 @@ export interface LmdbOptions {
   durability: 'commit' | 'flush'
 }
 
-type Key = string | number | (string | number)[]
+export type Key = string | number | (string | number | Uint8Array)[]
 
 /** The named databases of the environment. Keys are lmdb-js ordered-binary arrays so that ranges scan in order. */
 export interface Tables {
@@ -56,6 +61,13 @@ export interface Tables {
   /** Recording bytes exactly as received. */
   chunks: Database<Buffer, Key>
   signals: Database<SignalsRecord, Key>
+  /** The derived page index: [projectId, pageKey] → page. */
+  pages: Database<PageRecord, Key>
+  /** The index a running backfill builds, swapped in at its end. */
+  pagesNext: Database<PageRecord, Key>
+  backfills: Database<BackfillState, string>
+  /** [createdAt, projectId, sk]: what retention walks, oldest first. */
+  sessionsByTime: Database<true, Key>
 }
 
 export class LmdbStore implements Store {
@@ -84,6 +96,10 @@ export class LmdbStore implements Store {
       chunkInfo: db('chunk-info'),
       chunks: db('chunks', 'binary'),
       signals: db('signals'),
+      pages: db('pages'),
+      pagesNext: db('pages-next'),
+      backfills: db('backfills'),
+      sessionsByTime: db('sessions-by-time'),
     }
   }
 
@@ -248,6 +264,76 @@ export class LmdbStore implements Store {
     return this.tables.chunks.getBinary([projectId, sk, seq])
   }
 
+  listPages(projectId: string): PageRecord[] {
+    return Array.from(this.tables.pages.getRange({ start: [projectId], end: [projectId, MAX_KEY_PART] }), ({ value }) => value)
+  }
+
+  countPages(projectId: string): number {
+    return this.tables.pages.getKeysCount({ start: [projectId], end: [projectId, MAX_KEY_PART] })
+  }
+
+  // ---- lifecycle ----
+
+  getBackfill(projectId: string): BackfillState | undefined {
+    return this.tables.backfills.get(projectId)
+  }
+
+  async startBackfill(projectId: string, rules: string[], now: number): Promise<BackfillState> {
+    let state: BackfillState | undefined
+    await this.settle(
+      this.root.transaction(() => {
+        const current = this.tables.backfills.get(projectId)
+        if (current?.state === 'running') {
+          state = current
+          return
+        }
+        const range = { start: [projectId], end: [projectId, MAX_KEY_PART] }
+        // A previous run that died in its last phase may have left a partial next index.
+        for (const key of this.tables.pagesNext.getKeys(range)) this.tables.pagesNext.remove(key)
+        state = {
+          projectId,
+          state: 'running',
+          phase: 'sessions',
+          rules,
+          startedAt: now,
+          updatedAt: now,
+          pagesBefore: this.tables.pages.getKeysCount(range),
+          sessionsTotal: this.tables.sessions.getKeysCount(range),
+          sessionsRekeyed: 0,
+          signalBatchesRekeyed: 0,
+        }
+        this.tables.backfills.put(projectId, state)
+      }),
+    )
+    return state!
+  }
+
+  async backfillStep(projectId: string, limit: number, rekey: Rekey, now: number): Promise<BackfillState> {
+    let state: BackfillState | undefined
+    await this.settle(
+      this.root.transaction(() => {
+        const current = this.tables.backfills.get(projectId)
+        state = current?.state === 'running' ? backfillStepInTxn(this.tables, current, limit, rekey, now) : current
+      }),
+    )
+    if (!state) throw new Error(`no backfill for ${projectId}`)
+    return state
+  }
+
+  listRunningBackfills(): BackfillState[] {
+    return Array.from(this.tables.backfills.getRange({}), ({ value }) => value).filter((b) => b.state === 'running')
+  }
+
+  async purgeRecordings(cutoff: number, limit: number, now: number): Promise<PurgeResult> {
+    let result: PurgeResult | undefined
+    await this.settle(
+      this.root.transaction(() => {
+        result = purgeInTxn(this.tables, cutoff, limit, now)
+      }),
+    )
+    return result!
+  }
+
   *listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }> {
     for (const { key, value } of this.tables.signals.getRange({ start: [projectId], end: [projectId, MAX_KEY_PART] })) {
       yield { receivedAt: (key as [string, number])[1], batch: value }
@@ -278,8 +364,14 @@ export class LmdbStore implements Store {
   }
 }
 
-/** Sorts after every string and number in lmdb-js's ordered-binary keys. */
-const MAX_KEY_PART = '\uffff'
+/**
+ * Sorts after every string and number in lmdb-js's ordered-binary keys: a raw
+ * 0xff byte, which no encoded key part starts with (strings are UTF-8, whose
+ * bytes never reach 0xff; numbers start at 0x10). The string '\uffff' (UTF-8
+ * ef bf bf) did not: session keys with astral characters (f0…) or starting
+ * with '\uffff' sorted after it and were left out of listings.
+ */
+const MAX_KEY_PART = new Uint8Array([0xff])
 
 const openStores = new Map<string, LmdbStore>()
 

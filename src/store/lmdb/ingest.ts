@@ -4,7 +4,7 @@
  * read-modify-write of a session record is atomic).
  */
 import { threadId } from 'node:worker_threads'
-import type { ChunkInfo, IngestItem, IngestOutcome, ProjectStats, SessionRecord } from '../store.js'
+import type { ChunkInfo, IngestItem, IngestOutcome, PageRecord, ProjectStats, SessionRecord } from '../store.js'
 import type { Tables } from './index.js'
 
 /** A session keeps the URL of at most this many page views; later ones still count in chunkCount. */
@@ -65,9 +65,13 @@ export function applyChunk(tables: Tables, item: ChunkItem): IngestOutcome {
   if (meta.viewport) session.viewport = meta.viewport
   if (meta.screen) session.screen = meta.screen
   if (info.url && session.pages.length < MAX_SESSION_PAGES && !session.pages.some((p) => p.pageIndex === info.pageIndex)) {
-    session.pages = [...session.pages, { pageIndex: info.pageIndex, url: info.url }].sort((a, b) => a.pageIndex - b.pageIndex)
+    // The page is decided now, under the rules in force, and kept: later rule changes move it only through a backfill.
+    const page = item.page?.key ?? ''
+    session.pages = [...session.pages, { pageIndex: info.pageIndex, url: info.url, page }].sort((a, b) => a.pageIndex - b.pageIndex)
+    if (item.page) notePage(tables, projectId, item.page)
   }
   tables.sessions.put(sessionKey, session)
+  if (!existing) tables.sessionsByTime.put([receivedAt, projectId, meta.sk], true)
 
   const stats = { ...(tables.projectStats.get(projectId) ?? emptyStats()) }
   if (!existing) stats.sessionCount += 1
@@ -84,8 +88,15 @@ export function applySignals(tables: Tables, item: SignalsItem): IngestOutcome {
   const { projectId, batch, receivedAt } = item
   signalsNonce = (signalsNonce + 1) % 1_000_000_000
   tables.signals.put([projectId, receivedAt, batch.sk, process.pid, threadId, signalsNonce], batch)
+  for (const page of item.pages ?? []) notePage(tables, projectId, page)
   const stats = { ...(tables.projectStats.get(projectId) ?? emptyStats()) }
   stats.signalBatches += 1
   tables.projectStats.put(projectId, stats)
   return 'stored'
+}
+
+/** Adds a page to the project's page index the first time it is seen. */
+export function notePage(tables: Tables, projectId: string, page: PageRecord): void {
+  const key = [projectId, page.key]
+  if (!tables.pages.doesExist(key)) tables.pages.put(key, page)
 }

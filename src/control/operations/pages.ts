@@ -1,0 +1,69 @@
+/** Page lifecycle (extension): re-key a project's pages under its current rules, and watch it happen. */
+import { ApiError } from '../../errors.js'
+import type { BackfillRunner } from '../../pages/backfill.js'
+import { projectIdBody } from '../../schemas/control.js'
+import type { BackfillState, Store } from '../../store/store.js'
+import type { ApiKeyAuth } from '../auth.js'
+import type { Operation } from '../router.js'
+import { ownedProject } from './projects.js'
+
+export const backfillStatusSchema = {
+  type: 'object',
+  required: ['projectId', 'state', 'done'],
+  properties: {
+    projectId: { type: 'string' },
+    state: { type: 'string', enum: ['none', 'running', 'done'] },
+    done: { type: 'boolean' },
+    phase: { type: 'string', enum: ['sessions', 'signals', 'finish', 'done'] },
+    rules: { type: 'array', items: { type: 'string' } },
+    startedAt: { type: 'number' },
+    updatedAt: { type: 'number' },
+    finishedAt: { type: 'number' },
+    pagesBefore: { type: 'integer' },
+    pagesAfter: { type: 'integer' },
+    sessionsTotal: { type: 'integer' },
+    sessionsRekeyed: { type: 'integer' },
+    signalBatchesRekeyed: { type: 'integer' },
+  },
+} as const
+
+function statusOf(projectId: string, state: BackfillState | undefined) {
+  if (!state) return { projectId, state: 'none', done: false }
+  const { cursor: _cursor, ...visible } = state
+  return { ...visible, done: state.state === 'done' }
+}
+
+export function pageOperations(store: Store, runner: BackfillRunner): Operation<ApiKeyAuth>[] {
+  return [
+    {
+      operationId: 'backfillProjectPages',
+      method: 'POST',
+      route: '/cli/projects.backfill',
+      credential: 'apiKey',
+      summary: 'Purges the page index and re-keys every stored session and signal under the current rules. Runs in the background, resumes after a restart; a second call while it runs answers its progress.',
+      body: projectIdBody,
+      response: backfillStatusSchema,
+      errors: ['invalid_request', 'not_found'],
+      async handle({ auth, body }) {
+        const project = ownedProject(store, auth, (body as { projectId: string }).projectId)
+        return statusOf(project.id, await runner.start(project.id, project.pathRules))
+      },
+    },
+    {
+      operationId: 'getBackfillStatus',
+      method: 'GET',
+      route: '/cli/projects.backfill.status',
+      credential: 'apiKey',
+      summary: 'Progress of the project\'s latest backfill: pages before and after, sessions re-keyed, done.',
+      query: { type: 'object', required: ['projectId'], properties: { projectId: { type: 'string', minLength: 1, maxLength: 64 } } },
+      response: backfillStatusSchema,
+      errors: ['invalid_request', 'not_found'],
+      handle({ auth, query }) {
+        const projectId = query.get('projectId')
+        if (!projectId) throw new ApiError('invalid_request', { error: 'projectId is required.' })
+        const project = ownedProject(store, auth, projectId)
+        return statusOf(project.id, store.getBackfill(project.id))
+      },
+    },
+  ]
+}

@@ -1,0 +1,139 @@
+/**
+ * Backfill and retention over the LMDB tables. Each step is one write
+ * transaction that also saves where it stopped, so a process killed between
+ * steps resumes exactly where the last commit left off, and nothing is ever
+ * half re-keyed.
+ */
+import type { BackfillState, PageRecord, PurgeResult, Rekey, SessionRecord, SignalsRecord } from '../store.js'
+import type { Key, Tables } from './index.js'
+import { emptyStats } from './ingest.js'
+
+/** Sorts after every string and number in lmdb-js's ordered-binary keys (see index.ts). */
+const MAX_KEY_PART = new Uint8Array([0xff])
+
+type Range = { start: Key; end: Key }
+
+function rangeAfter(prefix: string, cursor: unknown): Range {
+  return { start: (cursor as Key | undefined) ?? [prefix], end: [prefix, MAX_KEY_PART] }
+}
+
+/** Entries of a range, skipping the cursor entry itself (it was done by the previous step). */
+function* after<V>(table: Tables['sessions'] | Tables['signals'], range: Range, cursor: unknown, limit: number) {
+  let taken = 0
+  for (const entry of (table as unknown as { getRange(r: Range): Iterable<{ key: Key; value: V }> }).getRange(range)) {
+    if (cursor !== undefined && JSON.stringify(entry.key) === JSON.stringify(cursor)) continue
+    if (taken++ >= limit) return
+    yield entry
+  }
+}
+
+function rekeySession(session: SessionRecord, rekey: Rekey, next: (page: PageRecord) => void): SessionRecord {
+  return {
+    ...session,
+    pages: session.pages.map((p) => {
+      const page = rekey(p.url)
+      next(page)
+      return { ...p, page: page.key }
+    }),
+  }
+}
+
+function rekeySignals(batch: SignalsRecord, rekey: Rekey, next: (page: PageRecord) => void): SignalsRecord {
+  const entry = <T extends { url: string; page?: string }>(e: T): T => {
+    const page = rekey(e.url)
+    next(page)
+    return { ...e, page: page.key }
+  }
+  return { ...batch, views: batch.views.map(entry), clicks: batch.clicks.map(entry), errors: batch.errors.map(entry) }
+}
+
+/** One step of a backfill; runs inside a write transaction. */
+export function backfillStepInTxn(tables: Tables, state: BackfillState, limit: number, rekey: Rekey, now: number): BackfillState {
+  const { projectId } = state
+  const next = (page: PageRecord) => {
+    const key = [projectId, page.key]
+    const existing = tables.pagesNext.get(key)
+    if (!existing || existing.firstSeenAt > page.firstSeenAt) tables.pagesNext.put(key, page)
+  }
+  const updated: BackfillState = { ...state, updatedAt: now }
+
+  if (state.phase === 'sessions') {
+    let count = 0
+    let last: Key | undefined
+    for (const { key, value } of after<SessionRecord>(tables.sessions, rangeAfter(projectId, state.cursor), state.cursor, limit)) {
+      tables.sessions.put(key, rekeySession(value, (url) => ({ ...rekey(url), firstSeenAt: value.createdAt }), next))
+      last = key
+      count += 1
+    }
+    updated.sessionsRekeyed += count
+    if (count < limit) Object.assign(updated, { phase: 'signals', cursor: undefined })
+    else updated.cursor = last
+  } else if (state.phase === 'signals') {
+    let count = 0
+    let last: Key | undefined
+    for (const { key, value } of after<SignalsRecord>(tables.signals, rangeAfter(projectId, state.cursor), state.cursor, limit)) {
+      const receivedAt = (key as [string, number])[1]
+      tables.signals.put(key, rekeySignals(value, (url) => ({ ...rekey(url), firstSeenAt: receivedAt }), next))
+      last = key
+      count += 1
+    }
+    updated.signalBatchesRekeyed += count
+    if (count < limit) Object.assign(updated, { phase: 'finish', cursor: undefined })
+    else updated.cursor = last
+  } else if (state.phase === 'finish') {
+    // Swap the index: drop pages of the old grouping (seen before the backfill
+    // began and not produced again), keep pages that ingest added meanwhile
+    // under the current rules, and add the re-keyed ones.
+    const range = { start: [projectId], end: [projectId, MAX_KEY_PART] }
+    for (const { key, value } of tables.pages.getRange(range)) {
+      if (value.firstSeenAt < state.startedAt && !tables.pagesNext.doesExist(key)) tables.pages.remove(key)
+    }
+    let pagesAfter = 0
+    for (const { key, value } of tables.pagesNext.getRange(range)) {
+      const existing = tables.pages.get(key)
+      if (!existing || existing.firstSeenAt > value.firstSeenAt) tables.pages.put(key, value)
+      tables.pagesNext.remove(key)
+    }
+    for (const _ of tables.pages.getKeys(range)) pagesAfter += 1
+    Object.assign(updated, { phase: 'done', state: 'done', finishedAt: now, pagesAfter, cursor: undefined })
+  }
+  tables.backfills.put(projectId, updated)
+  return updated
+}
+
+/** One bounded pass of retention; runs inside a write transaction. */
+export function purgeInTxn(tables: Tables, cutoff: number, limit: number, now: number): PurgeResult {
+  const result: PurgeResult = { sessionsPurged: 0, chunksDeleted: 0, bytesDeleted: 0, done: true }
+  let seen = 0
+  for (const { key } of tables.sessionsByTime.getRange({ start: [0], end: [cutoff] })) {
+    if (seen++ >= limit) {
+      result.done = false
+      break
+    }
+    const [, projectId, sk] = key as [number, string, string]
+    tables.sessionsByTime.remove(key)
+    const session = tables.sessions.get([projectId, sk])
+    if (!session || session.purgedAt) continue
+    if (session.updatedAt >= cutoff) {
+      // Still active after the cutoff: look again once its last activity is old enough.
+      tables.sessionsByTime.put([session.updatedAt, projectId, sk], true)
+      continue
+    }
+    let bytes = 0
+    let chunks = 0
+    for (const { key: chunkKey, value } of tables.chunkInfo.getRange({ start: [projectId, sk, 0], end: [projectId, sk, Number.MAX_SAFE_INTEGER] })) {
+      tables.chunks.remove(chunkKey)
+      bytes += value.size
+      chunks += 1
+    }
+    // chunk-info stays: it says what the recording was, and the read API reports it as purged.
+    tables.sessions.put([projectId, sk], { ...session, purgedAt: now })
+    const stats = { ...(tables.projectStats.get(projectId) ?? emptyStats()) }
+    stats.bytes = Math.max(0, stats.bytes - bytes)
+    tables.projectStats.put(projectId, stats)
+    result.sessionsPurged += 1
+    result.chunksDeleted += chunks
+    result.bytesDeleted += bytes
+  }
+  return result
+}
