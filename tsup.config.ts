@@ -13,7 +13,8 @@ export default defineConfig({
   target: 'node20',
   platform: 'node',
   outDir: 'dist',
-  clean: true,
+  // Not cleaned: tests spawn dist/ processes, and a rebuild beside them must not pull files from under them.
+  clean: false,
   splitting: true,
   sourcemap: true,
   // Static artifacts the front serves from memory (the tracker build adds to them).

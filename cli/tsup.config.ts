@@ -1,0 +1,15 @@
+/** Builds the CLI into one dependency-free ES module, dist/public/cli.mjs, for Node 18 or newer. */
+import { defineConfig } from 'tsup'
+
+export default defineConfig({
+  entry: { cli: 'cli/src/main.ts' },
+  format: 'esm',
+  platform: 'node',
+  target: 'node18',
+  outDir: 'dist/public',
+  outExtension: () => ({ js: '.mjs' }),
+  noExternal: [/.*/],
+  clean: false,
+  silent: true,
+  banner: { js: '#!/usr/bin/env node' },
+})
