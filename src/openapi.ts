@@ -70,11 +70,12 @@ export function buildOpenApi(controlOperations: Operation<any>[], options: OpenA
   for (const op of INGEST_OPERATIONS) add(op.route, op.method, ingestOperation(op, components, okResponse))
 
   for (const op of controlOperations) {
-    const security = op.credential === 'apiKey' ? [{ apiKey: [] }] : op.credential === 'setupToken' ? [{ setupToken: [] }] : []
+    // Operations that take an API key also take a signed-in dashboard session (cookie plus X-CSRF-Token).
+    const security = op.credential === 'apiKey' ? [{ apiKey: [] }, { dashboardSession: [] }] : op.credential === 'setupToken' ? [{ setupToken: [] }] : []
     const entry: Schema = {
       operationId: op.operationId,
       summary: op.summary,
-      tags: [op.credential === 'setupToken' ? 'install' : op.credential === 'apiKey' ? 'projects' : 'public'],
+      tags: [op.route.startsWith('/auth/') ? 'accounts' : op.credential === 'setupToken' ? 'install' : op.credential === 'apiKey' ? 'projects' : 'public'],
       security,
       responses: {
         '200': okResponse(op.responseType ?? 'application/json', op.response),
@@ -104,6 +105,7 @@ export function buildOpenApi(controlOperations: Operation<any>[], options: OpenA
         publicKey: { type: 'apiKey', in: 'query', name: 'pk', description: 'Project public key `svc_pk_…`: ingest only, reads nothing, not a secret.' },
         apiKey: { type: 'http', scheme: 'bearer', description: 'API key `svc_sk_…`: every project of the organisation.' },
         setupToken: { type: 'http', scheme: 'bearer', description: 'Setup token `svc_st_…`: one project\'s path rules; expires 30 days after minting.' },
+        dashboardSession: { type: 'apiKey', in: 'cookie', name: 'svc_session', description: 'The dashboard\'s sign-in cookie (POST /auth/login); every POST made with it also sends the session\'s X-CSRF-Token.' },
       },
     },
   }

@@ -6,9 +6,10 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 
-export type SecretKind = 'sk' | 'st'
+/** API key, setup token, dashboard session (a cookie), invite link. */
+export type SecretKind = 'sk' | 'st' | 'ds' | 'iv'
 
-const SECRET_RE = /^svc_(sk|st)_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/
+const SECRET_RE = /^svc_(sk|st|ds|iv)_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$/
 
 export function randomHex(bytes: number): string {
   return randomBytes(bytes).toString('hex')

@@ -8,10 +8,12 @@ import type { IncomingMessage } from 'node:http'
 import { ApiError } from '../errors.js'
 import { parseSecret, secretMatches, type SecretKind } from '../secrets.js'
 import type { Store } from '../store/store.js'
+import { csrfMatches, currentSession, readCookie, SESSION_COOKIE } from './dashboard-session.js'
 import type { Credential } from './router.js'
 
 export interface ApiKeyAuth {
   kind: 'apiKey'
+  /** The API key's id, or `dashboard` when a signed-in dashboard session calls. */
   keyId: string
   orgId: string
   userId: string
@@ -40,6 +42,15 @@ function refuse(error: string, hint: string): never {
 }
 
 export function createAuthenticator(store: Store, now: () => number = Date.now) {
+  function dashboardAuth(req: IncomingMessage): ApiKeyAuth {
+    const session = currentSession(store, req, now())
+    if (!session) refuse('The dashboard session has expired or was ended.', 'Sign in again.')
+    if (req.method !== 'GET' && !csrfMatches(req, session)) {
+      refuse('The CSRF token is missing or wrong.', 'Reload the dashboard; it sends X-CSRF-Token with every change.')
+    }
+    return { kind: 'apiKey', keyId: 'dashboard', orgId: session.orgId, userId: session.userId }
+  }
+
   return function authenticate(req: IncomingMessage, query: URLSearchParams, credential: Credential): ApiKeyAuth | SetupAuth | undefined {
     if (credential === 'none') return undefined
     const expected = EXPECTED[credential]
@@ -49,6 +60,8 @@ export function createAuthenticator(store: Store, now: () => number = Date.now) 
       }
     }
     const header = req.headers.authorization
+    // The dashboard calls the same operations as an API key would, with its sign-in cookie and CSRF token.
+    if (!header && credential === 'apiKey' && readCookie(req, SESSION_COOKIE)) return dashboardAuth(req)
     if (!header) refuse('The Authorization header is missing.', `Send ${expected.name}.`)
     const match = /^Bearer +(\S+) *$/i.exec(header)
     if (!match) refuse('The Authorization header is not "Bearer <credential>".', `Send ${expected.name}.`)

@@ -4,6 +4,7 @@ import { BackfillRunner } from '../pages/backfill.js'
 import { buildOpenApi } from '../openapi.js'
 import type { Store } from '../store/store.js'
 import { createAuthenticator } from './auth.js'
+import { accountOperations } from './operations/accounts.js'
 import { keyOperations } from './operations/keys.js'
 import { pageOperations } from './operations/pages.js'
 import { projectOperations } from './operations/projects.js'
@@ -25,6 +26,7 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
     ...pageOperations(deps.store, backfill),
     ...keyOperations(deps.store),
     ...setupOperations(deps.store),
+    ...accountOperations({ store: deps.store, publicUrl: deps.config.publicUrl, directUrl: deps.config.directUrl, now: deps.now ?? Date.now }),
   ]
   let document: unknown
   operations.push({

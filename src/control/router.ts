@@ -20,6 +20,8 @@ export interface RequestContext {
   /** Parsed, validated JSON body ({} when the operation takes none). */
   body: Record<string, unknown>
   query: URLSearchParams
+  /** Headers to add to the answer (Set-Cookie, for instance). */
+  responseHeaders: Record<string, string[]>
 }
 
 /** A handler's answer: JSON by default, or raw bytes / a stream with its own content type. */
@@ -89,7 +91,9 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
       if (!validate(raw === undefined ? {} : raw)) throw new ApiError('invalid_request', { error: `The body did not validate: ${describeErrors(validate.errors)}.` })
       body = (raw ?? {}) as Record<string, unknown>
     }
-    const reply = await op.handle({ req, body, query: url.searchParams, auth })
+    const responseHeaders: Record<string, string[]> = {}
+    const reply = await op.handle({ req, body, query: url.searchParams, auth, responseHeaders })
+    for (const [name, values] of Object.entries(responseHeaders)) res.setHeader(name, values)
     if (isRawReply(reply)) {
       res.writeHead(reply.status ?? 200, { 'Content-Type': reply.contentType, ...reply.headers })
       if (typeof reply.raw === 'string' || Buffer.isBuffer(reply.raw)) res.end(reply.raw)

@@ -16,6 +16,31 @@ export interface UserRecord {
   orgId: string
   email: string
   createdAt: number
+  /** scrypt hash of the dashboard password (src/control/passwords.ts); absent for users who only hold API keys. */
+  passwordHash?: string
+}
+
+/** A signed-in dashboard browser. The cookie holds the secret; only its digest is stored. */
+export interface DashboardSessionRecord {
+  id: string
+  digestHex: string
+  userId: string
+  orgId: string
+  /** Sent back in X-CSRF-Token on every state-changing request. */
+  csrfToken: string
+  createdAt: number
+  expiresAt: number
+}
+
+/** A one-time link that lets someone join an organisation. */
+export interface InviteRecord {
+  id: string
+  digestHex: string
+  orgId: string
+  invitedBy: string
+  createdAt: number
+  expiresAt: number
+  usedAt?: number
 }
 
 export interface ApiKeyRecord {
@@ -245,6 +270,16 @@ export interface Store {
   findUserByEmail(email: string): UserRecord | undefined
   getUser(id: string): UserRecord | undefined
   putUser(user: UserRecord): Promise<void>
+  countUsers(): number
+  /** First run: creates the organisation and its owner only if no user exists yet (atomic). */
+  createFirstOwner(org: OrgRecord, user: UserRecord): Promise<boolean>
+  putDashboardSession(session: DashboardSessionRecord): Promise<void>
+  getDashboardSession(id: string): DashboardSessionRecord | undefined
+  deleteDashboardSession(id: string): Promise<void>
+  putInvite(invite: InviteRecord): Promise<void>
+  getInvite(id: string): InviteRecord | undefined
+  /** Marks the invite used if it is unused and unexpired; resolves to it, or undefined (atomic: a link works once). */
+  consumeInvite(id: string, now: number): Promise<InviteRecord | undefined>
   putApiKey(key: ApiKeyRecord): Promise<void>
   /** Read-modify-write in one transaction, so a concurrent revoke is never overwritten. Resolves to the new record. */
   updateApiKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'>>): Promise<ApiKeyRecord | undefined>

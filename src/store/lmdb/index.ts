@@ -15,6 +15,8 @@ import type {
   ApiKeyRecord,
   BackfillState,
   ChunkInfo,
+  DashboardSessionRecord,
+  InviteRecord,
   IngestItem,
   IngestOutcome,
   NewProject,
@@ -68,6 +70,8 @@ export interface Tables {
   backfills: Database<BackfillState, string>
   /** [createdAt, projectId, sk]: what retention walks, oldest first. */
   sessionsByTime: Database<true, Key>
+  dashboardSessions: Database<DashboardSessionRecord, string>
+  invites: Database<InviteRecord, string>
 }
 
 export class LmdbStore implements Store {
@@ -100,6 +104,8 @@ export class LmdbStore implements Store {
       pagesNext: db('pages-next'),
       backfills: db('backfills'),
       sessionsByTime: db('sessions-by-time'),
+      dashboardSessions: db('dashboard-sessions'),
+      invites: db('invites'),
     }
   }
 
@@ -162,6 +168,58 @@ export class LmdbStore implements Store {
         this.tables.usersByEmail.put(user.email.toLowerCase(), user.id)
       }),
     )
+  }
+
+  countUsers(): number {
+    return this.tables.users.getKeysCount()
+  }
+
+  async createFirstOwner(org: OrgRecord, user: UserRecord): Promise<boolean> {
+    let created = false
+    await this.settle(
+      this.root.transaction(() => {
+        if (this.tables.users.getKeysCount() > 0) return
+        this.tables.orgs.put(org.id, org)
+        this.tables.orgsByName.put(org.name, org.id)
+        this.tables.users.put(user.id, user)
+        this.tables.usersByEmail.put(user.email.toLowerCase(), user.id)
+        created = true
+      }),
+    )
+    return created
+  }
+
+  async putDashboardSession(session: DashboardSessionRecord): Promise<void> {
+    await this.settle(this.tables.dashboardSessions.put(session.id, session))
+  }
+
+  getDashboardSession(id: string): DashboardSessionRecord | undefined {
+    return this.tables.dashboardSessions.get(id)
+  }
+
+  async deleteDashboardSession(id: string): Promise<void> {
+    await this.settle(this.tables.dashboardSessions.remove(id))
+  }
+
+  async putInvite(invite: InviteRecord): Promise<void> {
+    await this.settle(this.tables.invites.put(invite.id, invite))
+  }
+
+  getInvite(id: string): InviteRecord | undefined {
+    return this.tables.invites.get(id)
+  }
+
+  async consumeInvite(id: string, now: number): Promise<InviteRecord | undefined> {
+    let consumed: InviteRecord | undefined
+    await this.settle(
+      this.root.transaction(() => {
+        const invite = this.tables.invites.get(id)
+        if (!invite || invite.usedAt || invite.expiresAt <= now) return
+        consumed = { ...invite, usedAt: now }
+        this.tables.invites.put(id, consumed)
+      }),
+    )
+    return consumed
   }
 
   async putApiKey(key: ApiKeyRecord): Promise<void> {

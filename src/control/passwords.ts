@@ -1,0 +1,32 @@
+/**
+ * Dashboard passwords: scrypt (node:crypto) with a per-user random salt,
+ * stored as `scrypt$N$r$p$salt$hash`. N = 2^14, r = 8 costs about 16 MiB and
+ * tens of milliseconds per check: cheap for a sign-in, expensive for a guesser.
+ */
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto'
+
+const N = 16384
+const R = 8
+const P = 1
+const KEY_LENGTH = 32
+
+function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => scryptCallback(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key))))
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16)
+  const hash = await scrypt(password, salt, { N, r: R, p: P })
+  return ['scrypt', N, R, P, salt.toString('base64'), hash.toString('base64')].join('$')
+}
+
+/** A hash of a password nobody knows: checked when the email is unknown, so that both cases cost the same. */
+export const DUMMY_HASH = `scrypt$${N}$${R}$${P}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$')
+  if (scheme !== 'scrypt' || !salt || !hash) return false
+  const expected = Buffer.from(hash, 'base64')
+  const actual = await scrypt(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) })
+  return actual.length === expected.length && timingSafeEqual(actual, expected)
+}
