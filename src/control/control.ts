@@ -9,6 +9,7 @@ import { keyOperations } from './operations/keys.js'
 import { pageOperations } from './operations/pages.js'
 import { projectOperations } from './operations/projects.js'
 import { setupOperations } from './operations/setup.js'
+import { snippetOperations } from './operations/snippet.js'
 import { createRouter, type Operation } from './router.js'
 
 export interface ControlDeps {
@@ -26,6 +27,7 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
     ...pageOperations(deps.store, backfill),
     ...keyOperations(deps.store),
     ...setupOperations(deps.store),
+    ...snippetOperations(deps.store, deps.config.directUrl),
     ...accountOperations({ store: deps.store, publicUrl: deps.config.publicUrl, directUrl: deps.config.directUrl, now: deps.now ?? Date.now }),
   ]
   let document: unknown

@@ -1,0 +1,212 @@
+/**
+ * The recording buffer. Events are serialized once, as they arrive, so the
+ * buffer knows its size without measuring twice; a chunk is cut every
+ * FLUSH_INTERVAL_MS or at FLUSH_BYTES, whichever comes first, and always when
+ * the page view or the session changes (a chunk belongs to one page view).
+ *
+ * Cut chunks wait in a queue that one uploader drains in order: it gzips a
+ * chunk, and if the result is over the server's cap it splits the chunk's
+ * events in two and tries again (a single event over the cap is dropped and
+ * counted: the server would refuse it). The seq is taken only when a chunk is
+ * about to be sent, so splits keep seq strictly increasing in event order.
+ *
+ * When the page goes away there is no time to compress: `flushNow` sends what
+ * is queued as raw JSON, in order, with keepalive while the quota allows.
+ */
+import { encode, utf8, type Encoding } from './compress.js'
+import { CHUNK_CAP_BYTES, FLUSH_BYTES, MAX_QUEUED_BYTES, MAX_URL } from './config.js'
+import type { Guard } from './guard.js'
+import type { Identity } from './session.js'
+import type { Transport } from './transport.js'
+
+/** Where the events of a chunk belong. */
+export interface PageContext {
+  sk: string
+  vid: string
+  startedAt: number
+  pageIndex: number
+  url: string
+}
+
+interface Batch {
+  ctx: PageContext
+  identity?: Identity
+  parts: string[]
+  times: number[]
+  bytes: number
+}
+
+export interface ChunkStats {
+  chunks: number
+  events: number
+  droppedEvents: number
+}
+
+export interface Chunks {
+  push(event: { timestamp: number }): void
+  /** Cuts the buffer into the queue and starts the uploader. */
+  flush(): void
+  /** The page is going away: sends everything now, raw JSON, keepalive within the quota. */
+  flushNow(): void
+  /** Starts a new page view (cuts the previous one's events first). */
+  setContext(ctx: PageContext): void
+  stats: ChunkStats
+}
+
+export interface ChunkDeps {
+  transport: Transport
+  guard: Guard
+  nextSeq: (sk: string) => number
+  identity: () => Identity | undefined
+  ctx: PageContext
+}
+
+/** Header values must be ISO-8859-1: escape everything else as JSON \u sequences (still the same JSON). */
+const asciiJson = (value: unknown) => JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => '\\u' + (c.charCodeAt(0) + 0x10000).toString(16).slice(1))
+
+const int = (n: number) => Math.max(0, Math.round(n || 0))
+
+export function createChunks(deps: ChunkDeps): Chunks {
+  const { transport, guard } = deps
+  const stats: ChunkStats = { chunks: 0, events: 0, droppedEvents: 0 }
+  let ctx = deps.ctx
+  let current: Batch = empty()
+  const queue: Batch[] = []
+  let queuedBytes = 0
+  let pumping = false
+
+  function empty(): Batch {
+    return { ctx, identity: undefined, parts: [], times: [], bytes: 0 }
+  }
+
+  function cut(): void {
+    if (!current.parts.length) return
+    current.identity = deps.identity()
+    queue.push(current)
+    queuedBytes += current.bytes
+    current = empty()
+    // An outage must not grow the page's memory without bound: the oldest waiting chunks go first.
+    while (queuedBytes > MAX_QUEUED_BYTES && queue.length > 1) drop(queue.shift()!)
+  }
+
+  function drop(batch: Batch): void {
+    queuedBytes -= batch.bytes
+    stats.droppedEvents += batch.parts.length
+  }
+
+  function metaFor(batch: Batch, seq: number, encoding: Encoding): string {
+    const meta = {
+      sk: batch.ctx.sk,
+      vid: batch.ctx.vid,
+      seq,
+      pageIndex: batch.ctx.pageIndex,
+      url: batch.ctx.url.slice(0, MAX_URL),
+      firstTs: int(batch.times[0]),
+      lastTs: int(batch.times[batch.times.length - 1]),
+      eventCount: batch.parts.length,
+      encoding,
+      startedAt: int(batch.ctx.startedAt),
+      viewport: { w: int(innerWidth), h: int(innerHeight) },
+      screen: { w: int(screen.width), h: int(screen.height), dpr: Math.min(16, Math.max(0, devicePixelRatio || 1)) },
+      identity: batch.identity,
+    }
+    return asciiJson(meta)
+  }
+
+  const text = (batch: Batch) => '[' + batch.parts.join(',') + ']'
+
+  /** Splits a batch in two, in event order. */
+  function halves(batch: Batch): [Batch, Batch] {
+    const middle = batch.parts.length >> 1
+    const part = (from: number, to?: number): Batch => {
+      const parts = batch.parts.slice(from, to)
+      return { ctx: batch.ctx, identity: batch.identity, parts, times: batch.times.slice(from, to), bytes: parts.reduce((sum, p) => sum + p.length, 0) }
+    }
+    return [part(0, middle), part(middle)]
+  }
+
+  async function upload(batch: Batch): Promise<void> {
+    const encoded = await encode(text(batch))
+    if (encoded.body.byteLength > CHUNK_CAP_BYTES) {
+      if (batch.parts.length === 1) return drop(batch) // one event over the cap: the server would refuse it
+      queuedBytes -= batch.bytes
+      const [first, second] = halves(batch)
+      queue.unshift(first, second)
+      queuedBytes += first.bytes + second.bytes
+      return
+    }
+    queuedBytes -= batch.bytes
+    const seq = deps.nextSeq(batch.ctx.sk)
+    const outcome = await transport.send('ingest', encoded.body, {
+      headers: { 'Content-Type': 'application/octet-stream', 'X-Svc-Meta': metaFor(batch, seq, encoded.encoding) },
+    })
+    if (outcome === 'ok') {
+      stats.chunks++
+      stats.events += batch.parts.length
+    } else {
+      stats.droppedEvents += batch.parts.length
+    }
+  }
+
+  async function pump(): Promise<void> {
+    if (pumping) return
+    pumping = true
+    try {
+      while (queue.length && !transport.stopped) {
+        await upload(queue.shift()!).catch(guard.fault)
+      }
+    } finally {
+      pumping = false
+    }
+  }
+
+  return {
+    push(event) {
+      if (transport.stopped) return
+      const part = JSON.stringify(event)
+      if (current.bytes + part.length > FLUSH_BYTES && current.parts.length) cut()
+      current.parts.push(part)
+      current.times.push(event.timestamp)
+      current.bytes += part.length
+      if (current.bytes >= FLUSH_BYTES) {
+        cut()
+        void pump()
+      }
+    },
+    flush() {
+      cut()
+      void pump()
+    },
+    flushNow() {
+      cut()
+      while (queue.length && !transport.stopped) {
+        const batch = queue.shift()!
+        queuedBytes -= batch.bytes
+        const body = utf8(text(batch))
+        if (body.byteLength > CHUNK_CAP_BYTES) {
+          if (batch.parts.length > 1) {
+            const [first, second] = halves(batch)
+            queue.unshift(first, second)
+            queuedBytes += first.bytes + second.bytes
+          } else {
+            stats.droppedEvents++
+          }
+          continue
+        }
+        const seq = deps.nextSeq(batch.ctx.sk)
+        stats.chunks++
+        stats.events += batch.parts.length
+        void transport
+          .send('ingest', body, { unloading: true, headers: { 'Content-Type': 'application/octet-stream', 'X-Svc-Meta': metaFor(batch, seq, 'json') } })
+          .catch(guard.fault)
+      }
+    },
+    setContext(next) {
+      cut()
+      ctx = next
+      current = empty()
+      void pump()
+    },
+    stats,
+  }
+}

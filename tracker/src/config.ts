@@ -1,0 +1,100 @@
+/**
+ * Every number the tracker runs on, each with the reason for it. Limits the
+ * server enforces come from the API contract (section 8); sending past them
+ * would only earn a 413, so the tracker splits or drops (and counts) first.
+ */
+
+/** Contract, section 8: "flush every 10 seconds or at 256 KB, whichever comes first". */
+export const FLUSH_INTERVAL_MS = 10_000
+export const FLUSH_BYTES = 256 * 1024
+
+/** Contract, section 8: the server refuses a chunk over 1,000,000 bytes with 413. */
+export const CHUNK_CAP_BYTES = 1_000_000
+/** Contract, section 8: the server refuses a signals batch over 256,000 bytes with 413. */
+export const SIGNALS_CAP_BYTES = 256_000
+/** Contract, section 8: entries per batch. */
+export const MAX_VIEWS = 200
+export const MAX_CLICKS = 2000
+export const MAX_ERRORS = 100
+/** Contract, section 8: string bounds the server validates. */
+export const MAX_URL = 2000
+export const MAX_TEXT = 256
+export const MAX_TAG = 40
+
+/**
+ * Browsers allow about 64 KiB of keepalive request bodies in flight per page
+ * (Fetch standard, "keepalive" quota; sendBeacon shares it). 60,000 leaves room
+ * for a beacon of signals beside the last chunk.
+ */
+export const KEEPALIVE_BUDGET_BYTES = 60_000
+
+/**
+ * The session ends after 30 minutes without interaction: the convention of
+ * web analytics (Google Analytics' default session timeout), so session
+ * counts compare with what site owners already know.
+ */
+export const SESSION_IDLE_MS = 30 * 60 * 1000
+/** Activity refreshes the stored session at most this often: a localStorage write per mousemove would cost more than it tells. */
+export const ACTIVITY_WRITE_MS = 5_000
+
+/**
+ * Retries of a failed upload (network error, timeout, 429 or 5xx; never another 4xx):
+ * 4 retries with exponential backoff from 1 s, capped at 30 s, plus up to 50 %
+ * random jitter so that many tabs hit by one outage do not retry in lockstep.
+ */
+export const RETRIES = 4
+export const BACKOFF_BASE_MS = 1_000
+export const BACKOFF_CAP_MS = 30_000
+/** An upload that has not answered in 20 s is treated as failed (and retried): a hung request must not hold the queue forever. */
+export const REQUEST_TIMEOUT_MS = 20_000
+/**
+ * Unsent recording bytes held while the server is unreachable. Past this the
+ * oldest chunks are dropped (and counted): a tracker must not grow a page's
+ * memory without bound during an outage.
+ */
+export const MAX_QUEUED_BYTES = 4 * 1024 * 1024
+
+/**
+ * Rage click: 3 or more clicks within 1 s, each within 30 px of the first.
+ * Three, because a double click is a normal gesture and a third rapid click is
+ * not (FullStory and Microsoft Clarity both start counting rage at three rapid
+ * clicks); 1 s and 30 px, because repeated clicks on one stuck control land
+ * within a fingertip's width and come faster than a person reads a response.
+ */
+export const RAGE_CLICKS = 3
+export const RAGE_WINDOW_MS = 1_000
+export const RAGE_RADIUS_PX = 30
+
+/**
+ * Dead click: an interactive-looking element is clicked and within 1 s nothing
+ * follows (no DOM change, scroll, input or navigation). 1 s is the limit past
+ * which a user stops feeling the interface answered them (Nielsen, "Response
+ * Times: The 3 Important Limits", 1993).
+ */
+export const DEAD_CLICK_MS = 1_000
+/** Error click: a JavaScript error within 1 s of the click; errors thrown by a click handler arrive within the same task. */
+export const ERROR_CLICK_MS = 1_000
+
+/**
+ * Quick back: the visitor left a page by going back to the page before it
+ * within 5 s of arriving. Five seconds is shorter than reading anything; it is
+ * the "pogo-sticking" window search engines describe for bounced results.
+ */
+export const QUICK_BACK_MS = 5_000
+
+/** Exit: a pagehide within 2 s of a click on a same-site link (or a form submit) is taken as navigation within the site, so the view is not the session's exit. */
+export const INTERNAL_NAV_MS = 2_000
+
+/** Scroll depth is re-measured at most every 250 ms: reading the document height can force a layout. */
+export const SCROLL_SAMPLE_MS = 250
+
+/** Click labels: visible text is cut to 100 characters; a label longer than that names a container, not a control. */
+export const LABEL_CHARS = 100
+/** Selectors climb at most 5 elements before giving up on a unique anchor. */
+export const SELECTOR_DEPTH = 5
+
+/** Signals held in memory between flushes; past these they are dropped and counted in `dropped`. */
+export const MAX_PENDING_CLICKS = MAX_CLICKS
+export const MAX_PENDING_ERRORS = MAX_ERRORS
+/** Identical error messages reported per page load: a handler that throws on every frame must not fill the batch. */
+export const SAME_ERROR_LIMIT = 5

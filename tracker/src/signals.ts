@@ -1,0 +1,128 @@
+/**
+ * The signals queue (contract, section 2, "Signals batch"): views, clicks and
+ * errors wait here between flushes. Past the per-batch bounds entries are
+ * dropped and counted; the count travels in the next batch's `dropped`. A
+ * batch larger than the server's byte cap is split. At unload the batch goes
+ * by sendBeacon (text/plain, no CORS preflight, survives the page).
+ */
+import { MAX_CLICKS, MAX_ERRORS, MAX_VIEWS, SIGNALS_CAP_BYTES } from './config.js'
+import type { Guard } from './guard.js'
+import type { Transport } from './transport.js'
+
+export interface ViewSignal {
+  url: string
+  startedAt: number
+  title?: string
+  vw?: number
+  vh?: number
+  docH?: number
+  endedAt?: number
+  activeMs?: number
+  maxScrollPct?: number
+  exit?: boolean
+  quickBack?: boolean
+}
+
+export interface ClickSignal {
+  url: string
+  ts: number
+  xRatio: number
+  yDoc: number
+  vw?: number
+  docH?: number
+  selector?: string
+  label?: string
+  tag?: string
+  interactive?: boolean
+  kind?: 'click' | 'rage' | 'dead' | 'error'
+  n?: number
+}
+
+export interface ErrorSignal {
+  url: string
+  ts: number
+  message: string
+}
+
+export interface SignalsContext {
+  sk: string
+  vid: string
+  startedAt: number
+}
+
+export interface Signals {
+  view(view: ViewSignal): void
+  click(click: ClickSignal): void
+  error(error: ErrorSignal): void
+  /** Sends what is queued; `unloading` uses sendBeacon. */
+  flush(unloading?: boolean): void
+  readonly dropped: number
+}
+
+interface Batch extends SignalsContext {
+  dropped?: number
+  views: ViewSignal[]
+  clicks: ClickSignal[]
+  errors: ErrorSignal[]
+}
+
+const count = (batch: Batch) => batch.views.length + batch.clicks.length + batch.errors.length
+
+function split(batch: Batch): Batch[] {
+  const body = JSON.stringify(batch)
+  if (new Blob([body]).size <= SIGNALS_CAP_BYTES || count(batch) <= 1) return [batch]
+  const half = <T>(list: T[], first: boolean) => list.slice(first ? 0 : list.length >> 1, first ? list.length >> 1 : undefined)
+  const make = (first: boolean): Batch => ({ ...batch, dropped: first ? batch.dropped : 0, views: half(batch.views, first), clicks: half(batch.clicks, first), errors: half(batch.errors, first) })
+  return [...split(make(true)), ...split(make(false))]
+}
+
+export function createSignals(transport: Transport, guard: Guard, context: () => SignalsContext): Signals {
+  let views: ViewSignal[] = []
+  let clicks: ClickSignal[] = []
+  let errors: ErrorSignal[] = []
+  /** Dropped since the last batch that reached the server. */
+  let dropped = 0
+  let droppedTotal = 0
+
+  /** `n` entries lost now, plus `carried` drops a lost batch was reporting (already in the total). */
+  const lose = (n: number, carried = 0) => {
+    dropped += n + carried
+    droppedTotal += n
+  }
+  const add = <T>(list: T[], max: number, entry: T) => {
+    if (list.length >= max) lose(1)
+    else list.push(entry)
+  }
+
+  return {
+    view: (view) => add(views, MAX_VIEWS, view),
+    click: (click) => add(clicks, MAX_CLICKS, click),
+    error: (error) => add(errors, MAX_ERRORS, error),
+    flush(unloading = false) {
+      if (transport.stopped || !(views.length + clicks.length + errors.length)) return
+      const batch: Batch = { ...context(), views, clicks, errors }
+      if (dropped) batch.dropped = dropped
+      views = []
+      clicks = []
+      errors = []
+      dropped = 0
+      for (const part of split(batch)) {
+        const body = JSON.stringify(part)
+        if (unloading) {
+          if (!transport.beacon(body)) lose(count(part), part.dropped)
+          continue
+        }
+        transport
+          .send('signals', body)
+          .then((outcome) => {
+            // Lost after every retry: counted, and reported with the next batch.
+            if (outcome !== 'ok') lose(count(part), part.dropped)
+          })
+          .catch(guard.fault)
+      }
+    },
+    get dropped() {
+      return droppedTotal
+    },
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * Wires the modules together for one page: the recording, its chunks, the
+ * signals, page views, routes, sessions and the page lifecycle. Each module
+ * takes what it needs as arguments; this file owns only the order of things
+ * when a page view or a session changes.
+ */
+import { createChunks, type PageContext } from './chunks.js'
+import { trackClicks } from './clicks.js'
+import { FLUSH_INTERVAL_MS, INTERNAL_NAV_MS, QUICK_BACK_MS } from './config.js'
+import { trackErrors } from './errors.js'
+import { listen, type Guard, type Off } from './guard.js'
+import { startRecording } from './recorder.js'
+import { watchRoutes } from './routes.js'
+import { cleanIdentity, createSessions } from './session.js'
+import { createSignals } from './signals.js'
+import { openStorage } from './storage.js'
+import { createTransport } from './transport.js'
+import { trackViews } from './views.js'
+
+export interface TrackerOptions {
+  /** Where the service is: `{origin}/api/ingest`, `{origin}/api/signals`. */
+  origin: string
+  publicKey: string
+  guard: Guard
+}
+
+export interface Tracker {
+  command(name: string, args: unknown[]): unknown
+  stop(): void
+}
+
+/** rrweb incremental sources that show the page answered: mutation, scroll, input, media, style sheet and style changes. */
+const ANSWERS = new Set([0, 3, 5, 7, 8, 13])
+
+const sameSite = (url: string) => {
+  try {
+    return new URL(url, location.href).origin === location.origin
+  } catch {
+    return false
+  }
+}
+
+export function startTracker({ origin, publicKey, guard }: TrackerOptions): Tracker {
+  const now = () => performance.now()
+  const sessions = createSessions(openStorage(), publicKey.slice(-12))
+  const offs: Off[] = []
+  let stopped = false
+  let lastInternalNav = -Infinity
+  let quickBack = false
+
+  const transport = createTransport({ origin, publicKey, guard, onGone: () => stop() })
+
+  const newContext = (): PageContext => {
+    const session = sessions.current()
+    return { sk: session.sk, vid: session.vid, startedAt: session.startedAt, pageIndex: sessions.nextPage(), url: location.href }
+  }
+  let ctx = newContext()
+
+  const signals = createSignals(transport, guard, () => ({ sk: ctx.sk, vid: ctx.vid, startedAt: ctx.startedAt }))
+  const chunks = createChunks({ transport, guard, ctx, nextSeq: sessions.nextSeq, identity: () => sessions.current().identity })
+  const views = trackViews(guard, now, signals.view)
+  const clicks = trackClicks({ guard, now, emit: signals.click, onInternalLink: () => (lastInternalNav = now()) })
+  const recorder = startRecording(guard, (event) => {
+    if (event.type === 3 && ANSWERS.has(event.data.source)) clicks.answered()
+    chunks.push(event)
+  })
+
+  const referrer = document.referrer && sameSite(document.referrer) ? document.referrer.split('#')[0] : undefined
+  views.begin(referrer)
+
+  /** Ends the open view and sends what belongs to it, before the page view or the session changes. */
+  const closeView = (exit: boolean, isQuickBack = false) => {
+    clicks.settle()
+    views.end({ exit, quickBack: isQuickBack })
+    signals.flush()
+    chunks.flush()
+  }
+  /** A new page view (route, restored page) or a new session: new context, new full snapshot, new view. */
+  const openView = (previousUrl?: string) => {
+    ctx = newContext()
+    chunks.setContext(ctx)
+    recorder.snapshot()
+    views.begin(previousUrl)
+  }
+  /** Another tab reset or the session expired: move this page to the live session. */
+  const followSession = () => {
+    if (sessions.current().sk === ctx.sk) return
+    closeView(true)
+    openView()
+  }
+
+  offs.push(
+    watchRoutes(guard, (cause, previousUrl) => {
+      clicks.answered()
+      const view = views.current
+      // Back to the page before this one, soon after arriving: a quick back.
+      const back = cause === 'pop' && !!view && view.previousUrl === location.href.split('#')[0] && now() - view.at < QUICK_BACK_MS
+      closeView(false, back)
+      openView(previousUrl)
+    }),
+  )
+  offs.push(trackErrors(guard, signals.error, clicks.errored))
+
+  // Navigation API (Chromium): tells a navigation within the site, and a back to the previous page, before pagehide.
+  const navigation = (window as any).navigation as EventTarget | undefined
+  if (navigation && typeof navigation.addEventListener === 'function') {
+    offs.push(
+      listen(guard, navigation, 'navigate', (event: any) => {
+        const url: string = event.destination?.url || ''
+        if (!sameSite(url) || event.destination?.sameDocument) return
+        lastInternalNav = now()
+        const view = views.current
+        if (event.navigationType === 'traverse' && view && view.previousUrl === url.split('#')[0] && now() - view.at < QUICK_BACK_MS) quickBack = true
+      }),
+    )
+  }
+  offs.push(listen(guard, document, 'submit', () => (lastInternalNav = now())))
+
+  // Activity keeps the session alive (and moves this page to a new session after 30 idle minutes).
+  let lastTouch = -Infinity
+  for (const type of ['pointerdown', 'keydown', 'touchstart', 'scroll']) {
+    offs.push(
+      listen(guard, window, type, () => {
+        // Once a second is plenty for a 30-minute timeout, and keeps storage reads off every scroll event.
+        if (now() - lastTouch < 1000) return
+        lastTouch = now()
+        sessions.touch()
+        followSession()
+      }),
+    )
+  }
+
+  const flush = guard.wrap(() => {
+    followSession()
+    signals.flush()
+    chunks.flush()
+  })
+  const interval = setInterval(flush, FLUSH_INTERVAL_MS)
+
+  offs.push(
+    listen(guard, document, 'visibilitychange', () => {
+      // Hidden may be the last moment this page runs (mobile browsers discard background tabs): send while it can.
+      if (document.visibilityState === 'hidden') {
+        clicks.settle()
+        flush()
+      }
+    }),
+    listen(guard, window, 'pagehide', () => {
+      clicks.settle()
+      const exit = now() - lastInternalNav > INTERNAL_NAV_MS
+      views.end({ exit, quickBack })
+      quickBack = false
+      signals.flush(true)
+      chunks.flushNow()
+    }),
+    listen(guard, window, 'pageshow', (event: PageTransitionEvent) => {
+      // Restored from the back/forward cache: the visitor is back on this page, a new page view.
+      if (event.persisted) openView()
+    }),
+  )
+
+  function stop(): void {
+    if (stopped) return
+    stopped = true
+    clearInterval(interval)
+    recorder.stop()
+    clicks.stop()
+    views.stop()
+    for (const off of offs) guard.run(off)
+  }
+
+  return {
+    command(name, args) {
+      if (name === 'identify') {
+        const identity = cleanIdentity(args[0], args[1])
+        if (identity) sessions.identify(identity)
+      } else if (name === 'reset') {
+        closeView(true)
+        sessions.reset()
+        openView()
+      } else if (name === 'stats') {
+        return {
+          started: true,
+          faults: guard.faults,
+          ...transport.counters,
+          ...chunks.stats,
+          droppedSignals: signals.dropped,
+          snapshotMs: recorder.snapshotMs,
+          sk: ctx.sk,
+          vid: ctx.vid,
+          pageIndex: ctx.pageIndex,
+          stopped,
+        }
+      } else if (name === 'flush') {
+        // Send now (before a redirect the page makes itself, say) instead of at the next 10 s tick.
+        clicks.settle()
+        flush()
+      } else if (name === 'stop') {
+        stop()
+      }
+      return undefined
+    },
+    stop,
+  }
+}

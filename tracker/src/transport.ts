@@ -1,0 +1,118 @@
+/**
+ * Uploads to the two ingest endpoints. One attempt is one request with a
+ * timeout; a failure is retried with capped exponential backoff and jitter,
+ * except for a 4xx (other than 429), which no retry can fix. A 404 means the
+ * project key is unknown: the transport then stops for good and tells the
+ * tracker, which stops recording. Keepalive requests (the ones that must
+ * outlive the page) are kept inside the browser's in-flight quota.
+ */
+import { BACKOFF_BASE_MS, BACKOFF_CAP_MS, KEEPALIVE_BUDGET_BYTES, REQUEST_TIMEOUT_MS, RETRIES } from './config.js'
+import type { Guard } from './guard.js'
+
+export type Outcome = 'ok' | 'refused' | 'failed'
+
+export interface SendOptions {
+  headers?: Record<string, string>
+  /** The page is going away: one attempt, keepalive when the quota allows. */
+  unloading?: boolean
+}
+
+export interface Transport {
+  send(path: 'ingest' | 'signals', body: Uint8Array | string, options?: SendOptions): Promise<Outcome>
+  /** sendBeacon for signals at unload (text/plain: no CORS preflight). False when the browser refused it. */
+  beacon(body: string): boolean
+  readonly stopped: boolean
+  counters: { sent: number; retries: number; failed: number; refused: number }
+}
+
+export interface TransportOptions {
+  origin: string
+  publicKey: string
+  guard: Guard
+  /** Called once when the server says the key is unknown (404). */
+  onGone: () => void
+  random?: () => number
+}
+
+export const backoff = (attempt: number, random: () => number) => {
+  const base = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt)
+  return base + base * 0.5 * random()
+}
+
+const sizeOf = (body: Uint8Array | string) => (typeof body === 'string' ? body.length * 3 : body.byteLength)
+
+export function createTransport(options: TransportOptions): Transport {
+  const random = options.random ?? Math.random
+  const url = (path: string) => `${options.origin}/api/${path}?pk=${encodeURIComponent(options.publicKey)}`
+  let keepaliveInFlight = 0
+  let stopped = false
+  const counters = { sent: 0, retries: 0, failed: 0, refused: 0 }
+
+  const attempt = async (path: string, body: Uint8Array | string, sendOptions: SendOptions): Promise<Outcome | number> => {
+    const bytes = sizeOf(body)
+    const keepalive = !!sendOptions.unloading && keepaliveInFlight + bytes <= KEEPALIVE_BUDGET_BYTES
+    if (keepalive) keepaliveInFlight += bytes
+    const controller = typeof AbortController === 'function' ? new AbortController() : undefined
+    const timer = setTimeout(options.guard.wrap(() => controller?.abort()), REQUEST_TIMEOUT_MS)
+    try {
+      const res = await fetch(url(path), {
+        method: 'POST',
+        body: body as BodyInit,
+        headers: sendOptions.headers,
+        keepalive,
+        credentials: 'omit',
+        mode: 'cors',
+        signal: controller?.signal,
+      })
+      return res.status
+    } catch {
+      return 'failed' // network error, CORS failure, timeout abort: worth a retry
+    } finally {
+      clearTimeout(timer)
+      if (keepalive) keepaliveInFlight -= bytes
+    }
+  }
+
+  const send: Transport['send'] = async (path, body, sendOptions = {}) => {
+    const tries = sendOptions.unloading ? 1 : RETRIES + 1
+    for (let i = 0; i < tries && !stopped; i++) {
+      if (i > 0) {
+        counters.retries++
+        await new Promise((resolve) => setTimeout(resolve, backoff(i - 1, random)))
+      }
+      const status = await attempt(path, body, sendOptions)
+      if (typeof status === 'number' && status >= 200 && status < 300) {
+        counters.sent++
+        return 'ok'
+      }
+      if (typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429) {
+        counters.refused++
+        if (status === 404 && !stopped) {
+          stopped = true
+          options.guard.run(options.onGone)
+        }
+        return 'refused'
+      }
+    }
+    counters.failed++
+    return 'failed'
+  }
+
+  return {
+    send,
+    beacon(body) {
+      if (stopped || typeof navigator.sendBeacon !== 'function') return false
+      try {
+        const queued = navigator.sendBeacon(url('signals'), body)
+        if (queued) counters.sent++
+        return queued
+      } catch {
+        return false // the browser refused the beacon (quota); the caller counts the loss
+      }
+    },
+    get stopped() {
+      return stopped
+    },
+    counters,
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Page views (contract, section 2, "View"). One view is open at a time; it
+ * measures active time (the tab visible and focused), the deepest scroll
+ * reached, and ends on a route change, a session change or the page going
+ * away. A view is sent once, when it ends, so counts built from views at write
+ * time stay exact.
+ */
+import { MAX_TEXT, MAX_URL, SCROLL_SAMPLE_MS } from './config.js'
+import { listen, type Guard, type Off } from './guard.js'
+import type { ViewSignal } from './signals.js'
+
+export interface EndOptions {
+  exit: boolean
+  quickBack?: boolean
+}
+
+export interface Views {
+  /** Opens a view of the current URL; `previousUrl` is the page before it (for quick backs). */
+  begin(previousUrl?: string): void
+  end(options: EndOptions): void
+  /** The open view's URL and when it started. */
+  readonly current: { url: string; startedAt: number; previousUrl?: string; at: number } | undefined
+  stop: Off
+}
+
+const docHeight = () => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)
+
+export function trackViews(guard: Guard, now: () => number, emit: (view: ViewSignal) => void): Views {
+  let view: (ViewSignal & { at: number; previousUrl?: string }) | undefined
+  let activeSince: number | undefined
+  let lastSample = 0
+  let sampleTimer: ReturnType<typeof setTimeout> | undefined
+
+  const active = () => document.visibilityState === 'visible' && document.hasFocus()
+  /** Adds the active stretch that is running, and starts a new one if still active. */
+  const settleActive = () => {
+    const t = now()
+    if (view && activeSince !== undefined) view.activeMs = (view.activeMs ?? 0) + (t - activeSince)
+    activeSince = view && active() ? t : undefined
+  }
+  const sampleScroll = () => {
+    lastSample = now()
+    if (!view) return
+    const docH = docHeight()
+    view.docH = docH
+    const pct = docH > 0 ? Math.min(100, ((scrollY + innerHeight) / docH) * 100) : 100
+    view.maxScrollPct = Math.max(view.maxScrollPct ?? 0, Math.round(pct * 10) / 10)
+  }
+  const onScroll = () => {
+    if (now() - lastSample >= SCROLL_SAMPLE_MS) return sampleScroll()
+    // Trailing sample, so the last position of a fast scroll counts.
+    if (!sampleTimer) sampleTimer = setTimeout(guard.wrap(() => ((sampleTimer = undefined), sampleScroll())), SCROLL_SAMPLE_MS)
+  }
+
+  const offs = [
+    listen(guard, document, 'visibilitychange', settleActive),
+    listen(guard, window, 'focus', settleActive),
+    listen(guard, window, 'blur', settleActive),
+    listen(guard, window, 'scroll', onScroll),
+  ]
+
+  return {
+    begin(previousUrl) {
+      const t = now()
+      view = {
+        url: location.href.slice(0, MAX_URL),
+        startedAt: Date.now(),
+        vw: innerWidth,
+        vh: innerHeight,
+        activeMs: 0,
+        at: t,
+        previousUrl,
+      }
+      activeSince = undefined
+      settleActive()
+      sampleScroll()
+    },
+    end({ exit, quickBack }) {
+      if (!view) return
+      settleActive()
+      sampleScroll()
+      const { at, previousUrl, ...signal } = view
+      void at
+      void previousUrl
+      // Read at the end: a client-side route sets its title after it starts, and the old title is still up when the next route starts.
+      const title = document.title.slice(0, MAX_TEXT)
+      if (title) signal.title = title
+      signal.endedAt = Date.now()
+      signal.activeMs = Math.round(signal.activeMs ?? 0)
+      signal.exit = exit
+      if (quickBack) signal.quickBack = true
+      view = undefined
+      activeSince = undefined
+      emit(signal)
+    },
+    get current() {
+      return view && { url: view.url, startedAt: view.startedAt, previousUrl: view.previousUrl, at: view.at }
+    },
+    stop() {
+      clearTimeout(sampleTimer)
+      for (const off of offs) off()
+    },
+  }
+}
