@@ -47,6 +47,13 @@ export interface Config {
   backfillBatch: number
   /** Pause between backfill transactions, ms: leaves the write lock to ingest. */
   backfillPauseMs: number
+  /**
+   * Keep the heatmap, leaderboard, friction and page aggregates at ingest
+   * (AGGREGATE_SIGNALS=1, the default). 0 exists only so that the benchmark
+   * can measure their cost in one run: the read API then misses whatever was
+   * ingested meanwhile, until a backfill rebuilds the aggregates.
+   */
+  aggregateSignals: boolean
 }
 
 const KB = 1024
@@ -99,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionIntervalMs: int(env, 'RETENTION_INTERVAL_MS', 60 * 60 * 1000, 1000, 7 * 24 * 60 * 60 * 1000),
     backfillBatch: int(env, 'BACKFILL_BATCH', 500, 1, 100_000),
     backfillPauseMs: int(env, 'BACKFILL_PAUSE_MS', 5, 0, 60_000),
+    aggregateSignals: int(env, 'AGGREGATE_SIGNALS', 1, 0, 1) === 1,
   }
 }
 

@@ -82,6 +82,7 @@ export function buildOpenApi(controlOperations: Operation<any>[], options: OpenA
         ...errorResponses([...(op.errors ?? []), ...(op.credential === 'none' ? [] : BEARER_ERRORS)]),
       },
     }
+    if (op.answerHeaders) (entry.responses as Record<string, Schema>)['200'].headers = op.answerHeaders
     if (op.body) entry.requestBody = { required: true, content: { 'application/json': { schema: componentize(op.body, components) } } }
     if (op.query) entry.parameters = queryParameters(op.query)
     add(op.route, op.method, entry)

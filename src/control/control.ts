@@ -9,6 +9,8 @@ import { keyOperations } from './operations/keys.js'
 import { pageOperations } from './operations/pages.js'
 import { projectOperations } from './operations/projects.js'
 import { setupOperations } from './operations/setup.js'
+import { insightOperations } from './operations/insights.js'
+import { sessionOperations } from './operations/sessions.js'
 import { snippetOperations } from './operations/snippet.js'
 import { createRouter, type Operation } from './router.js'
 
@@ -27,6 +29,8 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
     ...pageOperations(deps.store, backfill),
     ...keyOperations(deps.store),
     ...setupOperations(deps.store),
+    ...sessionOperations(deps.store),
+    ...insightOperations(deps.store, deps.now),
     ...snippetOperations(deps.store, deps.config.directUrl),
     ...accountOperations({ store: deps.store, publicUrl: deps.config.publicUrl, directUrl: deps.config.directUrl, now: deps.now ?? Date.now }),
   ]

@@ -6,6 +6,7 @@
  * throw ApiError; this module writes every answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { pipeline } from 'node:stream'
 import type { ValidateFunction } from 'ajv'
 import { LIMITS } from '../config.js'
 import { ApiError, errorBody, statusOf, type ErrorCode } from '../errors.js'
@@ -44,6 +45,8 @@ export interface Operation<C = unknown> {
   response?: Record<string, unknown>
   /** Media type of the 200 answer; JSON unless said. */
   responseType?: string
+  /** Headers of the 200 answer worth documenting (OpenAPI `headers`), by name. */
+  answerHeaders?: Record<string, { description: string; schema: Record<string, unknown> }>
   /** Error codes this operation can answer besides the ones every operation can. */
   errors?: ErrorCode[]
   /** Served at the root too (public documents). */
@@ -97,7 +100,8 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
     if (isRawReply(reply)) {
       res.writeHead(reply.status ?? 200, { 'Content-Type': reply.contentType, ...reply.headers })
       if (typeof reply.raw === 'string' || Buffer.isBuffer(reply.raw)) res.end(reply.raw)
-      else reply.raw.pipe(res)
+      // pipeline, not pipe: a client that goes away destroys the source too (a recording stream stops reading chunks).
+      else pipeline(reply.raw, res, (error) => error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE' && log.error('streamed answer failed', { error: String(error) }))
       return
     }
     writeJson(res, 200, reply)

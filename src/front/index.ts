@@ -19,7 +19,7 @@ const config = loadConfig()
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
 const uws = loadNativeUws()
 const store = openStore(config)
-const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability }
+const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: config.aggregateSignals }
 const pool = new Piscina({
   filename: new URL('./ingest-writer.js', import.meta.url).href,
   minThreads: config.writerThreads,

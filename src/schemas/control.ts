@@ -1,7 +1,7 @@
 /** JSON Schemas of the control-plane request and answer bodies (API contract, sections 4.3 and 4.4, and the documented extensions). */
 import { projectSchema } from './common.js'
 
-const projectId = { type: 'string', minLength: 1, maxLength: 64, description: 'A project id from projects.list or projects.create.' } as const
+export const projectId = { type: 'string', minLength: 1, maxLength: 64, description: 'A project id from projects.list or projects.create.' } as const
 /** A generous bound: a pattern is a URL path, and browsers cap URLs near 2000 characters in practice. */
 const rule = { type: 'string', maxLength: 2000 } as const
 const rules = { type: 'array', minItems: 1, maxItems: 200, items: rule } as const

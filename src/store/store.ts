@@ -4,6 +4,20 @@
  * implements the same interface in a folder beside it and passes the shared
  * suite in test/store/store.case.ts.
  */
+import type {
+  ClickHeatmap,
+  ElementRow,
+  ElementsQuery,
+  FrictionPage,
+  FrictionQuery,
+  HeatmapQuery,
+  PageInsight,
+  ScrollHeatmap,
+  SessionListPage,
+  SessionListQuery,
+  SessionSignals,
+  TimeRange,
+} from './insights.js'
 
 export interface OrgRecord {
   id: string
@@ -315,6 +329,17 @@ export interface Store {
   /** Deletes recording bytes of sessions inactive since before `cutoff`; metadata and signals stay. */
   purgeRecordings(cutoff: number, limit: number, now: number): Promise<PurgeResult>
   listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }>
+
+  // ---- reading back: sessions and the aggregates kept at ingest (src/store/insights.ts) ----
+  /** Sessions newest first (by start), filtered, one page per call. */
+  listSessionPage(projectId: string, query: SessionListQuery): SessionListPage
+  sessionSignals(projectId: string, sk: string): SessionSignals
+  /** Keys of every page signals landed on, under the rules of the live aggregates. */
+  listSignalPages(projectId: string): string[]
+  heatmap(projectId: string, query: HeatmapQuery): ClickHeatmap | ScrollHeatmap
+  topElements(projectId: string, query: ElementsQuery): ElementRow[]
+  listFriction(projectId: string, query: FrictionQuery): FrictionPage
+  pageInsights(projectId: string, query: TimeRange): PageInsight[]
 
   close(): Promise<void>
 }

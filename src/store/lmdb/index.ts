@@ -32,14 +32,32 @@ import type {
   Store,
   UserRecord,
 } from '../store.js'
+import type {
+  ClickHeatmap,
+  ElementRow,
+  ElementsQuery,
+  FrictionPage,
+  FrictionQuery,
+  HeatmapQuery,
+  PageInsight,
+  ScrollHeatmap,
+  SessionListPage,
+  SessionListQuery,
+  SessionSignals,
+  TimeRange,
+} from '../insights.js'
+import { Deriver, type DerivedState } from './derive.js'
 import { applyChunk, applySignals, emptyStats } from './ingest.js'
-import { backfillStepInTxn, purgeInTxn } from './lifecycle.js'
+import { backfillStepInTxn, beginRebuild, purgeInTxn } from './lifecycle.js'
+import { derivedPages, friction, heatmap, pageInsights, sessionPage, sessionSignals, topElements } from './queries.js'
 
 export interface LmdbOptions {
   path: string
   /** Upper bound of the memory map, bytes. */
   mapSize: number
   durability: 'commit' | 'flush'
+  /** Keep the signal aggregates at ingest (derive.ts); off only to measure what they cost. Default on. */
+  aggregates?: boolean
 }
 
 export type Key = string | number | (string | number | Uint8Array)[]
@@ -72,6 +90,12 @@ export interface Tables {
   sessionsByTime: Database<true, Key>
   dashboardSessions: Database<DashboardSessionRecord, string>
   invites: Database<InviteRecord, string>
+  /** [projectId, startedAt, sk]: the session list, newest first by reading it backwards. */
+  sessionsByStart: Database<true, Key>
+  /** Everything derived from signals, by [projectId, generation, tag, …] (derive.ts). */
+  derived: Database<unknown, Key>
+  /** projectId → which generation of `derived` is live and which a backfill builds. */
+  derivedState: Database<DerivedState, string>
 }
 
 export class LmdbStore implements Store {
@@ -106,6 +130,9 @@ export class LmdbStore implements Store {
       sessionsByTime: db('sessions-by-time'),
       dashboardSessions: db('dashboard-sessions'),
       invites: db('invites'),
+      sessionsByStart: db('sessions-by-start'),
+      derived: db('derived'),
+      derivedState: db('derived-state'),
     }
   }
 
@@ -124,9 +151,11 @@ export class LmdbStore implements Store {
     const outcomes: IngestOutcome[] = []
     await this.settle(
       this.root.transaction(() => {
+        const deriver = this.options.aggregates === false ? undefined : new Deriver(this.tables)
         for (const item of items) {
-          outcomes.push(item.kind === 'chunk' ? applyChunk(this.tables, item) : applySignals(this.tables, item))
+          outcomes.push(item.kind === 'chunk' ? applyChunk(this.tables, item) : applySignals(this.tables, item, deriver))
         }
+        deriver?.flush()
       }),
     )
     return outcomes
@@ -361,6 +390,8 @@ export class LmdbStore implements Store {
           signalBatchesRekeyed: 0,
         }
         this.tables.backfills.put(projectId, state)
+        // Ingest from now on also feeds the generation of aggregates this backfill rebuilds.
+        beginRebuild(this.tables, projectId)
       }),
     )
     return state!
@@ -396,6 +427,36 @@ export class LmdbStore implements Store {
     for (const { key, value } of this.tables.signals.getRange({ start: [projectId], end: [projectId, MAX_KEY_PART] })) {
       yield { receivedAt: (key as [string, number])[1], batch: value }
     }
+  }
+
+  // ---- reading back ----
+
+  listSessionPage(projectId: string, query: SessionListQuery): SessionListPage {
+    return sessionPage(this.tables, projectId, query)
+  }
+
+  sessionSignals(projectId: string, sk: string): SessionSignals {
+    return sessionSignals(this.tables, projectId, sk)
+  }
+
+  listSignalPages(projectId: string): string[] {
+    return derivedPages(this.tables, projectId)
+  }
+
+  heatmap(projectId: string, query: HeatmapQuery): ClickHeatmap | ScrollHeatmap {
+    return heatmap(this.tables, projectId, query)
+  }
+
+  topElements(projectId: string, query: ElementsQuery): ElementRow[] {
+    return topElements(this.tables, projectId, query)
+  }
+
+  listFriction(projectId: string, query: FrictionQuery): FrictionPage {
+    return friction(this.tables, projectId, query)
+  }
+
+  pageInsights(projectId: string, query: TimeRange): PageInsight[] {
+    return pageInsights(this.tables, projectId, query)
   }
 
   async close(): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { threadId } from 'node:worker_threads'
 import type { ChunkInfo, IngestItem, IngestOutcome, PageRecord, ProjectStats, SessionRecord } from '../store.js'
+import type { Deriver } from './derive.js'
 import type { Tables } from './index.js'
 
 /** A session keeps the URL of at most this many page views; later ones still count in chunkCount. */
@@ -71,7 +72,11 @@ export function applyChunk(tables: Tables, item: ChunkItem): IngestOutcome {
     if (item.page) notePage(tables, projectId, item.page)
   }
   tables.sessions.put(sessionKey, session)
-  if (!existing) tables.sessionsByTime.put([receivedAt, projectId, meta.sk], true)
+  if (!existing) {
+    tables.sessionsByTime.put([receivedAt, projectId, meta.sk], true)
+    // The session list's order: startedAt never changes once the session exists, so a cursor on it is stable.
+    tables.sessionsByStart.put([projectId, session.startedAt, meta.sk], true)
+  }
 
   const stats = { ...(tables.projectStats.get(projectId) ?? emptyStats()) }
   if (!existing) stats.sessionCount += 1
@@ -84,10 +89,13 @@ export function applyChunk(tables: Tables, item: ChunkItem): IngestOutcome {
 /** Distinguishes batches received in the same millisecond within one transaction. */
 let signalsNonce = 0
 
-export function applySignals(tables: Tables, item: SignalsItem): IngestOutcome {
+/** `deriver` keeps the aggregates of issue 6 in the same transaction; absent when aggregation is switched off. */
+export function applySignals(tables: Tables, item: SignalsItem, deriver?: Deriver): IngestOutcome {
   const { projectId, batch, receivedAt } = item
   signalsNonce = (signalsNonce + 1) % 1_000_000_000
-  tables.signals.put([projectId, receivedAt, batch.sk, process.pid, threadId, signalsNonce], batch)
+  const key = [projectId, receivedAt, batch.sk, process.pid, threadId, signalsNonce]
+  tables.signals.put(key, batch)
+  deriver?.addStored(projectId, key, batch)
   for (const page of item.pages ?? []) notePage(tables, projectId, page)
   const stats = { ...(tables.projectStats.get(projectId) ?? emptyStats()) }
   stats.signalBatches += 1

@@ -5,6 +5,7 @@
  * half re-keyed.
  */
 import type { BackfillState, PageRecord, PurgeResult, Rekey, SessionRecord, SignalsRecord } from '../store.js'
+import { Deriver, derivedStateOf } from './derive.js'
 import type { Key, Tables } from './index.js'
 import { emptyStats } from './ingest.js'
 
@@ -62,6 +63,8 @@ export function backfillStepInTxn(tables: Tables, state: BackfillState, limit: n
     let last: Key | undefined
     for (const { key, value } of after<SessionRecord>(tables.sessions, rangeAfter(projectId, state.cursor), state.cursor, limit)) {
       tables.sessions.put(key, rekeySession(value, (url) => ({ ...rekey(url), firstSeenAt: value.createdAt }), next))
+      // Sessions stored before the session list's index existed enter it here (idempotent).
+      tables.sessionsByStart.put([projectId, value.startedAt, value.sk], true)
       last = key
       count += 1
     }
@@ -71,16 +74,29 @@ export function backfillStepInTxn(tables: Tables, state: BackfillState, limit: n
   } else if (state.phase === 'signals') {
     let count = 0
     let last: Key | undefined
+    // The aggregates are rebuilt from the re-keyed batches into the generation startBackfill opened.
+    const derived = derivedStateOf(tables, projectId)
+    const deriver = new Deriver(tables)
     for (const { key, value } of after<SignalsRecord>(tables.signals, rangeAfter(projectId, state.cursor), state.cursor, limit)) {
       const receivedAt = (key as [string, number])[1]
-      tables.signals.put(key, rekeySignals(value, (url) => ({ ...rekey(url), firstSeenAt: receivedAt }), next))
+      const rekeyed = rekeySignals(value, (url) => ({ ...rekey(url), firstSeenAt: receivedAt }), next)
+      tables.signals.put(key, rekeyed)
+      if (derived.building !== undefined) deriver.addRebuilt(projectId, derived.building, key, rekeyed)
       last = key
       count += 1
     }
+    deriver.flush()
     updated.signalBatchesRekeyed += count
-    if (count < limit) Object.assign(updated, { phase: 'finish', cursor: undefined })
-    else updated.cursor = last
+    if (count < limit) {
+      Object.assign(updated, { phase: 'finish', cursor: undefined })
+      switchToRebuilt(tables, projectId)
+    } else updated.cursor = last
   } else if (state.phase === 'finish') {
+    // The replaced generation of aggregates goes first, a bounded number of entries per step.
+    if (!pruneStep(tables, projectId, limit * PRUNE_PER_BATCH)) {
+      tables.backfills.put(projectId, updated)
+      return updated
+    }
     // Swap the index: drop pages of the old grouping (seen before the backfill
     // began and not produced again), keep pages that ingest added meanwhile
     // under the current rules, and add the re-keyed ones.
@@ -99,6 +115,46 @@ export function backfillStepInTxn(tables: Tables, state: BackfillState, limit: n
   }
   tables.backfills.put(projectId, updated)
   return updated
+}
+
+/** Derived entries deleted per backfill step, per session of the backfill's batch: small entries, cheap to delete. */
+const PRUNE_PER_BATCH = 20
+
+/** Opens a new generation of aggregates for a backfill to build (or keeps the one a previous run opened). */
+export function beginRebuild(tables: Tables, projectId: string): void {
+  const state = derivedStateOf(tables, projectId)
+  if (state.building !== undefined) return
+  const gen = state.lastGen + 1
+  tables.derivedState.put(projectId, { ...state, building: gen, lastGen: gen })
+}
+
+/** The rebuilt generation goes live; the one it replaces is left to prune. */
+function switchToRebuilt(tables: Tables, projectId: string): void {
+  const state = derivedStateOf(tables, projectId)
+  if (state.building === undefined) return
+  tables.derivedState.put(projectId, { live: state.building, lastGen: state.lastGen, prune: [...(state.prune ?? []), state.live] })
+}
+
+/** Deletes up to `budget` entries of replaced generations; true once none is left. */
+function pruneStep(tables: Tables, projectId: string, budget: number): boolean {
+  const state = derivedStateOf(tables, projectId)
+  const prune = [...(state.prune ?? [])]
+  let deleted = 0
+  while (prune.length > 0) {
+    const gen = prune[0]
+    for (const key of tables.derived.getKeys({ start: [projectId, gen], end: [projectId, gen + 1] })) {
+      if (deleted >= budget) {
+        tables.derivedState.put(projectId, { ...state, prune })
+        return false
+      }
+      tables.derived.remove(key)
+      deleted += 1
+    }
+    prune.shift()
+  }
+  const { prune: _done, ...rest } = state
+  tables.derivedState.put(projectId, rest)
+  return true
 }
 
 /** One bounded pass of retention; runs inside a write transaction. */

@@ -1,0 +1,122 @@
+/**
+ * Heatmaps, the element leaderboard, the friction feed and the page list
+ * (issue 6; documented extensions of section 4.3). Each reads aggregates the
+ * ingest writers keep by page and hour in the transaction that stores the raw
+ * signals (src/store/lmdb/derive.ts), so a 30-day query reads at most 720
+ * buckets per page. Hour resolution shows in the answers: `since` and `until`
+ * come back rounded out to whole hours (the friction feed, a list of events,
+ * keeps exact times).
+ */
+import { HEAT_X_BINS, HEAT_Y_BIN_PX, hoursOf, HOUR_MS, type Device, type HeatKind } from '../../store/insights.js'
+import {
+  elementsTopAnswer,
+  elementsTopBody,
+  frictionListAnswer,
+  frictionListBody,
+  heatmapAnswer,
+  heatmapBody,
+  pagesListAnswer,
+  pagesListBody,
+} from '../../schemas/read.js'
+import type { Store } from '../../store/store.js'
+import type { ApiKeyAuth } from '../auth.js'
+import { decodeCursor, encodeCursor, rangeOf, resolvePages, type Range } from '../reading.js'
+import type { Operation } from '../router.js'
+import { ownedProject } from './projects.js'
+
+type Body = Record<string, any>
+
+/** The range the hourly buckets actually cover. */
+function hourRange(range: Range): Range {
+  const { from, to } = hoursOf(range.since, range.until)
+  return { since: from * HOUR_MS, until: to * HOUR_MS }
+}
+
+export function insightOperations(store: Store, now: () => number = Date.now): Operation<ApiKeyAuth>[] {
+  return [
+    {
+      operationId: 'getHeatmap',
+      method: 'POST',
+      route: '/cli/heatmap',
+      credential: 'apiKey',
+      summary: `A page's click, rage-click or dead-click heatmap (${HEAT_X_BINS} columns across the viewport by ${HEAT_Y_BIN_PX} px rows of the document), or its scroll map (share of views reaching each depth); optionally one device class. Default range: the last 30 days.`,
+      body: heatmapBody,
+      response: heatmapAnswer,
+      errors: ['invalid_request', 'not_found'],
+      handle({ auth, body }) {
+        const b = body as Body
+        const project = ownedProject(store, auth, b.projectId)
+        const range = rangeOf(b, now())
+        const pages = resolvePages(store, project, b.page)
+        const result = store.heatmap(project.id, { ...range, pages, kind: b.kind as HeatKind, device: b.device as Device | undefined })
+        const head = { page: b.page, pages, ...(b.device ? { device: b.device } : {}), ...hourRange(range) }
+        if (result.kind === 'scroll') return { ...head, ...result }
+        return { ...head, ...result, xBins: HEAT_X_BINS, yBinPx: HEAT_Y_BIN_PX }
+      },
+    },
+    {
+      operationId: 'listTopElements',
+      method: 'POST',
+      route: '/cli/elements.top',
+      credential: 'apiKey',
+      summary: 'The most clicked elements (by selector) of a page or of the whole project, with label, tag, rage, dead and error-click counts and their share of the page\'s clicks.',
+      body: elementsTopBody,
+      response: elementsTopAnswer,
+      errors: ['invalid_request', 'not_found'],
+      handle({ auth, body }) {
+        const b = body as Body
+        const project = ownedProject(store, auth, b.projectId)
+        const range = rangeOf(b, now())
+        const pages = b.page === undefined ? undefined : resolvePages(store, project, b.page)
+        const elements = store.topElements(project.id, { ...range, pages, limit: b.limit ?? 20 })
+        return { ...hourRange(range), elements }
+      },
+    },
+    {
+      operationId: 'listFriction',
+      method: 'POST',
+      route: '/cli/friction.list',
+      credential: 'apiKey',
+      summary: 'The friction feed, newest first: rage, dead and error clicks and quick backs, and JavaScript errors grouped by message with counts and first and last seen; each with the session key and time to open the replay at. Follow nextCursor; the first page pins `until`, so later pages do not shift as new signals arrive.',
+      body: frictionListBody,
+      response: frictionListAnswer,
+      errors: ['invalid_request', 'not_found'],
+      handle({ auth, body }) {
+        const b = body as Body
+        const project = ownedProject(store, auth, b.projectId)
+        const cursor = b.cursor ? decodeCursor(b.cursor, { t: 'number', i: 'string', u: 'number', s: 'number' }) : undefined
+        // Later pages keep the window of the first, whose `until` defaulted to the time it was asked.
+        const range = cursor ? { since: cursor.s, until: cursor.u } : rangeOf(b, now())
+        const pages = b.page === undefined ? undefined : resolvePages(store, project, b.page)
+        const feed = store.listFriction(project.id, {
+          ...range,
+          pages,
+          sessionKey: b.sessionKey,
+          limit: b.limit ?? 50,
+          after: cursor && { ts: cursor.t, id: cursor.i },
+        })
+        return {
+          items: feed.items,
+          nextCursor: feed.next ? encodeCursor({ t: feed.next.ts, i: feed.next.id, u: range.until, s: range.since }) : null,
+        }
+      },
+    },
+    {
+      operationId: 'listPages',
+      method: 'POST',
+      route: '/cli/pages.list',
+      credential: 'apiKey',
+      summary: 'Every page with activity in the range, most viewed first: sessions, views, average active time and scroll depth, exit and quick-back rates, JavaScript errors, clicks.',
+      body: pagesListBody,
+      response: pagesListAnswer,
+      errors: ['invalid_request', 'not_found'],
+      handle({ auth, body }) {
+        const b = body as Body
+        const project = ownedProject(store, auth, b.projectId)
+        const range = rangeOf(b, now())
+        const pages = store.pageInsights(project.id, range).map(({ page, path, ...rest }) => ({ page: path, key: page, ...rest }))
+        return { ...hourRange(range), pages }
+      },
+    },
+  ]
+}

@@ -1,0 +1,176 @@
+/**
+ * Sessions and recordings, read back (issue 6; documented extensions of
+ * section 4.3, API-key bearer, POST with JSON bodies): the session list, a
+ * session's chunks, one chunk's bytes exactly as received, and the whole
+ * recording as one stream of rrweb events.
+ *
+ * A session whose recording retention purged keeps its metadata and signals:
+ * it is listed with `purged: true`, its chunk list is empty, and its chunk and
+ * events endpoints answer 404 not_found with a hint that says why.
+ */
+import { ApiError } from '../../errors.js'
+import { recordingEvents } from '../../recordings/events.js'
+import {
+  sessionBody,
+  sessionChunkBody,
+  sessionChunksAnswer,
+  sessionEventsAnswer,
+  sessionsListAnswer,
+  sessionsListBody,
+} from '../../schemas/read.js'
+import type { SessionSignals } from '../../store/insights.js'
+import type { ProjectRecord, SessionRecord, Store } from '../../store/store.js'
+import type { ApiKeyAuth } from '../auth.js'
+import { decodeCursor, encodeCursor, resolvePages } from '../reading.js'
+import type { Operation } from '../router.js'
+import { ownedProject } from './projects.js'
+
+type Body = Record<string, any>
+
+/** Response header carrying a chunk's encoding (`gzip` or `json`); the front exposes it to browsers through CORS. */
+export const ENCODING_HEADER = 'X-Svc-Encoding'
+
+const DEFAULT_LIMIT = 50
+
+export function sessionView(session: SessionRecord, signals: SessionSignals) {
+  return {
+    sessionKey: session.sk,
+    visitorId: session.vid,
+    ...(session.identity ? { identity: session.identity } : {}),
+    startedAt: session.startedAt,
+    lastActivityAt: session.lastTs,
+    durationMs: Math.max(0, session.lastTs - Math.min(session.startedAt, session.firstTs)),
+    activeMs: Math.max(0, signals.activeMs),
+    pageCount: session.pages.length,
+    pages: session.pages,
+    chunkCount: session.chunkCount,
+    bytes: session.bytes,
+    eventCount: session.eventCount,
+    entryUrl: session.pages[0]?.url ?? null,
+    ...(session.viewport ? { viewport: session.viewport } : {}),
+    clicks: signals.clicks,
+    rage: signals.rage,
+    dead: signals.dead,
+    errorClicks: signals.errorClicks,
+    errors: signals.errors,
+    purged: session.purgedAt !== undefined,
+    purgedAt: session.purgedAt ?? null,
+  }
+}
+
+function sessionOf(store: Store, project: ProjectRecord, sk: string): SessionRecord {
+  const session = store.getSession(project.id, sk)
+  if (!session) throw new ApiError('not_found', { error: 'No such session.', hint: 'List the project\'s sessions with POST /cli/sessions.list.' })
+  return session
+}
+
+function refusePurged(session: SessionRecord): void {
+  if (session.purgedAt === undefined) return
+  throw new ApiError('not_found', {
+    error: 'This session\'s recording was deleted by retention.',
+    hint: 'Recordings are kept RETENTION_DAYS after their last activity; the session\'s metadata and signals remain (sessions.list reports it with purged: true).',
+  })
+}
+
+export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
+  return [
+    {
+      operationId: 'listSessions',
+      method: 'POST',
+      route: '/cli/sessions.list',
+      credential: 'apiKey',
+      summary: 'Sessions newest first, filtered, a page at a time: follow nextCursor. The order is by start time, which never changes, so paging neither skips nor repeats a session while new ones arrive.',
+      body: sessionsListBody,
+      response: sessionsListAnswer,
+      errors: ['invalid_request', 'not_found'],
+      handle({ auth, body }) {
+        const b = body as Body
+        const project = ownedProject(store, auth, b.projectId)
+        if (b.since !== undefined && b.until !== undefined && b.since >= b.until) throw new ApiError('invalid_request', { error: 'since must be before until.' })
+        const after = b.cursor ? decodeCursor(b.cursor, { s: 'number', k: 'string' }) : undefined
+        const page = store.listSessionPage(project.id, {
+          since: b.since,
+          until: b.until,
+          pages: b.page === undefined ? undefined : resolvePages(store, project, b.page),
+          userId: b.userId,
+          accountId: b.accountId,
+          minDurationMs: b.minDurationMs,
+          hasErrors: b.hasErrors,
+          hasRage: b.hasRage,
+          limit: b.limit ?? DEFAULT_LIMIT,
+          after: after && { startedAt: after.s, sk: after.k },
+        })
+        return {
+          sessions: page.sessions.map(({ session, signals }) => sessionView(session, signals)),
+          nextCursor: page.next ? encodeCursor({ s: page.next.startedAt, k: page.next.sk }) : null,
+        }
+      },
+    },
+    {
+      operationId: 'listSessionChunks',
+      method: 'POST',
+      route: '/cli/sessions.chunks',
+      credential: 'apiKey',
+      summary: 'The recording\'s chunks in seq order, with what each holds. Empty (purged: true) once retention deleted the recording.',
+      body: sessionBody,
+      response: sessionChunksAnswer,
+      errors: ['invalid_request', 'not_found'],
+      handle({ auth, body }) {
+        const b = body as Body
+        const project = ownedProject(store, auth, b.projectId)
+        const session = sessionOf(store, project, b.sessionKey)
+        if (session.purgedAt !== undefined) return { chunks: [], purged: true }
+        return { chunks: store.listChunks(project.id, session.sk), purged: false }
+      },
+    },
+    {
+      operationId: 'getSessionChunk',
+      method: 'POST',
+      route: '/cli/sessions.chunk',
+      credential: 'apiKey',
+      summary: `One chunk's bytes exactly as the tracker sent them (application/octet-stream, never decompressed); its encoding, gzip or json, is in the ${ENCODING_HEADER} header.`,
+      body: sessionChunkBody,
+      response: { type: 'string', format: 'binary' },
+      responseType: 'application/octet-stream',
+      answerHeaders: { [ENCODING_HEADER]: { description: 'The chunk\'s encoding: `gzip` or `json`.', schema: { type: 'string', enum: ['gzip', 'json'] } } },
+      errors: ['invalid_request', 'not_found'],
+      handle({ auth, body }) {
+        const b = body as Body
+        const project = ownedProject(store, auth, b.projectId)
+        const session = sessionOf(store, project, b.sessionKey)
+        refusePurged(session)
+        const info = store.listChunks(project.id, session.sk).find((c) => c.seq === b.seq)
+        const bytes = info && store.getChunk(project.id, session.sk, b.seq)
+        if (!info || !bytes) throw new ApiError('not_found', { error: 'No such chunk.', hint: 'List the session\'s chunks with POST /cli/sessions.chunks.' })
+        const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+        return {
+          raw,
+          contentType: 'application/octet-stream',
+          headers: { [ENCODING_HEADER]: info.encoding, 'Content-Length': String(raw.byteLength), 'Cache-Control': 'private, max-age=86400, immutable' },
+        }
+      },
+    },
+    {
+      operationId: 'getSessionEvents',
+      method: 'POST',
+      route: '/cli/sessions.events',
+      credential: 'apiKey',
+      summary: 'The whole recording as one JSON array of rrweb events in order, gzip chunks decompressed; streamed, so a large recording is not built in memory.',
+      body: sessionBody,
+      response: sessionEventsAnswer,
+      errors: ['invalid_request', 'not_found'],
+      handle({ auth, body }) {
+        const b = body as Body
+        const project = ownedProject(store, auth, b.projectId)
+        const session = sessionOf(store, project, b.sessionKey)
+        refusePurged(session)
+        const chunks = store.listChunks(project.id, session.sk).map((info) => ({
+          seq: info.seq,
+          encoding: info.encoding,
+          load: () => store.getChunk(project.id, session.sk, info.seq),
+        }))
+        return { raw: recordingEvents(chunks), contentType: 'application/json' }
+      },
+    },
+  ]
+}

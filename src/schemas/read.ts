@@ -1,0 +1,310 @@
+/**
+ * JSON Schemas of the read API (issue 6, documented extensions of section 4.3):
+ * sessions and recordings, heatmaps, the element leaderboard, the friction
+ * feed and the page list. Request bodies refuse unknown members: a misspelt
+ * filter would otherwise answer unfiltered data without a word.
+ */
+import { HEAT_X_BINS, HEAT_Y_BIN_PX, SCROLL_STEPS } from '../store/insights.js'
+import { projectId } from './control.js'
+
+const epochMs = { type: 'integer', format: 'int64', minimum: 0, maximum: 8_640_000_000_000_000 } as const
+const since = { ...epochMs, description: 'Epoch ms, inclusive. Default: 30 days before `until`.' } as const
+const until = { ...epochMs, description: 'Epoch ms, exclusive. Default: now.' } as const
+const sessionKey = { type: 'string', minLength: 1, maxLength: 256, description: 'A session key (`sessionKey` in sessions.list).' } as const
+const cursor = { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[A-Za-z0-9_-]+$', description: 'The `nextCursor` of the previous page; send the same filters with it.' } as const
+const page = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 2000,
+  description: 'A page: its key from pages.list (`shop.test/{tenant}/settings/:id`), its display path (`/{tenant}/settings/:id`: that path on every host), or a URL, grouped under the project\'s rules.',
+} as const
+const limit = (max: number, fallback: number) => ({ type: 'integer', minimum: 1, maximum: max, description: `Default ${fallback}.` }) as const
+const device = { type: 'string', enum: ['mobile', 'tablet', 'desktop'], description: 'Viewport width under 768 px, 768-1023 px, 1024 px and over. Absent: every view and click, those without a width included.' } as const
+
+const strict = { type: 'object', additionalProperties: false } as const
+
+// ---- requests ----
+
+export const sessionsListBody = {
+  ...strict,
+  required: ['projectId'],
+  properties: {
+    projectId,
+    since: { ...epochMs, description: 'Sessions that started at or after this time (epoch ms).' },
+    until: { ...epochMs, description: 'Sessions that started before this time (epoch ms).' },
+    page: { ...page, description: `Sessions that viewed this page. ${page.description}` },
+    userId: { type: 'string', minLength: 1, maxLength: 256, description: 'Sessions identified with this user id.' },
+    accountId: { type: 'string', minLength: 1, maxLength: 256, description: 'Sessions identified with this account id.' },
+    minDurationMs: { type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 },
+    hasErrors: { type: 'boolean', description: 'true: sessions with at least one JavaScript error; false: sessions with none.' },
+    hasRage: { type: 'boolean', description: 'true: sessions with at least one rage click; false: sessions with none.' },
+    limit: limit(200, 50),
+    cursor,
+  },
+} as const
+
+export const sessionBody = {
+  ...strict,
+  required: ['projectId', 'sessionKey'],
+  properties: { projectId, sessionKey },
+} as const
+
+export const sessionChunkBody = {
+  ...strict,
+  required: ['projectId', 'sessionKey', 'seq'],
+  properties: { projectId, sessionKey, seq: { type: 'integer', minimum: 0, maximum: 2_147_483_647 } },
+} as const
+
+export const heatmapBody = {
+  ...strict,
+  required: ['projectId', 'page', 'kind'],
+  properties: {
+    projectId,
+    page,
+    kind: { type: 'string', enum: ['click', 'rage', 'dead', 'scroll'], description: '`click`: every click (rage, dead and error clicks included); `scroll`: the share of views that reached each depth.' },
+    device,
+    since,
+    until,
+  },
+} as const
+
+export const elementsTopBody = {
+  ...strict,
+  required: ['projectId'],
+  properties: { projectId, page: { ...page, description: `Absent: every page. ${page.description}` }, since, until, limit: limit(500, 20) },
+} as const
+
+export const frictionListBody = {
+  ...strict,
+  required: ['projectId'],
+  properties: {
+    projectId,
+    page: { ...page, description: `Absent: every page. ${page.description}` },
+    sessionKey: { ...sessionKey, description: 'Only this session\'s friction (the replay\'s markers).' },
+    since,
+    until,
+    limit: limit(500, 50),
+    cursor,
+  },
+} as const
+
+export const pagesListBody = {
+  ...strict,
+  required: ['projectId'],
+  properties: { projectId, since, until },
+} as const
+
+// ---- answers ----
+
+const count = { type: 'integer', minimum: 0 } as const
+const ratio = { type: 'number', minimum: 0, maximum: 1, nullable: true } as const
+const nextCursor = { type: 'string', nullable: true, description: 'Send it back as `cursor` for the next page; null at the end.' } as const
+
+const identity = {
+  type: 'object',
+  properties: { userId: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, accountId: { type: 'string' } },
+} as const
+
+const sessionPage = {
+  type: 'object',
+  required: ['pageIndex', 'url', 'page'],
+  properties: {
+    pageIndex: { type: 'integer', minimum: 0 },
+    url: { type: 'string' },
+    page: { type: 'string', description: 'Page key.' },
+  },
+} as const
+
+export const sessionSummarySchema = {
+  $id: 'SessionSummary',
+  type: 'object',
+  required: [
+    'sessionKey', 'visitorId', 'startedAt', 'lastActivityAt', 'durationMs', 'activeMs', 'pageCount', 'pages', 'chunkCount', 'bytes',
+    'eventCount', 'entryUrl', 'clicks', 'rage', 'dead', 'errorClicks', 'errors', 'purged',
+  ],
+  properties: {
+    sessionKey: { type: 'string' },
+    visitorId: { type: 'string' },
+    identity,
+    startedAt: { ...epochMs, description: 'Session start, epoch ms.' },
+    lastActivityAt: { ...epochMs, description: 'Last recorded event, epoch ms.' },
+    durationMs: { ...count, description: 'Last activity minus start.' },
+    activeMs: { ...count, description: 'Time the tab was visible and focused, summed over the session\'s page views (from signals).' },
+    pageCount: count,
+    pages: { type: 'array', items: sessionPage, description: 'The page views of the recording, by page index (the first 500).' },
+    chunkCount: count,
+    bytes: { ...count, description: 'Recording bytes as received (compressed where the tracker compressed).' },
+    eventCount: count,
+    entryUrl: { type: 'string', nullable: true, description: 'URL of the first page view.' },
+    viewport: { type: 'object', properties: { w: count, h: count } },
+    clicks: count,
+    rage: count,
+    dead: count,
+    errorClicks: count,
+    errors: { ...count, description: 'JavaScript errors.' },
+    purged: { type: 'boolean', description: 'True once retention deleted the recording; metadata and signals stay.' },
+    purgedAt: { ...epochMs, nullable: true },
+  },
+} as const
+
+export const sessionsListAnswer = {
+  type: 'object',
+  required: ['sessions', 'nextCursor'],
+  properties: {
+    sessions: { type: 'array', items: sessionSummarySchema, description: 'Newest first. A filtered page may hold fewer than `limit` (even none) while `nextCursor` is set: at most 20,000 sessions are examined per call.' },
+    nextCursor,
+  },
+} as const
+
+export const chunkInfoSchema = {
+  $id: 'ChunkInfo',
+  type: 'object',
+  required: ['seq', 'pageIndex', 'url', 'firstTs', 'lastTs', 'eventCount', 'encoding', 'size'],
+  properties: {
+    seq: { type: 'integer', minimum: 0 },
+    pageIndex: { type: 'integer', minimum: 0 },
+    url: { type: 'string' },
+    firstTs: epochMs,
+    lastTs: epochMs,
+    eventCount: count,
+    encoding: { type: 'string', enum: ['gzip', 'json'] },
+    size: { ...count, description: 'Bytes as received.' },
+    receivedAt: epochMs,
+  },
+} as const
+
+export const sessionChunksAnswer = {
+  type: 'object',
+  required: ['chunks', 'purged'],
+  properties: {
+    chunks: { type: 'array', items: chunkInfoSchema, description: 'In seq order. Empty once retention purged the recording.' },
+    purged: { type: 'boolean' },
+  },
+} as const
+
+export const sessionEventsAnswer = {
+  type: 'array',
+  description: 'Every rrweb event of the recording in chunk order, as one JSON array (gzip chunks decompressed). Streamed: the answer can be large.',
+  items: { type: 'object' },
+} as const
+
+export const heatmapAnswer = {
+  type: 'object',
+  required: ['page', 'pages', 'kind', 'since', 'until'],
+  properties: {
+    page: { type: 'string', description: 'The page asked for.' },
+    pages: { type: 'array', items: { type: 'string' }, description: 'Page keys it resolved to (merged).' },
+    kind: { type: 'string', enum: ['click', 'rage', 'dead', 'scroll'] },
+    device: { type: 'string', enum: ['mobile', 'tablet', 'desktop'] },
+    since: { ...epochMs, description: 'Start of the first hour read (aggregates have hour resolution).' },
+    until: { ...epochMs, description: 'End of the last hour read.' },
+    xBins: { type: 'integer', enum: [HEAT_X_BINS], description: `Columns across the viewport width: one per ${1440 / HEAT_X_BINS} px of a 1440 px-wide page. Click kinds only.` },
+    yBinPx: { type: 'integer', enum: [HEAT_Y_BIN_PX], description: 'Height of a row in document pixels. Click kinds only.' },
+    total: { ...count, description: 'Clicks counted. Click kinds only.' },
+    maxCount: { ...count, description: 'Highest count of one cell. Click kinds only.' },
+    cells: {
+      type: 'array',
+      description: '[column, row, clicks] for each cell with clicks: the cell spans x from column/xBins to (column+1)/xBins of the width, y from row*yBinPx to (row+1)*yBinPx document px. Click kinds only.',
+      items: { type: 'array', items: { type: 'integer', minimum: 0 }, minItems: 3, maxItems: 3 },
+    },
+    views: { ...count, description: 'Views that reported a scroll depth. Scroll only.' },
+    reached: {
+      type: 'array',
+      minItems: SCROLL_STEPS,
+      maxItems: SCROLL_STEPS,
+      items: { type: 'number', minimum: 0, maximum: 1 },
+      description: 'reached[d]: share of those views whose deepest scroll was at least d percent, d from 0 to 100. Scroll only.',
+    },
+  },
+} as const
+
+export const elementsTopAnswer = {
+  type: 'object',
+  required: ['elements', 'since', 'until'],
+  properties: {
+    since: epochMs,
+    until: epochMs,
+    elements: {
+      type: 'array',
+      description: 'Most clicked first. A rage click (its repeats collapsed) counts once.',
+      items: {
+        type: 'object',
+        required: ['page', 'selector', 'clicks', 'rage', 'dead', 'errors', 'share'],
+        properties: {
+          page: { type: 'string', description: 'Page key.' },
+          selector: { type: 'string', description: '`(other)` gathers the clicks beyond 2,000 distinct selectors in one page and hour.' },
+          label: { type: 'string' },
+          tag: { type: 'string' },
+          clicks: count,
+          rage: count,
+          dead: count,
+          errors: { ...count, description: 'Clicks followed by a JavaScript error.' },
+          share: { type: 'number', minimum: 0, maximum: 1, description: 'Its clicks over every click on its page in the range.' },
+        },
+      },
+    },
+  },
+} as const
+
+export const frictionItemSchema = {
+  $id: 'FrictionItem',
+  type: 'object',
+  required: ['kind', 'ts', 'id', 'sessionKey', 'page', 'url'],
+  properties: {
+    kind: { type: 'string', enum: ['rage', 'dead', 'errorClick', 'quickBack', 'jsError'] },
+    ts: { ...epochMs, description: 'When it happened: open the replay of `sessionKey` there. A JS error group: its latest occurrence in the range.' },
+    id: { type: 'string', description: 'Stable identity of the item.' },
+    sessionKey: { type: 'string' },
+    page: { type: 'string', description: 'Page key.' },
+    url: { type: 'string' },
+    selector: { type: 'string' },
+    label: { type: 'string' },
+    tag: { type: 'string' },
+    xRatio: { type: 'number' },
+    yDoc: { type: 'number' },
+    n: { type: 'integer', description: 'Rage clicks: the repeats collapsed into this one.' },
+    message: { type: 'string', description: 'JS errors.' },
+    count: { ...count, description: 'JS errors: occurrences of this message in the range.' },
+    firstSeen: epochMs,
+    lastSeen: epochMs,
+  },
+} as const
+
+export const frictionListAnswer = {
+  type: 'object',
+  required: ['items', 'nextCursor'],
+  properties: {
+    items: { type: 'array', items: frictionItemSchema, description: 'Newest first: rage, dead and error clicks and quick backs one by one; JavaScript errors one item per message.' },
+    nextCursor,
+  },
+} as const
+
+export const pagesListAnswer = {
+  type: 'object',
+  required: ['pages', 'since', 'until'],
+  properties: {
+    since: epochMs,
+    until: epochMs,
+    pages: {
+      type: 'array',
+      description: 'Pages with any view, click or error in the range, most viewed first.',
+      items: {
+        type: 'object',
+        required: ['page', 'key', 'host', 'sessions', 'views', 'avgActiveMs', 'avgScrollPct', 'exitRate', 'quickBackRate', 'errors', 'clicks'],
+        properties: {
+          page: { type: 'string', description: 'Display form: `/{tenant}/settings/:id`.' },
+          key: { type: 'string', description: 'Page key (host and display path): what the other calls take as `page`.' },
+          host: { type: 'string' },
+          sessions: { ...count, description: 'Sessions whose first view of the page falls in the range.' },
+          views: count,
+          avgActiveMs: { type: 'integer', minimum: 0, nullable: true },
+          avgScrollPct: { type: 'number', minimum: 0, maximum: 100, nullable: true },
+          exitRate: ratio,
+          quickBackRate: ratio,
+          errors: { ...count, description: 'JavaScript errors.' },
+          clicks: count,
+        },
+      },
+    },
+  },
+} as const

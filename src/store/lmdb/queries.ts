@@ -1,0 +1,390 @@
+/**
+ * Reads of the aggregates derive.ts keeps (issue 6): heatmaps, the element
+ * leaderboard, the friction feed, the page list and the session list. Each
+ * reads the live generation only, and at most one bucket per page and hour
+ * of the range (30 days: 720 per page).
+ */
+import {
+  HEAT_X_BINS,
+  HEAT_Y_BINS,
+  HOUR_MS,
+  SCROLL_STEPS,
+  SESSION_SCAN_BUDGET,
+  emptySessionSignals,
+  hoursOf,
+  type ClickHeatmap,
+  type ElementRow,
+  type ElementsQuery,
+  type FrictionItem,
+  type FrictionPage,
+  type FrictionPosition,
+  type FrictionQuery,
+  type HeatmapQuery,
+  type PageInsight,
+  type ScrollHeatmap,
+  type SessionListQuery,
+  type SessionListPage,
+  type SessionSignals,
+  type TimeRange,
+} from '../insights.js'
+import type { SessionRecord } from '../store.js'
+import {
+  ALL_SCOPE,
+  ALL_SLOTS,
+  DEVICE_SLOT,
+  decodePairs,
+  derivedStateOf,
+  emptyPageBucket,
+  pageScope,
+  sessionScope,
+  shortId,
+  type DeviceSlot,
+  type ElementEntry,
+  type ErrorMessage,
+  type ErrorOccurrence,
+  type FrictionRecord,
+  type PageBucket,
+} from './derive.js'
+import type { Key, Tables } from './index.js'
+
+/** Sorts after every string and number in lmdb-js's ordered-binary keys (see index.ts). */
+const MAX_KEY_PART = new Uint8Array([0xff])
+
+type Entry<V> = { key: Key; value: V }
+
+function range<V>(tables: Tables, start: Key, end: Key, reverse = false, limit?: number): Iterable<Entry<V>> {
+  return tables.derived.getRange({ start, end, reverse, limit }) as Iterable<Entry<V>>
+}
+
+function liveGen(tables: Tables, projectId: string): number {
+  return derivedStateOf(tables, projectId).live
+}
+
+/** Page keys of the live generation (every page any signal landed on). */
+export function derivedPages(tables: Tables, projectId: string): string[] {
+  const base = [projectId, liveGen(tables, projectId), 'pg']
+  return Array.from(range<{ key: string }>(tables, base, [...base, MAX_KEY_PART]), ({ value }) => value.key)
+}
+
+function sumPageBuckets(tables: Tables, base: (string | number)[], pageId: string, since: number, until: number): PageBucket {
+  const { from, to } = hoursOf(since, until)
+  const total = emptyPageBucket()
+  for (const { value } of range<PageBucket>(tables, [...base, 'pb', pageId, from], [...base, 'pb', pageId, to])) {
+    total.v += value.v
+    total.s += value.s
+    total.am += value.am
+    total.av += value.av
+    total.sp += value.sp
+    total.sv += value.sv
+    total.ex += value.ex
+    total.qb += value.qb
+    total.er += value.er
+    total.cl += value.cl
+    for (const slot of Object.keys(value.sh) as DeviceSlot[]) {
+      const histogram = (total.sh[slot] ??= new Array<number>(SCROLL_STEPS).fill(0))
+      value.sh[slot]!.forEach((n, i) => (histogram[i] += n))
+    }
+  }
+  return total
+}
+
+// ---- heatmaps ----
+
+export function heatmap(tables: Tables, projectId: string, query: HeatmapQuery): ClickHeatmap | ScrollHeatmap {
+  const base = [projectId, liveGen(tables, projectId)]
+  const slots: readonly DeviceSlot[] = query.device ? [DEVICE_SLOT[query.device]] : ALL_SLOTS
+  if (query.kind === 'scroll') {
+    const histogram = new Array<number>(SCROLL_STEPS).fill(0)
+    for (const page of query.pages) {
+      const bucket = sumPageBuckets(tables, base, shortId(page), query.since, query.until)
+      for (const slot of slots) bucket.sh[slot]?.forEach((n, i) => (histogram[i] += n))
+    }
+    const views = histogram.reduce((a, b) => a + b, 0)
+    const reached = new Array<number>(SCROLL_STEPS).fill(0)
+    let deeper = 0
+    for (let depth = SCROLL_STEPS - 1; depth >= 0; depth--) {
+      deeper += histogram[depth]
+      reached[depth] = views === 0 ? 0 : round(deeper / views)
+    }
+    return { kind: 'scroll', views, reached }
+  }
+
+  const kind = query.kind === 'click' ? 'a' : query.kind === 'rage' ? 'r' : 'd'
+  const { from, to } = hoursOf(query.since, query.until)
+  const grid = new Uint32Array(HEAT_X_BINS * HEAT_Y_BINS)
+  let top = -1
+  let total = 0
+  for (const page of query.pages) {
+    const prefix = [...base, 'ht', shortId(page), kind]
+    for (const { value } of range<Partial<Record<DeviceSlot, Uint8Array>>>(tables, [...prefix, from], [...prefix, to])) {
+      for (const slot of slots) {
+        const pairs = decodePairs(value[slot])
+        for (let i = 0; i < pairs.length; i += 2) {
+          grid[pairs[i]] += pairs[i + 1]
+          total += pairs[i + 1]
+          if (pairs[i] > top) top = pairs[i]
+        }
+      }
+    }
+  }
+  const cells: [number, number, number][] = []
+  let maxCount = 0
+  for (let bin = 0; bin <= top; bin++) {
+    const n = grid[bin]
+    if (n === 0) continue
+    cells.push([bin % HEAT_X_BINS, Math.floor(bin / HEAT_X_BINS), n])
+    if (n > maxCount) maxCount = n
+  }
+  return { kind: query.kind, total, maxCount, cells }
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+function round(x: number): number {
+  return Math.round(x * 10_000) / 10_000
+}
+
+// ---- element leaderboard ----
+
+export function topElements(tables: Tables, projectId: string, query: ElementsQuery): ElementRow[] {
+  const base = [projectId, liveGen(tables, projectId)]
+  const { from, to } = hoursOf(query.since, query.until)
+  const rows = new Map<string, ElementRow>()
+  const add = (page: string, selector: string, entry: ElementEntry) => {
+    const id = `${page}\n${selector}`
+    let row = rows.get(id)
+    if (!row) {
+      row = { page, selector, clicks: 0, rage: 0, dead: 0, errors: 0, share: 0 }
+      rows.set(id, row)
+    }
+    row.clicks += entry[1]
+    row.rage += entry[2]
+    row.dead += entry[3]
+    row.errors += entry[4]
+    // Buckets are read oldest first: the latest label and tag win.
+    if (entry[5] !== undefined) row.label = entry[5]
+    if (entry[6] !== undefined) row.tag = entry[6]
+  }
+  if (query.pages) {
+    for (const page of query.pages) {
+      const prefix = [...base, 'el', pageScope(shortId(page))]
+      for (const { value } of range<ElementEntry[]>(tables, [...prefix, from], [...prefix, to])) {
+        for (const entry of value) add(page, entry[0], entry)
+      }
+    }
+  } else {
+    const pageOf = pageResolver(tables, base)
+    const prefix = [...base, 'el', ALL_SCOPE]
+    for (const { value } of range<ElementEntry[]>(tables, [...prefix, from], [...prefix, to])) {
+      for (const entry of value) {
+        const newline = entry[0].indexOf('\n')
+        add(pageOf(entry[0].slice(0, newline)), entry[0].slice(newline + 1), entry)
+      }
+    }
+  }
+  const top = [...rows.values()]
+    .sort((a, b) => b.clicks - a.clicks || b.rage - a.rage || b.dead - a.dead || b.errors - a.errors || compare(a.page, b.page) || compare(a.selector, b.selector))
+    .slice(0, query.limit)
+  const pageClicks = new Map<string, number>()
+  for (const row of top) {
+    if (!pageClicks.has(row.page)) pageClicks.set(row.page, sumPageBuckets(tables, base, shortId(row.page), query.since, query.until).cl)
+    const clicks = pageClicks.get(row.page)!
+    row.share = clicks === 0 ? 0 : round(row.clicks / clicks)
+  }
+  return top
+}
+
+/** Page key of a page id of this generation (from its registry entry). */
+function pageResolver(tables: Tables, base: (string | number)[]): (pageId: string) => string {
+  const cache = new Map<string, string>()
+  return (pageId) => {
+    let page = cache.get(pageId)
+    if (page === undefined) {
+      page = (tables.derived.get([...base, 'pg', pageId]) as { key: string } | undefined)?.key ?? ''
+      cache.set(pageId, page)
+    }
+    return page
+  }
+}
+
+// ---- friction feed ----
+
+const olderThan = (a: FrictionPosition, b: FrictionPosition) => a.ts < b.ts || (a.ts === b.ts && a.id < b.id)
+
+export function friction(tables: Tables, projectId: string, query: FrictionQuery): FrictionPage {
+  const base = [projectId, liveGen(tables, projectId)]
+  const scopes = query.sessionKey ? [sessionScope(query.sessionKey)] : query.pages ? query.pages.map((p) => pageScope(shortId(p))) : [ALL_SCOPE]
+  // A session's items filtered by page: the session scope is small, filter as it is read.
+  const onPages = query.sessionKey && query.pages ? new Set(query.pages) : undefined
+  const want = query.limit + 1
+  const items: FrictionItem[] = []
+
+  for (const scope of scopes) {
+    const prefix = [...base, 'fr', scope]
+    const start = query.after ? [...prefix, query.after.ts, query.after.id] : [...prefix, query.until]
+    let taken = 0
+    for (const { key, value } of range<FrictionRecord>(tables, start, [...prefix, query.since], true)) {
+      const [ts, id] = (key as (string | number)[]).slice(-2) as [number, string]
+      if (query.after && ts === query.after.ts && id === query.after.id) continue
+      if (onPages && !onPages.has(value.page)) continue
+      items.push(frictionItem(ts, id, value))
+      if (++taken >= want) break
+    }
+  }
+
+  for (const group of errorGroups(tables, base, scopes, query, onPages)) {
+    if (!query.after || olderThan(group, query.after)) items.push(group)
+  }
+
+  items.sort((a, b) => (olderThan(a, b) ? 1 : olderThan(b, a) ? -1 : 0))
+  const page = items.slice(0, query.limit)
+  const last = page[page.length - 1]
+  return items.length > query.limit ? { items: page, next: { ts: last.ts, id: last.id } } : { items: page }
+}
+
+function frictionItem(ts: number, id: string, record: FrictionRecord): FrictionItem {
+  const { sk, ...rest } = record
+  return { ...rest, ts, id, sessionKey: sk }
+}
+
+/**
+ * JS errors grouped by message: one item per message that occurred in
+ * [since, until), placed at its latest occurrence there (whose session the
+ * item names), with the count and the first and last occurrence in the range.
+ */
+function errorGroups(tables: Tables, base: (string | number)[], scopes: string[], query: TimeRange, onPages?: Set<string>): FrictionItem[] {
+  const groups = new Map<string, FrictionItem>()
+  const merge = (msgId: string, message: string, count: number, first: number, last: { ts: number; occurrence: ErrorOccurrence }) => {
+    const current = groups.get(msgId)
+    if (!current) {
+      groups.set(msgId, {
+        kind: 'jsError', ts: last.ts, id: `e.${msgId}`, sessionKey: last.occurrence.sk, page: last.occurrence.page, url: last.occurrence.url,
+        message, count, firstSeen: first, lastSeen: last.ts,
+      })
+      return
+    }
+    current.count! += count
+    current.firstSeen = Math.min(current.firstSeen!, first)
+    if (last.ts > current.ts) Object.assign(current, { ts: last.ts, lastSeen: last.ts, sessionKey: last.occurrence.sk, page: last.occurrence.page, url: last.occurrence.url })
+  }
+
+  for (const scope of scopes) {
+    const registry = [...base, 'em', scope]
+    for (const { key, value } of range<ErrorMessage>(tables, registry, [...registry, MAX_KEY_PART])) {
+      if (value.last < query.since || value.first >= query.until) continue
+      const msgId = (key as string[])[registry.length]
+      const occurrences = [...base, 'eo', scope, msgId]
+      if (onPages) {
+        // One session's occurrences: few, counted one by one.
+        let count = 0
+        let first = Infinity
+        let last: { ts: number; occurrence: ErrorOccurrence } | undefined
+        for (const { key: k, value: occurrence } of range<ErrorOccurrence>(tables, [...occurrences, query.since], [...occurrences, query.until])) {
+          if (!onPages.has(occurrence.page)) continue
+          const ts = (k as (string | number)[])[occurrences.length] as number
+          count += 1
+          first = Math.min(first, ts)
+          last = { ts, occurrence }
+        }
+        if (last) merge(msgId, value.message, count, first, last)
+        continue
+      }
+      const latest = firstOf(range<ErrorOccurrence>(tables, [...occurrences, query.until], [...occurrences, query.since], true, 1))
+      if (!latest) continue
+      const earliest = firstOf(range<ErrorOccurrence>(tables, [...occurrences, query.since], [...occurrences, query.until], false, 1))!
+      const tsOf = (entry: Entry<ErrorOccurrence>) => (entry.key as (string | number)[])[occurrences.length] as number
+      merge(msgId, value.message, countErrors(tables, base, scope, msgId, query), tsOf(earliest), { ts: tsOf(latest), occurrence: latest.value })
+    }
+  }
+  return [...groups.values()]
+}
+
+function firstOf<T>(entries: Iterable<T>): T | undefined {
+  for (const entry of entries) return entry
+  return undefined
+}
+
+/** Occurrences in [since, until): whole hours from the hour counts, the partial hours at either end counted exactly. */
+function countErrors(tables: Tables, base: (string | number)[], scope: string, msgId: string, { since, until }: TimeRange): number {
+  const occurrences = [...base, 'eo', scope, msgId]
+  const exact = (a: number, b: number) => (a >= b ? 0 : tables.derived.getKeysCount({ start: [...occurrences, a], end: [...occurrences, b] }))
+  const firstFull = Math.ceil(since / HOUR_MS)
+  const lastFull = Math.floor(until / HOUR_MS)
+  if (firstFull >= lastFull) return exact(since, until)
+  let count = exact(since, firstFull * HOUR_MS) + exact(lastFull * HOUR_MS, until)
+  const hours = [...base, 'eh', scope, msgId]
+  for (const { value } of range<number>(tables, [...hours, firstFull], [...hours, lastFull])) count += value
+  return count
+}
+
+// ---- pages ----
+
+export function pageInsights(tables: Tables, projectId: string, query: TimeRange): PageInsight[] {
+  const base = [projectId, liveGen(tables, projectId)]
+  const pages: PageInsight[] = []
+  for (const page of derivedPages(tables, projectId)) {
+    const b = sumPageBuckets(tables, base, shortId(page), query.since, query.until)
+    if (b.v === 0 && b.s === 0 && b.cl === 0 && b.er === 0) continue
+    const slash = page.indexOf('/')
+    const ratio = (n: number, d: number) => (d === 0 ? null : round(n / d))
+    pages.push({
+      page,
+      host: slash === -1 ? page : page.slice(0, slash),
+      path: slash === -1 ? '/' : page.slice(slash),
+      sessions: b.s,
+      views: b.v,
+      avgActiveMs: b.av === 0 ? null : Math.round(b.am / b.av),
+      avgScrollPct: b.sv === 0 ? null : Math.round((b.sp / b.sv) * 10) / 10,
+      exitRate: ratio(b.ex, b.v),
+      quickBackRate: ratio(b.qb, b.v),
+      errors: b.er,
+      clicks: b.cl,
+    })
+  }
+  return pages.sort((a, b) => b.views - a.views || b.clicks - a.clicks || (a.page < b.page ? -1 : 1))
+}
+
+// ---- sessions ----
+
+export function sessionSignals(tables: Tables, projectId: string, sk: string, gen = liveGen(tables, projectId)): SessionSignals {
+  return (tables.derived.get([projectId, gen, 'ss', sk]) as SessionSignals | undefined) ?? emptySessionSignals()
+}
+
+export function durationOf(session: SessionRecord): number {
+  return Math.max(0, session.lastTs - Math.min(session.startedAt, session.firstTs))
+}
+
+/**
+ * Newest first by [startedAt, sk], a key no write ever moves: a cursor on it
+ * neither skips nor repeats a session while ingest goes on. Filters are
+ * applied as the index is read; at most SESSION_SCAN_BUDGET entries are
+ * examined per call, so a selective filter answers a short page with a cursor
+ * rather than scanning the whole project.
+ */
+export function sessionPage(tables: Tables, projectId: string, query: SessionListQuery): SessionListPage {
+  const gen = liveGen(tables, projectId)
+  const start = query.after ? [projectId, query.after.startedAt, query.after.sk] : [projectId, query.until ?? MAX_KEY_PART]
+  const end = query.since !== undefined ? [projectId, query.since] : [projectId]
+  const pages = query.pages ? new Set(query.pages) : undefined
+  const sessions: SessionListPage['sessions'] = []
+  let scanned = 0
+  let last: { startedAt: number; sk: string } | undefined
+  for (const key of tables.sessionsByStart.getKeys({ start, end, reverse: true })) {
+    const [, startedAt, sk] = key as [string, number, string]
+    if (query.after && startedAt === query.after.startedAt && sk === query.after.sk) continue
+    if (sessions.length === query.limit) return { sessions, next: last }
+    if (++scanned > SESSION_SCAN_BUDGET) return { sessions, next: last }
+    last = { startedAt, sk }
+    const session = tables.sessions.get([projectId, sk])
+    if (!session) continue
+    if (query.userId !== undefined && session.identity?.userId !== query.userId) continue
+    if (query.accountId !== undefined && session.identity?.accountId !== query.accountId) continue
+    if (query.minDurationMs !== undefined && durationOf(session) < query.minDurationMs) continue
+    if (pages && !session.pages.some((p) => pages.has(p.page))) continue
+    const signals = sessionSignals(tables, projectId, sk, gen)
+    if (query.hasErrors !== undefined && signals.errors > 0 !== query.hasErrors) continue
+    if (query.hasRage !== undefined && signals.rage > 0 !== query.hasRage) continue
+    sessions.push({ session, signals })
+  }
+  return { sessions }
+}

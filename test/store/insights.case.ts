@@ -1,0 +1,294 @@
+/**
+ * The shared suite of the Store's read side (issue 6): the session list and
+ * the aggregates kept at ingest. Every implementation runs it through a test
+ * file beside this one (test/store/lmdb-insights.test.ts) with a factory that
+ * gives each test a fresh, empty store, like store.case.ts.
+ */
+import type { Test } from 'tap'
+import { groupUrl } from '../../src/pages/group.js'
+import { HEAT_X_BINS, HOUR_MS } from '../../src/store/insights.js'
+import type { ChunkMeta, Click, ErrorEntry, IngestItem, NewProject, SignalsRecord, Store, View } from '../../src/store/store.js'
+
+export type InsightsStoreFactory = (t: Test) => Promise<Store>
+
+/** An hour boundary, so that tests can place signals on either side of one. */
+const H0 = Date.UTC(2026, 0, 5, 10)
+const MIN = 60_000
+
+function project(): NewProject {
+  const n = Math.random().toString(16).slice(2, 10)
+  return { id: `prj_${n}`, orgId: 'org_1', name: `Site ${n}`, domain: null, pathRules: [], publicKey: `svc_pk_${n}`, createdAt: H0 }
+}
+
+/** Page keys assigned as the ingest writer assigns them, under no rules. */
+function paged<T extends { url: string; page?: string }>(entry: T): T {
+  return { ...entry, page: groupUrl(entry.url, []).key }
+}
+
+export function signals(projectId: string, receivedAt: number, batch: Partial<SignalsRecord> & { sk: string }): IngestItem {
+  return {
+    kind: 'signals',
+    projectId,
+    receivedAt,
+    batch: {
+      vid: `v-${batch.sk}`,
+      dropped: 0,
+      ...batch,
+      views: (batch.views ?? []).map(paged),
+      clicks: (batch.clicks ?? []).map(paged),
+      errors: (batch.errors ?? []).map(paged),
+    },
+  }
+}
+
+function chunk(projectId: string, meta: Partial<ChunkMeta> & { sk: string }, receivedAt = H0): IngestItem {
+  const url = meta.url ?? 'https://shop.test/'
+  return {
+    kind: 'chunk',
+    projectId,
+    receivedAt,
+    body: Buffer.from('[{"type":4}]'),
+    page: { ...groupUrl(url, []), firstSeenAt: receivedAt },
+    meta: { vid: `v-${meta.sk}`, seq: 0, encoding: 'json', pageIndex: 0, url, ...meta },
+  }
+}
+
+const click = (over: Partial<Click> = {}): Click => ({ url: 'https://shop.test/cart', ts: H0 + MIN, xRatio: 0.5, yDoc: 100, vw: 1440, ...over })
+const view = (over: Partial<View> = {}): View => ({ url: 'https://shop.test/cart', startedAt: H0 + MIN, vw: 1440, ...over })
+const error = (over: Partial<ErrorEntry> = {}): ErrorEntry => ({ url: 'https://shop.test/cart', ts: H0 + MIN, message: 'TypeError: x is undefined', ...over })
+
+const DAY = { since: H0 - 12 * HOUR_MS, until: H0 + 12 * HOUR_MS }
+
+export function insightsSuite(t: Test, open: InsightsStoreFactory): void {
+  t.test('lists sessions newest first by start, a page at a time, without skipping or repeating', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    // Two sessions share a start time: the session key breaks the tie.
+    const starts = [5, 1, 9, 3, 3, 7, 2, 8, 6, 4]
+    await store.appendBatch(starts.map((m, i) => chunk(p.id, { sk: `s${i}`, startedAt: H0 + m * MIN, firstTs: H0 + m * MIN, lastTs: H0 + m * MIN + 1000 })))
+    const seen: string[] = []
+    let after
+    for (let pages = 0; pages < 10; pages++) {
+      const page = store.listSessionPage(p.id, { limit: 3, after })
+      seen.push(...page.sessions.map((s) => s.session.sk))
+      if (!page.next) break
+      after = page.next
+    }
+    const expected = starts
+      .map((m, i) => ({ m, sk: `s${i}` }))
+      .sort((a, b) => b.m - a.m || (a.sk < b.sk ? 1 : -1))
+      .map((s) => s.sk)
+    t.same(seen, expected)
+    t.same(store.listSessionPage(p.id, { limit: 10, since: H0 + 3 * MIN, until: H0 + 6 * MIN }).sessions.map((s) => s.session.startedAt), [5, 4, 3, 3].map((m) => H0 + m * MIN), 'since inclusive, until exclusive')
+    t.same(store.listSessionPage('prj_other', { limit: 10 }).sessions, [])
+  })
+
+  t.test('filters sessions by identity, duration, page, errors and rage clicks', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    await store.appendBatch([
+      chunk(p.id, { sk: 'ada', startedAt: H0, firstTs: H0, lastTs: H0 + 120_000, identity: { userId: 'u1', accountId: 'acme' }, url: 'https://shop.test/cart' }),
+      chunk(p.id, { sk: 'bob', startedAt: H0 + 1, firstTs: H0 + 1, lastTs: H0 + 5_000, identity: { userId: 'u2', accountId: 'acme' } }),
+      chunk(p.id, { sk: 'cat', startedAt: H0 + 2, firstTs: H0 + 2, lastTs: H0 + 62_000 }),
+      signals(p.id, H0 + 2 * MIN, { sk: 'ada', errors: [error()] }),
+      signals(p.id, H0 + 2 * MIN, { sk: 'cat', clicks: [click({ kind: 'rage', n: 4 }), click()] }),
+    ])
+    const sks = (query: Parameters<Store['listSessionPage']>[1]) => store.listSessionPage(p.id, query).sessions.map((s) => s.session.sk)
+    t.same(sks({ limit: 10, userId: 'u1' }), ['ada'])
+    t.same(sks({ limit: 10, accountId: 'acme' }), ['bob', 'ada'])
+    t.same(sks({ limit: 10, minDurationMs: 60_000 }), ['cat', 'ada'])
+    t.same(sks({ limit: 10, pages: ['shop.test/cart'] }), ['ada'])
+    t.same(sks({ limit: 10, hasErrors: true }), ['ada'])
+    t.same(sks({ limit: 10, hasErrors: false }), ['cat', 'bob'])
+    t.same(sks({ limit: 10, hasRage: true }), ['cat'])
+    const cat = store.listSessionPage(p.id, { limit: 1 }).sessions[0]
+    t.match(cat.signals, { clicks: 2, rage: 1, dead: 0, errors: 0 })
+    t.match(store.sessionSignals(p.id, 'ada'), { errors: 1, clicks: 0 })
+  })
+
+  t.test('click heatmaps bin by horizontal ratio and document y, split by device class', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    await store.appendBatch([
+      signals(p.id, H0 + 2 * MIN, {
+        sk: 's1',
+        clicks: [
+          click({ xRatio: 0, yDoc: 0, vw: 1440 }),
+          click({ xRatio: 0.004, yDoc: 9.9, vw: 1440 }), // same 10 px cell at 1440 px
+          click({ xRatio: 1, yDoc: 125, vw: 375, kind: 'rage', n: 3 }),
+          click({ xRatio: 0.5, yDoc: 99_999, vw: 800, kind: 'dead' }), // below the deepest row: the last row
+          click({ xRatio: 0.5, yDoc: 10, vw: undefined }), // no viewport width: counted only without a device
+        ],
+      }),
+    ])
+    const all = store.heatmap(p.id, { ...DAY, pages: ['shop.test/cart'], kind: 'click' })
+    t.match(all, { kind: 'click', total: 5, maxCount: 2 })
+    t.same(all.kind === 'click' && all.cells, [
+      [0, 0, 2],
+      [72, 1, 1],
+      [HEAT_X_BINS - 1, 12, 1],
+      [72, 4999, 1],
+    ])
+    t.match(store.heatmap(p.id, { ...DAY, pages: ['shop.test/cart'], kind: 'click', device: 'desktop' }), { total: 2 })
+    t.match(store.heatmap(p.id, { ...DAY, pages: ['shop.test/cart'], kind: 'click', device: 'mobile' }), { total: 1, cells: [[HEAT_X_BINS - 1, 12, 1]] })
+    t.match(store.heatmap(p.id, { ...DAY, pages: ['shop.test/cart'], kind: 'rage' }), { total: 1 })
+    t.match(store.heatmap(p.id, { ...DAY, pages: ['shop.test/cart'], kind: 'dead', device: 'tablet' }), { total: 1, cells: [[72, 4999, 1]] })
+    t.match(store.heatmap(p.id, { ...DAY, pages: ['shop.test/other'], kind: 'click' }), { total: 0, cells: [] })
+    t.match(store.heatmap(p.id, { since: H0 + 2 * HOUR_MS, until: H0 + 3 * HOUR_MS, pages: ['shop.test/cart'], kind: 'click' }), { total: 0 }, 'another hour')
+  })
+
+  t.test('a scroll map is the share of views that reached each depth; a view sent again replaces its first copy', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    await store.appendBatch([
+      signals(p.id, H0 + 2 * MIN, { sk: 's1', views: [view({ maxScrollPct: 20 }), view({ startedAt: H0 + 2 * MIN, maxScrollPct: 100, vw: 390 })] }),
+      signals(p.id, H0 + 2 * MIN, { sk: 's2', views: [view({ maxScrollPct: 50 }), view({ url: 'https://shop.test/cart?x=1', startedAt: H0 + 3 * MIN })] }),
+    ])
+    // s1's first view again, later and deeper: it replaces the 20 %, it is not a fourth view.
+    await store.appendBatch([signals(p.id, H0 + 5 * MIN, { sk: 's1', views: [view({ maxScrollPct: 60, activeMs: 4000, exit: true })] })])
+    const scroll = store.heatmap(p.id, { ...DAY, pages: ['shop.test/cart'], kind: 'scroll' })
+    t.equal(scroll.kind === 'scroll' && scroll.views, 3)
+    const reached = scroll.kind === 'scroll' ? scroll.reached : []
+    t.equal(reached.length, 101)
+    t.same([reached[0], reached[50], reached[51], reached[60], reached[61], reached[100]], [1, 1, 0.6667, 0.6667, 0.3333, 0.3333])
+    t.match(store.heatmap(p.id, { ...DAY, pages: ['shop.test/cart'], kind: 'scroll', device: 'mobile' }), { views: 1, reached: { 100: 1 } })
+    const [page] = store.pageInsights(p.id, DAY)
+    t.match(page, { page: 'shop.test/cart', host: 'shop.test', path: '/cart', views: 4, sessions: 2, avgActiveMs: 4000, avgScrollPct: 70, exitRate: 0.25, quickBackRate: 0, errors: 0 })
+    t.match(store.sessionSignals(p.id, 's1'), { views: 2, activeMs: 4000 })
+  })
+
+  t.test('the element leaderboard counts clicks by selector with their share of the page', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    const buy = { selector: 'button#buy', tag: 'button' }
+    await store.appendBatch([
+      signals(p.id, H0 + MIN, {
+        sk: 's1',
+        clicks: [
+          click({ ...buy, label: 'Buy' }),
+          click({ ...buy, kind: 'rage', n: 5 }),
+          click({ ...buy, kind: 'error' }),
+          click({ selector: 'a.help', tag: 'a', label: 'Help', kind: 'dead' }),
+          click(), // no selector: counts in the page's clicks, not in the leaderboard
+          click({ url: 'https://shop.test/', selector: 'a.logo' }),
+        ],
+      }),
+    ])
+    // A later hour relabels the button.
+    await store.appendBatch([signals(p.id, H0 + HOUR_MS + MIN, { sk: 's2', clicks: [click({ ...buy, ts: H0 + HOUR_MS + MIN, label: 'Buy now' })] })])
+    const cart = store.topElements(p.id, { ...DAY, pages: ['shop.test/cart'], limit: 10 })
+    t.same(cart, [
+      { page: 'shop.test/cart', selector: 'button#buy', label: 'Buy now', tag: 'button', clicks: 4, rage: 1, dead: 0, errors: 1, share: 0.6667 },
+      { page: 'shop.test/cart', selector: 'a.help', label: 'Help', tag: 'a', clicks: 1, rage: 0, dead: 1, errors: 0, share: 0.1667 },
+    ])
+    const everywhere = store.topElements(p.id, { ...DAY, limit: 2 })
+    t.same(everywhere.map((e) => [e.page, e.selector, e.share]), [['shop.test/cart', 'button#buy', 0.6667], ['shop.test/cart', 'a.help', 0.1667]])
+    t.same(store.topElements(p.id, { ...DAY, limit: 5 }).find((e) => e.selector === 'a.logo'), { page: 'shop.test/', selector: 'a.logo', clicks: 1, rage: 0, dead: 0, errors: 0, share: 1 })
+  })
+
+  t.test('the friction feed lists rage, dead and error clicks and quick backs newest first, with a cursor', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    await store.appendBatch([
+      signals(p.id, H0 + 10 * MIN, {
+        sk: 's1',
+        clicks: [
+          click({ ts: H0 + 1 * MIN, kind: 'rage', n: 4, selector: '#a' }),
+          click({ ts: H0 + 2 * MIN, kind: 'click' }),
+          click({ ts: H0 + 3 * MIN, kind: 'dead' }),
+          click({ ts: H0 + 4 * MIN, kind: 'error', url: 'https://shop.test/' }),
+        ],
+        views: [view({ startedAt: H0 + 5 * MIN, quickBack: true })],
+      }),
+      signals(p.id, H0 + 10 * MIN, { sk: 's2', clicks: [click({ ts: H0 + 6 * MIN, kind: 'rage' })] }),
+    ])
+    const feed = store.listFriction(p.id, { ...DAY, limit: 10 })
+    t.same(feed.items.map((i) => [i.kind, i.ts, i.sessionKey]), [
+      ['rage', H0 + 6 * MIN, 's2'],
+      ['quickBack', H0 + 5 * MIN, 's1'],
+      ['errorClick', H0 + 4 * MIN, 's1'],
+      ['dead', H0 + 3 * MIN, 's1'],
+      ['rage', H0 + 1 * MIN, 's1'],
+    ])
+    t.match(feed.items[4], { selector: '#a', n: 4, page: 'shop.test/cart', url: 'https://shop.test/cart' })
+    t.equal(feed.next, undefined)
+
+    const paged: string[] = []
+    let after
+    do {
+      const page = store.listFriction(p.id, { ...DAY, limit: 2, after })
+      paged.push(...page.items.map((i) => i.id))
+      after = page.next
+    } while (after)
+    t.same(paged, feed.items.map((i) => i.id), 'pages of 2 give the same items in the same order')
+
+    t.same(store.listFriction(p.id, { ...DAY, limit: 10, pages: ['shop.test/'] }).items.map((i) => i.kind), ['errorClick'])
+    t.same(store.listFriction(p.id, { ...DAY, limit: 10, sessionKey: 's2' }).items.map((i) => i.kind), ['rage'])
+    t.same(store.listFriction(p.id, { since: H0 + 3 * MIN, until: H0 + 5 * MIN, limit: 10 }).items.map((i) => i.ts), [H0 + 4 * MIN, H0 + 3 * MIN], 'exact times: since inclusive, until exclusive')
+  })
+
+  t.test('JavaScript errors appear once per message, at their latest occurrence, with exact counts across hour edges', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    const boom = (ts: number, sk = 's1') => signals(p.id, ts + MIN, { sk, errors: [error({ ts, message: 'boom' })] })
+    await store.appendBatch([
+      boom(H0 - 30 * MIN),
+      boom(H0 - 1),
+      boom(H0),
+      boom(H0 + 59 * MIN),
+      boom(H0 + HOUR_MS + 30 * MIN, 's2'),
+      boom(H0 + 2 * HOUR_MS + 5 * MIN, 's3'),
+      signals(p.id, H0 + 11 * MIN, { sk: 's1', errors: [error({ ts: H0 + 10 * MIN, message: 'other' })] }),
+    ])
+    // From the middle of one hour to the middle of another: both partial hours counted exactly.
+    const feed = store.listFriction(p.id, { since: H0 - 1, until: H0 + HOUR_MS + 31 * MIN, limit: 10 })
+    t.same(
+      feed.items.map((i) => [i.kind, i.message, i.count, i.firstSeen, i.lastSeen, i.ts, i.sessionKey]),
+      [
+        ['jsError', 'boom', 4, H0 - 1, H0 + HOUR_MS + 30 * MIN, H0 + HOUR_MS + 30 * MIN, 's2'],
+        ['jsError', 'other', 1, H0 + 10 * MIN, H0 + 10 * MIN, H0 + 10 * MIN, 's1'],
+      ],
+    )
+    const inside = store.listFriction(p.id, { since: H0 + 1, until: H0 + 2 * MIN, limit: 10 })
+    t.same(inside.items, [], 'no occurrence in the range: no group')
+    const session = store.listFriction(p.id, { ...DAY, sessionKey: 's1', limit: 10 })
+    t.same(session.items.map((i) => [i.message, i.count]), [['boom', 4], ['other', 1]])
+    t.match(store.pageInsights(p.id, DAY), [{ page: 'shop.test/cart', errors: 7 }])
+  })
+
+  t.test('client times far from the time of receipt are clamped into the contract\'s window', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    await store.appendBatch([signals(p.id, H0, { sk: 's1', clicks: [click({ ts: 0, kind: 'dead' }), click({ ts: H0 + 365 * 24 * HOUR_MS, kind: 'dead' })] })])
+    const times = store.listFriction(p.id, { ...DAY, since: H0 - 48 * HOUR_MS, limit: 10 }).items.map((i) => i.ts)
+    t.same(times, [H0 + 5 * MIN, H0 - 24 * HOUR_MS])
+  })
+
+  t.test('a backfill re-keys the aggregates by page and counts what ingest added meanwhile once', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    const tenant = (n: number) => `https://app.test/t${n}/settings`
+    for (let n = 0; n < 6; n++) {
+      await store.appendBatch([
+        signals(p.id, H0 + n, { sk: `s${n}`, clicks: [click({ url: tenant(n), kind: 'dead', selector: '#save' })], views: [view({ url: tenant(n), maxScrollPct: 50 })], errors: [error({ url: tenant(n) })] }),
+      ])
+    }
+    t.same(store.listSignalPages(p.id).length, 6)
+    await store.updateProject(p.id, { pathRules: ['/{tenant}/settings'] })
+    await store.startBackfill(p.id, ['/{tenant}/settings'], H0)
+    const rekey = (url: string) => ({ key: url.replace(/t\d+/, '{tenant}').replace('https://', ''), host: 'app.test', path: '/{tenant}/settings', firstSeenAt: 0 })
+    let state = await store.backfillStep(p.id, 2, rekey, H0)
+    // Ingest during the backfill, under the new rules: counted in both generations, rebuilt never.
+    const during = signals(p.id, H0 + 10, { sk: 'late', clicks: [click({ url: tenant(9), kind: 'dead', selector: '#save' })] })
+    for (const c of (during as { batch: SignalsRecord }).batch.clicks) c.page = 'app.test/{tenant}/settings'
+    await store.appendBatch([during])
+    while (state.state === 'running') state = await store.backfillStep(p.id, 2, rekey, H0)
+    t.same(store.listSignalPages(p.id), ['app.test/{tenant}/settings'], 'only the new page is left')
+    const page = 'app.test/{tenant}/settings'
+    t.match(store.heatmap(p.id, { ...DAY, pages: [page], kind: 'dead' }), { total: 7 })
+    t.match(store.topElements(p.id, { ...DAY, pages: [page], limit: 5 }), [{ selector: '#save', clicks: 7, dead: 7, share: 1 }])
+    t.equal(store.listFriction(p.id, { ...DAY, pages: [page], limit: 50 }).items.filter((i) => i.kind === 'dead').length, 7)
+    t.match(store.pageInsights(p.id, DAY), [{ page, views: 6, sessions: 6, errors: 6, clicks: 7, avgScrollPct: 50 }])
+    t.match(store.listFriction(p.id, { ...DAY, limit: 50 }).items.find((i) => i.kind === 'jsError'), { count: 6, page })
+  })
+}
