@@ -47,8 +47,9 @@ export function startRecording(guard: Guard, onEvent: (event: RecordedEvent) => 
     maskInputOptions: EVERY_INPUT,
     maskInputFn: maskInput,
     slimDOMOptions: 'all',
-    // Fewer, equally faithful events: the last value of a burst of typing, scroll positions at most every 150 ms.
-    sampling: { input: 'last', scroll: 150, media: 800 },
+    // Scroll positions at most every 150 ms: a replay interpolates between them. Typing is kept keystroke by
+    // keystroke (rrweb's `input: 'last'` would record a field only when it loses focus).
+    sampling: { scroll: 150, media: 800 },
     recordCanvas: false,
     collectFonts: false,
     inlineImages: false,
