@@ -8,6 +8,7 @@ import { openStore } from '../store/open.js'
 import { BackfillRunner } from '../pages/backfill.js'
 import { scheduleRetention } from '../retention.js'
 import { createControl } from './control.js'
+import { loadDashboardFiles } from './dashboard-files.js'
 
 const config = loadConfig()
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
@@ -17,7 +18,8 @@ const control = createControl({ store, config, backfill })
 // Backfills a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)
-const server = createServer((req, res) => void control.handle(req, res))
+const dashboard = loadDashboardFiles(new URL('./public/app/', import.meta.url))
+const server = createServer((req, res) => dashboard.serve(req, res) || void control.handle(req, res))
 server.keepAliveTimeout = 60_000
 
 server.listen(config.controlPort, '127.0.0.1', () => {

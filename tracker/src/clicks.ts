@@ -38,8 +38,8 @@ export interface ClickDeps {
   guard: Guard
   now: () => number
   emit: (click: ClickSignal) => void
-  /** A click on a same-site link: the next pagehide is navigation within the site. */
-  onInternalLink: () => void
+  /** A click on a same-site link: unless the page intercepts it (a client-side router), the next pagehide is navigation within the site. */
+  onInternalLink: (event: MouseEvent) => void
 }
 
 const round = (n: number, places: number) => Math.round(n * 10 ** places) / 10 ** places
@@ -92,7 +92,7 @@ export function trackClicks(deps: ClickDeps): Clicks {
     const anchor = el.closest('a[href]') as HTMLAnchorElement | null
     const href = anchor ? anchor.getAttribute('href') || '' : ''
     const link = !!anchor && !/^(#|javascript:)/i.test(href) && !anchor.hasAttribute('download')
-    if (link && anchor!.origin === location.origin && (!anchor!.target || anchor!.target === '_self') && !event.metaKey && !event.ctrlKey && !event.shiftKey) deps.onInternalLink()
+    if (link && anchor!.origin === location.origin && (!anchor!.target || anchor!.target === '_self') && !event.metaKey && !event.ctrlKey && !event.shiftKey) deps.onInternalLink(event)
     const vw = innerWidth
     const docH = docHeight()
     cluster.push({

@@ -46,6 +46,7 @@ export function startTracker({ origin, publicKey, guard }: TrackerOptions): Trac
   const offs: Off[] = []
   let stopped = false
   let lastInternalNav = -Infinity
+  let lastLinkClick: { at: number; event: MouseEvent } | undefined
   let quickBack = false
 
   const transport = createTransport({ origin, publicKey, guard, onGone: () => stop() })
@@ -59,7 +60,7 @@ export function startTracker({ origin, publicKey, guard }: TrackerOptions): Trac
   const signals = createSignals(transport, guard, () => ({ sk: ctx.sk, vid: ctx.vid, startedAt: ctx.startedAt }))
   const chunks = createChunks({ transport, guard, ctx, nextSeq: sessions.nextSeq, identity: () => sessions.current().identity })
   const views = trackViews(guard, now, signals.view)
-  const clicks = trackClicks({ guard, now, emit: signals.click, onInternalLink: () => (lastInternalNav = now()) })
+  const clicks = trackClicks({ guard, now, emit: signals.click, onInternalLink: (event) => (lastLinkClick = { at: now(), event }) })
   const recorder = startRecording(guard, (event) => {
     if (event.type === 3 && ANSWERS.has(event.data.source)) clicks.answered()
     chunks.push(event)
@@ -147,6 +148,8 @@ export function startTracker({ origin, publicKey, guard }: TrackerOptions): Trac
     }),
     listen(guard, window, 'pagehide', () => {
       clicks.settle()
+      // Read now, after the click's dispatch: a link a client-side router intercepted did not navigate.
+      if (lastLinkClick && !lastLinkClick.event.defaultPrevented) lastInternalNav = Math.max(lastInternalNav, lastLinkClick.at)
       const exit = now() - lastInternalNav > INTERNAL_NAV_MS
       views.end({ exit, quickBack })
       quickBack = false

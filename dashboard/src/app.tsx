@@ -1,0 +1,134 @@
+/**
+ * The dashboard: who is signed in decides between first run, sign-in and the
+ * signed-in shell; the hash route picks the screen.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { api, onSessionEnded, setCsrfToken, type AuthState, type SignedIn } from './api.js'
+import { Empty, ErrorNote, Loading } from './components.js'
+import { forgetProjects } from './model.js'
+import { href, navigate, useRoute, type Route } from './route.js'
+import { AcceptInvite, FirstRun, SignIn } from './screens/auth.js'
+import { Invites } from './screens/invites.js'
+import { Keys } from './screens/keys.js'
+import { ProjectScreen } from './screens/project.js'
+import { Projects } from './screens/projects.js'
+
+export function App() {
+  const route = useRoute()
+  const [auth, setAuth] = useState<AuthState>()
+  const [error, setError] = useState<unknown>()
+  const refresh = () =>
+    api.authState().then(
+      (state) => {
+        setCsrfToken(state.csrfToken)
+        setAuth(state)
+        setError(undefined)
+      },
+      (e) => setError(e),
+    )
+  useEffect(() => {
+    void refresh()
+    // Any 401 from a signed-in call: ask again who is signed in (and pick up a fresh CSRF token).
+    onSessionEnded(() => void refresh())
+  }, [])
+
+  const signedIn = (answer: SignedIn) => {
+    setCsrfToken(answer.csrfToken)
+    forgetProjects()
+    setAuth({ firstRun: false, signedIn: true, user: answer.user, csrfToken: answer.csrfToken })
+    if (route.parts[0] === 'invite' || route.parts.length === 0) navigate(href('projects'), true)
+  }
+
+  if (!auth) {
+    return <main class="auth">{error ? <ErrorNote error={error} /> : <Loading />}</main>
+  }
+  if (route.parts[0] === 'invite' && route.parts[1]) return <AcceptInvite token={route.parts[1]} onSignedIn={signedIn} />
+  if (!auth.signedIn || !auth.user) return auth.firstRun ? <FirstRun onSignedIn={signedIn} /> : <SignIn onSignedIn={signedIn} />
+  return (
+    <Shell
+      user={auth.user}
+      route={route}
+      onSignOut={async () => {
+        await api.post('/auth/logout')
+        setCsrfToken(undefined)
+        forgetProjects()
+        await refresh()
+      }}
+    />
+  )
+}
+
+function Shell({ user, route, onSignOut }: { user: NonNullable<AuthState['user']>; route: Route; onSignOut: () => Promise<void> }) {
+  const [error, setError] = useState<unknown>()
+  const section = route.parts[0] ?? 'projects'
+  // A new screen (not a new tab of the same project): move focus to its heading, so keyboard and screen-reader users start there.
+  const path = route.parts[2] === 'replay' ? route.parts.join('/') : route.parts.slice(0, 2).join('/')
+  useEffect(() => {
+    const heading = document.querySelector<HTMLElement>('main h1')
+    if (heading && !heading.contains(document.activeElement)) heading.focus({ preventScroll: false })
+  }, [path])
+  return (
+    <div class="shell">
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault()
+          document.getElementById('main')?.focus()
+        }}
+      >
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href={href('projects')}>
+          svc recorder
+        </a>
+        <nav aria-label="Main">
+          <a href={href('projects')} aria-current={section === 'projects' || section === 'p' ? 'page' : undefined}>
+            Projects
+          </a>
+          <a href={href('keys')} aria-current={section === 'keys' ? 'page' : undefined}>
+            API keys
+          </a>
+          <a href={href('people')} aria-current={section === 'people' ? 'page' : undefined}>
+            Invite people
+          </a>
+        </nav>
+        <div class="who">
+          <span class="small" title={user.email}>
+            {user.orgName} · <span class="muted">{user.email}</span>
+          </span>
+          <button
+            type="button"
+            class="secondary small"
+            onClick={() => onSignOut().catch(setError)}
+          >
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <ErrorNote error={error} />
+        <Screen route={route} orgName={user.orgName} />
+      </main>
+    </div>
+  )
+}
+
+function Screen({ route, orgName }: { route: Route; orgName: string }) {
+  const [section, id] = route.parts
+  if (!section || section === 'projects') return <Projects />
+  if (section === 'keys') return <Keys />
+  if (section === 'people') return <Invites orgName={orgName} />
+  if (section === 'p' && id) return <ProjectScreen projectId={id} route={route} />
+  return (
+    <Empty title="No such screen">
+      <h1 tabIndex={-1} class="sr-only">
+        Not found
+      </h1>
+      <p>
+        <a href={href('projects')}>Go to your projects</a>.
+      </p>
+    </Empty>
+  )
+}

@@ -1,0 +1,68 @@
+/**
+ * The heatmap's background, in its own chunk: the page rebuilt from a
+ * recorded DOM snapshot by rrweb's Replayer (not a screenshot service, so it
+ * works for any self-hosted site), laid out at the recorded viewport width and
+ * grown to the whole document height, with the heat painted over it.
+ */
+import { Replayer } from '@rrweb/replay'
+import { paintClicks, paintScroll, type ClickCells } from './paint.js'
+
+export { paintClicks, paintScroll }
+export type { ClickCells }
+
+/** Canvas and frame height cap: Chromium refuses canvases taller than 32,767 px; deeper clicks pile up at the bottom. */
+export const MAX_DOC_HEIGHT = 20_000
+
+export interface RebuiltPage {
+  width: number
+  height: number
+  destroy(): void
+}
+
+/**
+ * Rebuilds the page as it was at `atTs` (epoch ms) into `stage`. rrweb's
+ * `pause(offset)` applies every event before the offset synchronously, so the
+ * frame holds the full snapshot and the changes after it when this returns.
+ */
+export async function rebuildPage(stage: HTMLElement, events: any[], atTs: number, viewport: { width: number; height: number }): Promise<RebuiltPage> {
+  const replayer = new Replayer(events, {
+    root: stage,
+    mouseTail: false,
+    showWarning: false,
+    showDebug: false,
+    triggerFocus: false,
+    speed: 1,
+    // The frame shows the page still: no cursor, no click ripples, no transitions.
+    insertStyleRules: ['*, *::before, *::after { transition: none !important; animation: none !important; caret-color: transparent !important; }'],
+  })
+  replayer.pause(Math.max(0, atTs - events[0].timestamp))
+  const frame = replayer.iframe
+  // Let recorded stylesheets and images settle before measuring (two frames).
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))
+  const doc = frame.contentDocument
+  const width = Number(frame.width) || viewport.width
+  const measured = Math.max(doc?.documentElement?.scrollHeight ?? 0, doc?.body?.scrollHeight ?? 0, Number(frame.height) || viewport.height)
+  const height = Math.min(MAX_DOC_HEIGHT, measured)
+  frame.setAttribute('width', String(width))
+  frame.setAttribute('height', String(height))
+  frame.setAttribute('scrolling', 'no')
+  frame.setAttribute('tabindex', '-1')
+  frame.setAttribute('aria-hidden', 'true')
+  frame.style.width = `${width}px`
+  frame.style.height = `${height}px`
+  frame.style.pointerEvents = 'none'
+  const wrapper = replayer.wrapper
+  wrapper.style.width = `${width}px`
+  wrapper.style.height = `${height}px`
+  return {
+    width,
+    height,
+    destroy() {
+      try {
+        replayer.destroy()
+      } catch {
+        // the stage is already gone
+      }
+    },
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The replay player, in its own chunk: rrweb-player (play/pause, speed, skip
+ * inactivity, timeline) and its stylesheet, loaded only when a replay opens.
+ * Friction moments are added to the recording as rrweb custom events, which
+ * the player draws as coloured ticks on its own timeline.
+ */
+import Player from 'rrweb-player'
+import playerCss from 'rrweb-player/dist/style.css'
+
+export interface Marker {
+  /** Epoch ms. */
+  ts: number
+  tag: string
+  label: string
+}
+
+export interface PlayerHandle {
+  goto(offsetMs: number, play?: boolean): void
+  toggle(): void
+  pause(): void
+  resize(width: number, height: number): void
+  /** Milliseconds from the start of the recording. */
+  currentOffset(): number
+  onTime(listener: (offsetMs: number) => void): void
+  /** The frame the recorded page is rebuilt in. */
+  frame(): HTMLIFrameElement
+  destroy(): void
+}
+
+/** Tick colours on the player's timeline, matched by the marker legend in styles.css. */
+export const TAG_COLOURS: Record<string, string> = {
+  rage: '#d92d20',
+  errorClick: '#b42318',
+  jsError: '#7a271a',
+  dead: '#dc6803',
+  quickBack: '#7f56d9',
+  page: '#1570ef',
+}
+
+let styled = false
+
+function injectStyles(): void {
+  if (styled) return
+  styled = true
+  const style = document.createElement('style')
+  style.dataset.for = 'rrweb-player'
+  style.textContent = playerCss
+  document.head.appendChild(style)
+}
+
+export function mountPlayer(target: HTMLElement, events: any[], markers: Marker[], size: { width: number; height: number }): PlayerHandle {
+  injectStyles()
+  const custom = markers.map((m) => ({ type: 5, timestamp: m.ts, data: { tag: m.tag, payload: { label: m.label } } }))
+  const all = [...events, ...custom].sort((a, b) => a.timestamp - b.timestamp)
+  const player = new Player({
+    target,
+    props: {
+      events: all,
+      width: size.width,
+      height: size.height,
+      autoPlay: false,
+      skipInactive: true,
+      showController: true,
+      speedOption: [1, 2, 4, 8],
+      tags: TAG_COLOURS,
+      mouseTail: { strokeStyle: '#d92d20', lineWidth: 2, duration: 600 },
+      // Recorded pages are shown, never run: no scripts in the frame.
+      UNSAFE_replayCanvas: false,
+    } as any,
+  })
+  return {
+    goto: (offset, play = false) => player.goto(Math.max(0, offset), play),
+    toggle: () => player.toggle(),
+    pause: () => player.pause(),
+    resize(width, height) {
+      ;(player as any).$set({ width, height })
+      player.triggerResize()
+    },
+    currentOffset: () => player.getReplayer().getCurrentTime(),
+    onTime: (listener) => player.addEventListener('ui-update-current-time', (detail: any) => listener(Number(detail?.payload ?? 0))),
+    frame: () => player.getReplayer().iframe,
+    destroy() {
+      try {
+        player.pause()
+        ;(player as any).$destroy()
+      } catch {
+        // already torn down with its container
+      }
+    },
+  }
+}
+

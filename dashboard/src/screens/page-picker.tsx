@@ -1,0 +1,44 @@
+/** The project's pages (POST /cli/pages.list), busiest first, as a picker shared by the data screens. */
+import { api } from '../api.js'
+import { useAsync, type Async } from '../components.js'
+import type { PageRow } from '../model.js'
+
+const pageLists = new Map<string, Promise<PageRow[]>>()
+
+export function usePages(projectId: string): Async<PageRow[]> {
+  return useAsync(() => {
+    let pending = pageLists.get(projectId)
+    if (!pending) {
+      pending = api.post<{ pages: PageRow[] }>('/cli/pages.list', { projectId }).then((a) => [...a.pages].sort((x, y) => (y.views ?? 0) - (x.views ?? 0)))
+      pageLists.set(projectId, pending)
+      pending.catch(() => pageLists.delete(projectId))
+      // Fresh within a minute: new pages appear as traffic lands.
+      setTimeout(() => pageLists.get(projectId) === pending && pageLists.delete(projectId), 60_000)
+    }
+    return pending
+  }, [projectId])
+}
+
+/** How a page reads: its display path, with the host when the project spans several. */
+export function pageLabel(page: PageRow | string): string {
+  if (typeof page === 'string') return page
+  return page.path ?? page.page
+}
+
+export function PagePicker({ pages, value, onChange, allowAny, id = 'page' }: { pages: PageRow[]; value: string; onChange: (page: string) => void; allowAny?: string; id?: string }) {
+  const known = pages.some((p) => p.page === value)
+  return (
+    <label>
+      <span>Page</span>
+      <select id={id} name="page" value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        {allowAny !== undefined && <option value="">{allowAny}</option>}
+        {!known && value && <option value={value}>{value}</option>}
+        {pages.map((p) => (
+          <option key={p.page} value={p.page}>
+            {pageLabel(p)} ({p.views.toLocaleString()} views)
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}

@@ -1,0 +1,274 @@
+/**
+ * Sessions, newest first, with filters (page, user, account, duration,
+ * errors, rage) kept in the address so a filtered list can be linked to, and
+ * cursor pagination (POST /cli/sessions.list).
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { api } from '../api.js'
+import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
+import { formatAgo, formatDate, formatDuration } from '../format.js'
+import type { Project, SessionPage, SessionRow } from '../model.js'
+import { href, navigate } from '../route.js'
+import { PagePicker, usePages } from './page-picker.js'
+
+const PAGE_SIZE = 25
+
+const RANGES: Record<string, number> = { '24h': 24 * 3600_000, '7d': 7 * 86400_000, '30d': 30 * 86400_000 }
+
+export interface SessionFilters {
+  page: string
+  user: string
+  account: string
+  minSec: string
+  errors: boolean
+  rage: boolean
+  range: string
+}
+
+function filtersOf(query: URLSearchParams): SessionFilters {
+  return {
+    page: query.get('page') ?? '',
+    user: query.get('user') ?? '',
+    account: query.get('account') ?? '',
+    minSec: query.get('minSec') ?? '',
+    errors: query.get('errors') === '1',
+    rage: query.get('rage') === '1',
+    range: query.get('range') ?? '',
+  }
+}
+
+function bodyOf(projectId: string, f: SessionFilters, cursor: string | undefined) {
+  return {
+    projectId,
+    limit: PAGE_SIZE,
+    ...(f.page ? { page: f.page } : {}),
+    ...(f.user ? { userId: f.user } : {}),
+    ...(f.account ? { accountId: f.account } : {}),
+    ...(Number(f.minSec) > 0 ? { minDurationMs: Math.round(Number(f.minSec) * 1000) } : {}),
+    ...(f.errors ? { hasErrors: true } : {}),
+    ...(f.rage ? { hasRage: true } : {}),
+    ...(RANGES[f.range] ? { since: Date.now() - RANGES[f.range] } : {}),
+    ...(cursor ? { cursor } : {}),
+  }
+}
+
+export function Sessions({ project, query }: { project: Project; query: URLSearchParams }) {
+  useTitle(`Sessions · ${project.name}`)
+  const filters = filtersOf(query)
+  const key = JSON.stringify(filters)
+  // cursors[i] opens page i + 1; page 1 needs none. New filters start again from page 1.
+  const [pager, setPager] = useState<{ key: string; cursors: string[]; index: number }>({ key, cursors: [], index: 0 })
+  const { cursors, index } = pager.key === key ? pager : { cursors: [] as string[], index: 0 }
+  const page = useAsync(() => api.post<SessionPage>('/cli/sessions.list', bodyOf(project.id, filters, index === 0 ? undefined : cursors[index - 1])), [project.id, key, index])
+  const sessions = page.data?.sessions ?? []
+  const next = page.data?.nextCursor
+  return (
+    <section class="stack">
+      <h2 class="sr-only">Sessions</h2>
+      <Filters project={project} filters={filters} />
+      <ErrorNote error={page.error} />
+      {page.loading && !page.data ? <Loading what="Loading sessions" /> : null}
+      {page.data && sessions.length === 0 && (
+        <Empty title="No sessions match">
+          <p>{key === JSON.stringify(filtersOf(new URLSearchParams())) ? 'No session in this range yet.' : 'Loosen the filters, or clear them.'}</p>
+        </Empty>
+      )}
+      {sessions.length > 0 && (
+        <div class="table-wrap">
+          <table class="sessions" data-testid="sessions">
+            <caption class="sr-only">Sessions, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Started</th>
+                <th scope="col">Who</th>
+                <th scope="col">Duration</th>
+                <th scope="col" class="hide-narrow">
+                  Pages
+                </th>
+                <th scope="col">Signals</th>
+                <th scope="col">
+                  <span class="sr-only">Replay</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {sessions.map((s) => (
+                <SessionLine key={s.sessionKey} project={project} session={s} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {(index > 0 || next) && (
+        <nav class="row pager" aria-label="Pages of sessions">
+          <button type="button" class="secondary" disabled={index === 0 || page.loading} onClick={() => setPager({ key, cursors, index: index - 1 })}>
+            Newer
+          </button>
+          <span class="muted small">Page {index + 1}</span>
+          <button
+            type="button"
+            class="secondary"
+            disabled={!next || page.loading}
+            onClick={() => setPager({ key, cursors: [...cursors.slice(0, index), next!], index: index + 1 })}
+          >
+            Older
+          </button>
+        </nav>
+      )}
+    </section>
+  )
+}
+
+function Filters({ project, filters }: { project: Project; filters: SessionFilters }) {
+  const pages = usePages(project.id)
+  const [draft, setDraft] = useState(filters)
+  useEffect(() => setDraft(filters), [JSON.stringify(filters)])
+  const apply = (f: SessionFilters) => {
+    navigate(href('p', project.id, 'sessions', { page: f.page, user: f.user.trim(), account: f.account.trim(), minSec: f.minSec, errors: f.errors ? 1 : '', rage: f.rage ? 1 : '', range: f.range }))
+  }
+  const set = (patch: Partial<SessionFilters>) => setDraft({ ...draft, ...patch })
+  return (
+    <form
+      class="filters card"
+      aria-label="Filter sessions"
+      onSubmit={(e) => {
+        e.preventDefault()
+        apply(draft)
+      }}
+    >
+      <PagePicker pages={pages.data ?? []} value={draft.page} onChange={(page) => set({ page })} allowAny="Any page" id="filter-page" />
+      <label>
+        <span>User id</span>
+        <input name="user" value={draft.user} onInput={(e) => set({ user: e.currentTarget.value })} placeholder="usr_123" />
+      </label>
+      <label>
+        <span>Account id</span>
+        <input name="account" value={draft.account} onInput={(e) => set({ account: e.currentTarget.value })} placeholder="acme" />
+      </label>
+      <label>
+        <span>Longer than (s)</span>
+        <input name="minSec" type="number" min={0} step={1} inputMode="numeric" value={draft.minSec} onInput={(e) => set({ minSec: e.currentTarget.value })} />
+      </label>
+      <label>
+        <span>Started</span>
+        <select name="range" value={draft.range} onChange={(e) => set({ range: e.currentTarget.value })}>
+          <option value="">Any time</option>
+          <option value="24h">Last 24 hours</option>
+          <option value="7d">Last 7 days</option>
+          <option value="30d">Last 30 days</option>
+        </select>
+      </label>
+      <fieldset class="checks">
+        <legend class="sr-only">Friction</legend>
+        <label class="check">
+          <input type="checkbox" name="errors" checked={draft.errors} onChange={(e) => set({ errors: e.currentTarget.checked })} /> With errors
+        </label>
+        <label class="check">
+          <input type="checkbox" name="rage" checked={draft.rage} onChange={(e) => set({ rage: e.currentTarget.checked })} /> With rage clicks
+        </label>
+      </fieldset>
+      <div class="row align-end">
+        <button type="submit">Filter</button>
+        <button type="button" class="link" onClick={() => apply(filtersOf(new URLSearchParams()))}>
+          Clear
+        </button>
+      </div>
+    </form>
+  )
+}
+
+export function identityOf(s: SessionRow): { primary: string; secondary?: string; known: boolean } {
+  const id = s.identity
+  if (id && (id.name || id.email || id.userId)) {
+    return { primary: id.name || id.email || id.userId!, secondary: [id.name && id.email ? id.email : undefined, id.accountId ? `account ${id.accountId}` : undefined].filter(Boolean).join(' · ') || undefined, known: true }
+  }
+  return { primary: 'Anonymous', secondary: s.visitorId ? `visitor ${s.visitorId.slice(0, 10)}` : undefined, known: false }
+}
+
+function SessionLine({ project, session: s }: { project: Project; session: SessionRow }) {
+  const who = identityOf(s)
+  const replay = href('p', project.id, 'replay', s.sessionKey)
+  const duration = s.durationMs ?? (s.lastActivityAt ? s.lastActivityAt - s.startedAt : undefined)
+  return (
+    <tr>
+      <td>
+        <span title={formatDate(s.startedAt)}>{formatAgo(s.startedAt)}</span>
+        <br />
+        <small class="muted">{formatDate(s.startedAt)}</small>
+      </td>
+      <td>
+        <span class={who.known ? 'who known' : 'who'}>{who.primary}</span>
+        {who.secondary && (
+          <>
+            <br />
+            <small class="muted">{who.secondary}</small>
+          </>
+        )}
+      </td>
+      <td>
+        {formatDuration(duration)}
+        {s.activeMs !== undefined && (
+          <>
+            <br />
+            <small class="muted">{formatDuration(s.activeMs)} active</small>
+          </>
+        )}
+      </td>
+      <td class="hide-narrow">
+        {s.pageCount ?? s.pages?.length ?? '—'}
+        {s.entryUrl && (
+          <>
+            <br />
+            <small class="muted clip" title={s.entryUrl}>
+              {pathOf(s.entryUrl)}
+            </small>
+          </>
+        )}
+      </td>
+      <td>
+        <Signals s={s} />
+      </td>
+      <td class="actions">
+        {s.purged ? (
+          <span class="muted small" title="Retention removed the recording; its signals remain.">
+            Purged
+          </span>
+        ) : (
+          <a href={replay} class="button secondary small">
+            Replay
+          </a>
+        )}
+      </td>
+    </tr>
+  )
+}
+
+function Signals({ s }: { s: SessionRow }) {
+  const items: [string, number | undefined, string][] = [
+    ['clicks', s.clicks, ''],
+    ['rage', s.rage, 'bad'],
+    ['dead', s.dead, 'warn'],
+    ['error clicks', s.errorClicks, 'bad'],
+    ['errors', s.errors, 'bad'],
+  ]
+  return (
+    <span class="signals">
+      {items
+        .filter(([, n]) => n)
+        .map(([label, n, tone]) => (
+          <span key={label} class={`chip ${tone}`}>
+            {n} {label}
+          </span>
+        ))}
+    </span>
+  )
+}
+
+export function pathOf(url: string): string {
+  try {
+    const u = new URL(url)
+    return u.pathname + u.search
+  } catch {
+    return url
+  }
+}
