@@ -12,7 +12,7 @@ import { clusterFor } from '../helpers/cluster.js'
 import { firstRun, openDashboard, OWNER, PHONE, sessionCookie, shoot, signIn } from '../helpers/dashboard.js'
 
 /** A page on another loopback port: same site as the dashboard (ports do not make sites), another origin. */
-async function attackerSite(t: Tap.Test, clusterUrl: string): Promise<string> {
+async function attackerSite(t: { teardown(fn: () => unknown): void }, clusterUrl: string): Promise<string> {
   const page = `<!doctype html><title>attacker</title>
 <form id="f" method="POST" action="${clusterUrl}/api/v1/cli/projects.create" enctype="text/plain">
 <input name='{"name":"Planted by a form","x":"' value='"}'></form>

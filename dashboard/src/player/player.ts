@@ -89,4 +89,3 @@ export function mountPlayer(target: HTMLElement, events: any[], markers: Marker[
     },
   }
 }
-
