@@ -1,0 +1,108 @@
+/**
+ * The tracker never breaks the page: server answers of 404, 413 and 500,
+ * timeouts and a page with a strict CSP leave zero uncaught page errors; a
+ * 4xx is not retried, a 500 is (with backoff), a 404 (unknown key) stops the
+ * tracker. A strict-CSP page still records. (The blocked script case is in
+ * loading.test.ts.)
+ */
+import t from 'tap'
+import type { Page, Route } from 'playwright-core'
+import { fixtureServer, flushTracker, launchBrowser, openPage, storedChunks, trackerStarted, until } from '../helpers/browser.js'
+import { clusterFor } from '../helpers/cluster.js'
+import { seedProject, storeAt } from '../helpers/seed.js'
+
+const CORS = { 'access-control-allow-origin': '*', 'access-control-allow-headers': '*', 'access-control-allow-methods': 'POST, OPTIONS' }
+
+t.test('resilience', async (t) => {
+  const cluster = await clusterFor(t, { workers: 1 })
+  const seeded = await seedProject(cluster.dataDir)
+  const store = storeAt(cluster.dataDir)
+  t.teardown(() => store.close())
+  const fixtures = await fixtureServer(t, { clusterUrl: cluster.url, publicKey: seeded.project.publicKey })
+  const browser = await launchBrowser(t)
+
+  /** Opens the basic page with the service's ingest answers replaced by `answer`, and records something. */
+  async function recordAgainst(answer: (route: Route) => Promise<void>) {
+    const tab = await openPage(browser, { noIdle: true })
+    const posts: string[] = []
+    await tab.page.route(`${cluster.url}/api/**`, async (route) => {
+      if (route.request().method() === 'OPTIONS') return route.fulfill({ status: 204, headers: CORS })
+      posts.push(new URL(route.request().url()).pathname)
+      return answer(route)
+    })
+    await tab.page.goto(`${fixtures.url}/basic.html`, { waitUntil: 'load' })
+    await tab.page.mouse.move(5, 5)
+    await trackerStarted(tab.page)
+    await tab.page.click('#grow')
+    await tab.page.waitForTimeout(1100)
+    await flushTracker(tab.page)
+    return { ...tab, posts }
+  }
+  const stats = (page: Page) => page.evaluate('window.svc("stats")') as Promise<Record<string, any>>
+  const errorBody = (status: number, code: string) => ({ status, headers: { ...CORS, 'content-type': 'application/json' }, body: JSON.stringify({ ok: false, code, error: code }) })
+
+  await t.test('a 404 (unknown key) is not retried and stops the tracker', async (t) => {
+    const tab = await recordAgainst((route) => route.fulfill(errorBody(404, 'not_found')))
+    t.teardown(tab.close)
+    await until('the tracker to stop', async () => (await stats(tab.page)).stopped)
+    await tab.page.click('#grow')
+    await tab.page.waitForTimeout(300)
+    await flushTracker(tab.page)
+    t.ok(tab.posts.length <= 2, `at most one chunk and one batch were sent (${tab.posts.join(', ')})`)
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+
+  await t.test('a 413 is not retried', async (t) => {
+    const tab = await recordAgainst((route) => route.fulfill(errorBody(413, 'payload_too_large')))
+    t.teardown(tab.close)
+    await until('both answers', async () => (await stats(tab.page)).refused >= 2)
+    await tab.page.waitForTimeout(1600) // longer than the first backoff
+    t.equal(tab.posts.filter((p) => p === '/api/ingest').length, 1, 'one ingest request')
+    t.equal(tab.posts.filter((p) => p === '/api/signals').length, 1, 'one signals request')
+    t.equal((await stats(tab.page)).retries, 0, 'no retry')
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+
+  await t.test('a 500 is retried with backoff, and the retry lands', async (t) => {
+    let failures = 0
+    const tab = await recordAgainst(async (route) => {
+      if (route.request().url().includes('/api/ingest') && failures++ === 0) return route.fulfill(errorBody(500, 'internal_error'))
+      return route.continue()
+    })
+    t.teardown(tab.close)
+    const sk = (await stats(tab.page)).sk
+    await until('the retried chunk to be stored', () => storedChunks(store, seeded.project.id).some((c) => c.sk === sk), 10_000)
+    t.equal(tab.posts.filter((p) => p === '/api/ingest').length, 2, 'the chunk was sent twice')
+    t.ok((await stats(tab.page)).retries >= 1, 'counted as a retry')
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+
+  await t.test('timeouts and network failures leave no page errors', async (t) => {
+    const tab = await recordAgainst((route) => route.abort('timedout'))
+    t.teardown(tab.close)
+    await until('a retry', async () => tab.posts.length >= 3, 10_000)
+    await tab.page.goto('about:blank') // the final flush fails too
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+
+  await t.test('a page under a strict CSP still records, without violations', async (t) => {
+    const tab = await openPage(browser, { noIdle: true })
+    t.teardown(tab.close)
+    await tab.page.addInitScript('window.__violations = []; document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI))')
+    const response = await tab.page.goto(`${fixtures.url}/csp-page.html`, { waitUntil: 'load' })
+    t.match(response!.headers()['content-security-policy'], /strict-dynamic/, 'the page is served with a strict CSP')
+    await tab.page.mouse.move(5, 5)
+    await trackerStarted(tab.page)
+    await tab.page.locator('#field').pressSequentially('under csp')
+    await flushTracker(tab.page)
+    const sk = (await stats(tab.page)).sk
+    const chunks = await until('chunks', () => {
+      const found = storedChunks(store, seeded.project.id).filter((c) => c.sk === sk)
+      return found.some((c) => c.text.includes('under csp')) ? found : false
+    })
+    t.ok(chunks[0].events.some((e: any) => e.type === 2), 'the snapshot was recorded')
+    t.equal(chunks[0].encoding, 'gzip', 'gzip without a worker')
+    t.same(await tab.page.evaluate('window.__violations'), [], 'no CSP violation')
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+})
