@@ -1,0 +1,150 @@
+/**
+ * Main-thread cost of the tracker in Chromium (issue 5, "Size and cost"), on
+ * a page of 5,000 elements, beside the same page without the tracker:
+ * - the initial full snapshot's time (measured by the tracker around rrweb's
+ *   serialization, read back with `svc("stats")`);
+ * - long tasks (PerformanceObserver "longtask", ≥ 50 ms) and their blocking
+ *   time (the part of each over 50 ms), from the first interaction to 3 s after;
+ * - main-thread task time in that window (Chrome DevTools Protocol
+ *   Performance.getMetrics `TaskDuration`).
+ * Also the sizes of tracker.js and stub.js. Writes bench/tracker-results.md.
+ *
+ * Runs on its own (not in `npm test`): `npm run bench:tracker`.
+ */
+import { writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { join } from 'node:path'
+import { chromium, type Browser } from 'playwright-core'
+import { snippetFor } from '../src/snippet.js'
+import { DIST, ROOT, startCluster } from '../test/helpers/cluster.js'
+import { seedProject } from '../test/helpers/seed.js'
+import { measure } from '../tracker/report-sizes.js'
+
+const RUNS = Number(process.env.RUNS || 7)
+const ROWS = 1250 // 1,250 rows of tr + 3 td = 5,000 elements (plus the text nodes)
+const WINDOW_MS = 3000
+
+function pageHtml(snippet: string): string {
+  const rows: string[] = []
+  for (let i = 0; i < ROWS; i++) rows.push(`<tr><td>Row ${i}</td><td class="c${i % 7}">Item ${(i * 7919) % 10007}</td><td>${(i * 1.37).toFixed(2)}</td></tr>`)
+  return `<!doctype html><html><head><meta charset="utf-8"><title>5,000 elements</title>${snippet}<style>td{padding:2px 6px;border:1px solid #ccc}.c3{color:#a00}</style></head><body><table id="t"><tbody>${rows.join('')}</tbody></table></body></html>`
+}
+
+interface Run {
+  elements: number
+  nodes: number
+  snapshotMs: number
+  longTasks: number
+  longTaskMs: number
+  blockingMs: number
+  taskMs: number
+}
+
+async function once(browser: Browser, url: string, tracked: boolean): Promise<Run> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  const page = await context.newPage()
+  // Only an interaction may load the tracker in this measurement: no idle loading.
+  await page.addInitScript(`window.requestIdleCallback = function () { return 0 };
+    window.__long = [];
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__long.push([e.startTime, e.duration]) }).observe({ type: 'longtask', buffered: true })`)
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('Performance.enable')
+  await page.goto(url, { waitUntil: 'load' })
+  await page.waitForTimeout(300)
+  const taskDuration = async () => ((await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0) * 1000
+  const before = await taskDuration()
+  const start = (await page.evaluate('performance.now()')) as number
+  await page.mouse.move(200, 200)
+  if (tracked) await page.waitForFunction('window.svc && window.svc.v && window.svc("stats").started === true')
+  await page.waitForTimeout(WINDOW_MS)
+  const taskMs = (await taskDuration()) - before
+  const result = (await page.evaluate(`(() => {
+    const long = window.__long.filter(([s]) => s >= ${start})
+    return {
+      elements: document.getElementsByTagName('*').length,
+      nodes: document.createTreeWalker(document, NodeFilter.SHOW_ALL).nextNode() ? (() => { let n = 0; const w = document.createTreeWalker(document, NodeFilter.SHOW_ALL); while (w.nextNode()) n++; return n })() : 0,
+      snapshotMs: window.svc && window.svc.v ? window.svc('stats').snapshotMs : 0,
+      longTasks: long.length,
+      longTaskMs: long.reduce((a, [, d]) => a + d, 0),
+      blockingMs: long.reduce((a, [, d]) => a + Math.max(0, d - 50), 0),
+    }
+  })()`)) as Omit<Run, 'taskMs'>
+  await context.close()
+  return { ...result, taskMs }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[sorted.length >> 1]
+}
+const ms = (n: number) => `${n.toFixed(1)} ms`
+
+async function main(): Promise<void> {
+  const cluster = await startCluster({ workers: 1 })
+  const server = createServer()
+  let browser: Browser | undefined
+  try {
+    const { project } = await seedProject(cluster.dataDir, 'Bench', 'bench@bench.test')
+    const pages = { tracked: pageHtml(snippetFor(project.publicKey, cluster.url)), bare: pageHtml('') }
+    server.on('request', (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(req.url === '/tracked' ? pages.tracked : pages.bare))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const address = server.address()
+    const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    })
+    const runs: Record<'bare' | 'tracked', Run[]> = { bare: [], tracked: [] }
+    await once(browser, `${base}/tracked`, true) // warm-up: caches, JIT
+    for (let i = 0; i < RUNS; i++) {
+      // Interleaved, so that drift of the machine hits both alike.
+      runs.bare.push(await once(browser, `${base}/bare`, false))
+      runs.tracked.push(await once(browser, `${base}/tracked`, true))
+      process.stderr.write('.')
+    }
+    process.stderr.write('\n')
+    const row = (label: string, pick: (r: Run) => number, unit = ms) => `| ${label} | ${unit(median(runs.bare.map(pick)))} | ${unit(median(runs.tracked.map(pick)))} | ${unit(median(runs.tracked.map(pick)) - median(runs.bare.map(pick)))} |`
+    const count = (n: number) => n.toFixed(0)
+    const sizes = [measure(join(DIST, 'public', 'tracker.js')), measure(join(DIST, 'public', 'stub.js'))]
+    const first = runs.tracked[0]
+    const report = [
+      '# Tracker: size and main-thread cost',
+      '',
+      `Measured by \`bench/tracker-cost.ts\` (\`npm run bench:tracker\`) on ${new Date().toISOString().slice(0, 10)}: headless Chromium (${browser.version()}), ${RUNS} runs each, medians; this machine has ${(await import('node:os')).cpus().length} cores.`,
+      '',
+      '## Size',
+      '',
+      '| File | Raw | gzip -9 | brotli -11 | Budget |',
+      '| --- | ---: | ---: | ---: | --- |',
+      ...sizes.map((s) => `| ${s.file} | ${s.raw} B | ${s.gzip} B (${(s.gzip / 1024).toFixed(1)} KB) | ${s.brotli} B (${(s.brotli / 1024).toFixed(1)} KB) | ${s.file === 'tracker.js' ? '≤ 30 KB gzip' : '< 1 KB raw'} |`),
+      '',
+      '## Main-thread cost on a page of 5,000 elements',
+      '',
+      `The page: a table of ${ROWS} rows (${first.elements} elements, ${first.nodes} nodes in all). Each run loads the page, waits 300 ms, moves the mouse (which makes the stub load tracker.js, which then takes the full snapshot) and watches the next ${WINDOW_MS / 1000} s. "Without" is the same page without the snippet and the same mouse move.`,
+      '',
+      '| Figure (median) | Without tracker | With tracker | Added |',
+      '| --- | ---: | ---: | ---: |',
+      row('Initial full snapshot (rrweb serialization)', (r) => r.snapshotMs),
+      row('Long tasks (≥ 50 ms), count', (r) => r.longTasks, count),
+      row('Long-task time', (r) => r.longTaskMs),
+      row('Blocking time (long-task time over 50 ms each)', (r) => r.blockingMs),
+      row('Main-thread task time in the window (CDP TaskDuration)', (r) => r.taskMs),
+      '',
+      `Every run, with tracker: snapshot ${runs.tracked.map((r) => r.snapshotMs.toFixed(1)).join(', ')} ms; long tasks ${runs.tracked.map((r) => `${r.longTasks} (${r.longTaskMs.toFixed(0)} ms)`).join(', ')}.`,
+      '',
+      'What the figures include: the tracker\'s whole start on this page (parsing and running tracker.js, the snapshot, gzip of the first chunk through CompressionStream, which runs off the main thread, and its upload to the service on loopback). What they leave out: the 10 s flushes later on, and slower devices; a mid-range phone is several times slower than this machine, so read the snapshot time as a lower bound there.',
+      '',
+    ].join('\n')
+    writeFileSync(join(ROOT, 'bench', 'tracker-results.md'), report)
+    console.log(report)
+  } finally {
+    await browser?.close()
+    server.close()
+    await cluster.stop()
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})
