@@ -1,0 +1,90 @@
+/**
+ * sessions.events streams a large recording: about 50 MB of gzip chunks
+ * (70 MB once decompressed) go out as one JSON array while the control
+ * worker's anonymous memory (its heaps, where a buffered answer would sit)
+ * stays far below the recording's size.
+ */
+import { randomBytes } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { gzipSync } from 'node:zlib'
+import t from 'tap'
+import { clusterFor } from '../helpers/cluster.js'
+import { seedProject } from '../helpers/seed.js'
+import { postChunk } from '../helpers/read.js'
+
+const CHUNKS = 56
+const EVENTS_PER_CHUNK = 100
+/** Random base64 compresses to about 3/4: 100 events of 12.6 KB make a chunk of about 950 KB, under the 1,000,000-byte cap. */
+const EVENT_TEXT_BYTES = 12_600
+/**
+ * What the control worker may grow by while streaming: under the stored 50 MB,
+ * let alone the 70 MB decompressed a buffered answer would hold at once. Not
+ * zero: the garbage of the pieces passing through (zlib's output, the copied
+ * chunk bytes) is collected when V8's external-memory heuristics decide, and
+ * measured growth was 15 to 30 MB.
+ */
+const GROWTH_BOUND = 40 * 1024 * 1024
+
+/** Resident anonymous memory of a process (heaps and stacks, not LMDB's file-backed map), bytes. */
+function rssAnon(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(/^RssAnon:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024
+}
+
+function controlPid(primary: number): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (ppid === primary && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('control.js')) return Number(entry)
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  throw new Error('no control worker found')
+}
+
+t.test('a 50 MB recording streams as one JSON array with the control worker\'s memory bounded', async (t) => {
+  const cluster = await clusterFor(t, { workers: 1 })
+  const { apiKey, project } = await seedProject(cluster.dataDir)
+  let stored = 0
+  for (let seq = 0; seq < CHUNKS; seq++) {
+    const events = Array.from({ length: EVENTS_PER_CHUNK }, (_, i) => ({ type: 3, timestamp: seq * 1000 + i, data: { n: seq * EVENTS_PER_CHUNK + i, text: randomBytes((EVENT_TEXT_BYTES * 3) / 4).toString('base64') } }))
+    const body = gzipSync(JSON.stringify(events), { level: 1 })
+    t.ok(body.byteLength < 1_000_000, `chunk ${seq} fits the cap`)
+    stored += body.byteLength
+    t.equal(await postChunk(cluster.url, project.publicKey, { sk: 'big', seq, encoding: 'gzip', eventCount: EVENTS_PER_CHUNK }, body), 200)
+  }
+  t.ok(stored > 50_000_000, `${(stored / 1e6).toFixed(1)} MB stored`)
+
+  // A small recording first, so that the baseline includes the code and buffers any first call loads.
+  t.equal(await postChunk(cluster.url, project.publicKey, { sk: 'small', seq: 0, encoding: 'gzip' }, gzipSync(JSON.stringify([{ type: 4, data: {} }]))), 200)
+  const warm = await fetch(`${cluster.url}/api/v1/cli/sessions.events`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ projectId: project.id, sessionKey: 'small' }) })
+  t.equal((await warm.json()).length, 1)
+
+  const pid = controlPid(cluster.child.pid!)
+  const baseline = rssAnon(pid)
+  let peak = baseline
+  const sampler = setInterval(() => (peak = Math.max(peak, rssAnon(pid))), 20)
+  const res = await fetch(`${cluster.url}/api/v1/cli/sessions.events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ projectId: project.id, sessionKey: 'big' }),
+  })
+  t.equal(res.status, 200)
+  const pieces: Buffer[] = []
+  let received = 0
+  for await (const piece of res.body as unknown as AsyncIterable<Uint8Array>) {
+    pieces.push(Buffer.from(piece))
+    received += piece.byteLength
+  }
+  clearInterval(sampler)
+  peak = Math.max(peak, rssAnon(pid))
+
+  const events = JSON.parse(Buffer.concat(pieces).toString('utf8')) as { data: { n: number } }[]
+  t.equal(events.length, CHUNKS * EVENTS_PER_CHUNK, `${(received / 1e6).toFixed(1)} MB of events, every one of them`)
+  t.ok(events.every((e, i) => e.data.n === i), 'in order')
+  const growth = peak - baseline
+  t.ok(growth < GROWTH_BOUND, `control worker grew by ${(growth / 1e6).toFixed(1)} MB while streaming ${(received / 1e6).toFixed(1)} MB (bound ${GROWTH_BOUND / 1e6} MB)`)
+})
