@@ -85,6 +85,46 @@ t.test('resilience', async (t) => {
     t.equal(tab.pageErrors.length, 0, 'no page errors')
   })
 
+  await t.test('no chunk over the 1,000,000-byte cap is ever sent; an event too big to send is dropped and counted', async (t) => {
+    const tab = await openPage(browser, { noIdle: true })
+    t.teardown(tab.close)
+    const bodies: number[] = []
+    const answers: number[] = []
+    tab.page.on('request', (r) => r.url().includes('/api/ingest') && r.method() === 'POST' && bodies.push(r.postDataBuffer()?.byteLength ?? 0))
+    tab.page.on('response', (r) => r.url().includes('/api/ingest') && r.request().method() === 'POST' && answers.push(r.status()))
+    await tab.page.goto(`${fixtures.url}/basic.html`, { waitUntil: 'load' })
+    await tab.page.mouse.move(5, 5)
+    await trackerStarted(tab.page)
+    // Random text barely compresses: 1,600,000 characters stay over the cap gzipped; 600,000 do not.
+    const addRandomText = (chars: number, marker: string) =>
+      tab.page.evaluate(`(() => {
+        const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+        let text = '${marker}'
+        const bytes = new Uint8Array(${chars})
+        for (let i = 0; i < bytes.length; i += 65536) crypto.getRandomValues(bytes.subarray(i, i + 65536))
+        for (const b of bytes) text += alphabet[b & 63]
+        const div = document.createElement('div')
+        div.textContent = text
+        document.body.appendChild(div)
+      })()`)
+    await addRandomText(1_600_000, 'HugeMarker')
+    await tab.page.waitForTimeout(50)
+    await addRandomText(600_000, 'LargeMarker')
+    await tab.page.waitForTimeout(50)
+    await tab.page.click('#grow')
+    await flushTracker(tab.page)
+    const sk = (await stats(tab.page)).sk
+    const chunks = await until('the large event', () => {
+      const found = storedChunks(store, seeded.project.id).filter((c) => c.sk === sk)
+      return found.some((c) => c.text.includes('LargeMarker')) && found.some((c) => c.text.includes('grown')) ? found : false
+    })
+    t.ok(bodies.length >= 2 && bodies.every((n) => n <= 1_000_000), `every chunk sent was within the cap (${bodies.join(', ')} bytes)`)
+    t.notOk(answers.includes(413), 'so none was refused')
+    t.notOk(chunks.some((c) => c.text.includes('HugeMarker')), 'the event too big to send was not sent')
+    t.ok((await stats(tab.page)).droppedEvents >= 1, 'and was counted as dropped')
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+
   await t.test('a page under a strict CSP still records, without violations', async (t) => {
     const tab = await openPage(browser, { noIdle: true })
     t.teardown(tab.close)

@@ -136,6 +136,32 @@ t.test('signals', async (t) => {
     t.equal(tab.pageErrors.length, 0, 'no page errors')
   })
 
+  await t.test('a session ends after 30 minutes without interaction, and only activity starts the next', async (t) => {
+    const tab = await openPage(browser, { noIdle: true })
+    t.teardown(tab.close)
+    const { page } = tab
+    await page.goto(`${fixtures.url}/basic.html`, { waitUntil: 'load' })
+    await page.mouse.move(5, 5)
+    await trackerStarted(page)
+    const first = (await page.evaluate('window.svc("stats")')) as { sk: string; vid: string }
+    // Age the shared session record by 31 minutes, as if the visitor had left the tab alone.
+    const aged = await page.evaluate(`(() => {
+      const key = Object.keys(localStorage).find((k) => k.startsWith('svc_s_'))
+      const record = JSON.parse(localStorage.getItem(key))
+      record.at -= 31 * 60 * 1000
+      localStorage.setItem(key, JSON.stringify(record))
+      return record.sk
+    })()`)
+    t.equal(aged, first.sk, 'the stored session is this page\'s')
+    await flushTracker(page)
+    t.equal(await page.evaluate('window.svc("stats").sk'), first.sk, 'an idle tab starts no new session by itself')
+    await page.keyboard.press('Tab')
+    const second = (await page.evaluate('window.svc("stats")')) as { sk: string; vid: string }
+    t.not(second.sk, first.sk, 'the next interaction starts a new session')
+    t.equal(second.vid, first.vid, 'for the same visitor')
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+
   await t.test('tabs of one site share the session and never reuse a seq', async (t) => {
     const tab = await openPage(browser, { noIdle: true })
     t.teardown(tab.close)

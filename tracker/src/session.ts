@@ -39,6 +39,8 @@ export interface SessionInfo {
 export interface Sessions {
   /** The live session, starting a new one when the stored one expired. */
   current(): SessionInfo
+  /** The stored session key if that session is still live; starts nothing. */
+  peek(): string | undefined
   /** Records activity (throttled); starts a new session when the last one expired. */
   touch(): SessionInfo
   /** The next chunk seq of session `sk` (a session that has since ended keeps counting in this tab). */
@@ -119,6 +121,10 @@ export function createSessions(store: KeyValue, namespace: string, now: () => nu
 
   return {
     current: () => info(live()),
+    peek() {
+      const stored = read()
+      return stored && now() - stored.at < SESSION_IDLE_MS ? stored.sk : undefined
+    },
     touch() {
       const stored = live()
       if (now() - lastWrite >= ACTIVITY_WRITE_MS) {

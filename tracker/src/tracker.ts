@@ -55,6 +55,7 @@ export function startTracker({ origin, publicKey, guard }: TrackerOptions): Trac
     const session = sessions.current()
     return { sk: session.sk, vid: session.vid, startedAt: session.startedAt, pageIndex: sessions.nextPage(), url: location.href }
   }
+  sessions.touch() // the interaction that started the tracker is activity
   let ctx = newContext()
 
   const signals = createSignals(transport, guard, () => ({ sk: ctx.sk, vid: ctx.vid, startedAt: ctx.startedAt }))
@@ -83,9 +84,13 @@ export function startTracker({ origin, publicKey, guard }: TrackerOptions): Trac
     recorder.snapshot()
     views.begin(previousUrl)
   }
-  /** Another tab reset or the session expired: move this page to the live session. */
-  const followSession = () => {
-    if (sessions.current().sk === ctx.sk) return
+  /**
+   * Another tab reset or started a session, or (on activity) this one expired: move this page to the live
+   * session. Without activity an expired session is left alone, so an idle open tab starts no new session.
+   */
+  const followSession = (active: boolean) => {
+    const sk = active ? sessions.touch().sk : sessions.peek()
+    if (!sk || sk === ctx.sk) return
     closeView(true)
     openView()
   }
@@ -125,14 +130,13 @@ export function startTracker({ origin, publicKey, guard }: TrackerOptions): Trac
         // Once a second is plenty for a 30-minute timeout, and keeps storage reads off every scroll event.
         if (now() - lastTouch < 1000) return
         lastTouch = now()
-        sessions.touch()
-        followSession()
+        followSession(true)
       }),
     )
   }
 
   const flush = guard.wrap(() => {
-    followSession()
+    followSession(false)
     signals.flush()
     chunks.flush()
   })
