@@ -132,7 +132,7 @@ async function main(): Promise<void> {
       '',
       `Every run, with tracker: snapshot ${runs.tracked.map((r) => r.snapshotMs.toFixed(1)).join(', ')} ms; long tasks ${runs.tracked.map((r) => `${r.longTasks} (${r.longTaskMs.toFixed(0)} ms)`).join(', ')}.`,
       '',
-      'What the figures include: the tracker\'s whole start on this page (parsing and running tracker.js, the snapshot, gzip of the first chunk through CompressionStream, which runs off the main thread, and its upload to the service on loopback). What they leave out: the 10 s flushes later on, and slower devices; a mid-range phone is several times slower than this machine, so read the snapshot time as a lower bound there.',
+      'What the figures include: the tracker\'s whole start on this page (parsing and running tracker.js, the snapshot, gzip of the first chunk through CompressionStream, which runs off the main thread, and its upload to the service on loopback). What they leave out: the 10 s flushes later on, and slower devices; a mid-range phone is several times slower than this machine, so read the snapshot time as a lower bound there. The spread between runs ("Every run") comes from this 2-core machine being shared with other work while measuring; the medians are the figures to quote.',
       '',
     ].join('\n')
     writeFileSync(join(ROOT, 'bench', 'tracker-results.md'), report)
