@@ -48,6 +48,8 @@ export function useRoute(): Route {
   useEffect(() => {
     const update = () => setRoute(parseHash(location.hash))
     window.addEventListener('hashchange', update)
+    // The hash may have changed between the first render and this listener.
+    update()
     return () => window.removeEventListener('hashchange', update)
   }, [])
   return route

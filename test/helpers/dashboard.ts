@@ -22,10 +22,21 @@ export interface DashboardTab {
   close(): Promise<void>
 }
 
-export async function openDashboard(browser: Browser, clusterUrl: string, viewport = LAPTOP): Promise<DashboardTab> {
+export interface OpenOptions {
+  viewport?: { width: number; height: number }
+  /** A session cookie value to start signed in with (from `ownerSession`). */
+  session?: string
+}
+
+export async function openDashboard(browser: Browser, clusterUrl: string, viewportOrOptions: OpenOptions['viewport'] | OpenOptions = LAPTOP): Promise<DashboardTab> {
+  const options: OpenOptions = viewportOrOptions && 'width' in viewportOrOptions ? { viewport: viewportOrOptions } : (viewportOrOptions ?? {})
+  const viewport = options.viewport ?? LAPTOP
   const context = await browser.newContext({ viewport, ...(viewport.width < 600 ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}) })
+  if (options.session) await context.addCookies([{ name: 'svc_session', value: options.session, url: clusterUrl, httpOnly: true, sameSite: 'Strict' }])
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: clusterUrl })
   const page = await context.newPage()
+  // Loopback answers in milliseconds: a step that takes 15 s has failed, and saying so early keeps the output readable.
+  page.setDefaultTimeout(15_000)
   const problems: string[] = []
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
   page.on('console', (message) => {
@@ -71,4 +82,15 @@ export async function signIn(page: Page, email: string, password: string): Promi
 /** The session cookie the browser holds for the cluster (HttpOnly: only the context sees it). */
 export async function sessionCookie(context: BrowserContext): Promise<string | undefined> {
   return (await context.cookies()).find((c) => c.name === 'svc_session')?.value
+}
+
+/**
+ * Creates the deployment's first owner through the API (POST /auth/setup, as
+ * the first-run screen does) and returns the session cookie's value, so that
+ * tests of other screens start signed in without repeating the sign-up.
+ */
+export async function ownerSession(clusterUrl: string, owner = OWNER): Promise<string> {
+  const res = await fetch(`${clusterUrl}/api/v1/auth/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(owner) })
+  if (res.status !== 200) throw new Error(`first run failed: ${res.status} ${await res.text()}`)
+  return /svc_session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1]
 }

@@ -123,7 +123,7 @@ function CreateProject({ onCancel }: { onCancel: () => void }) {
         <span>Domain <span class="muted">(optional)</span></span>
         <input name="domain" placeholder="shop.example.com" value={domain} onInput={(e) => setDomain(e.currentTarget.value)} />
       </label>
-      <RulesField value={rules} onInput={setRules} domain={domain} />
+      <RulesField value={rules} onInput={setRules} domain={domain} optional />
       <ErrorNote error={error} />
       <div class="row">
         <button type="submit" disabled={busy || !name.trim()}>

@@ -15,7 +15,7 @@ export function splitLines(text: string): string[] {
     .filter(Boolean)
 }
 
-export function RulesField({ value, onInput, domain, id = 'rules' }: { value: string; onInput: (value: string) => void; domain?: string; id?: string }) {
+export function RulesField({ value, onInput, domain, id = 'rules', optional = false }: { value: string; onInput: (value: string) => void; domain?: string; id?: string; optional?: boolean }) {
   const [samples, setSamples] = useState('')
   const compiled = useMemo(() => compileRules(splitLines(value)), [value])
   const preview = useMemo(() => {
@@ -29,7 +29,7 @@ export function RulesField({ value, onInput, domain, id = 'rules' }: { value: st
     <div class="rules stack">
       <label>
         <span>
-          Path rules <span class="muted">(optional, one per line, first match wins)</span>
+          Path rules <span class="muted">({optional ? 'optional, ' : ''}one per line, first match wins)</span>
         </span>
         <textarea
           id={id}
