@@ -76,7 +76,7 @@ function slotOf(viewportWidth: number | undefined): DeviceSlot {
 }
 
 export interface PageBucket {
-  /** views, sessions, activeMs sum, views with activeMs, scroll % sum, views with a depth, exits, quick backs, JS errors, clicks */
+  /** views, sessions, activeMs sum, views with activeMs, scroll depth sum (hundredths of a percent), views with a depth, exits, quick backs, JS errors, clicks */
   v: number
   s: number
   am: number
@@ -328,6 +328,10 @@ export class Deriver {
     for (const scope of [ALL_SCOPE, pageScope(pageId), sessionScope(sk)]) this.tables.derived.put([...base, 'fr', scope, ts, id], record)
   }
 
+  private removeFriction(base: Part[], pageId: string, sk: string, ts: number, id: string): void {
+    for (const scope of [ALL_SCOPE, pageScope(pageId), sessionScope(sk)]) this.tables.derived.remove([...base, 'fr', scope, ts, id])
+  }
+
   private addView(base: Part[], sk: string, session: SessionSignals, receivedAt: number, view: View): void {
     const page = view.page ?? ''
     const pageId = this.notePage(base, page)
@@ -342,11 +346,13 @@ export class Deriver {
 
     if (!before) session.views += 1
     session.activeMs += (after.activeMs ?? 0) - (before?.activeMs ?? 0)
-    if (after.quickBack && !before?.quickBack) {
-      session.quickBacks += 1
-      // At the view's start: the replay opens where the visitor arrived and bounced.
-      const record: FrictionRecord = { kind: 'quickBack', sk, page: after.page, url: view.url }
-      this.putFriction(base, keptPageId, sk, after.at, `q.${shortId(`${sk}\n${view.url}`)}.${view.startedAt}`, record)
+    if (after.quickBack && (!before?.quickBack || before.at !== after.at)) {
+      // At the view's start: the replay opens where the visitor arrived and bounced. A copy
+      // that moves the start (an earlier clamp) moves the item, whatever order copies came in.
+      const id = `q.${shortId(`${sk}\n${view.url}`)}.${view.startedAt}`
+      if (before?.quickBack) this.removeFriction(base, keptPageId, sk, before.at, id)
+      else session.quickBacks += 1
+      this.putFriction(base, keptPageId, sk, after.at, id, { kind: 'quickBack', sk, page: after.page, url: view.url })
     }
 
     // Sessions per page: counted once, in the hour of the session's first view of it.
@@ -369,7 +375,8 @@ export class Deriver {
       bucket.av += sign
     }
     if (view.maxScrollPct !== undefined) {
-      bucket.sp += sign * view.maxScrollPct
+      // In hundredths of a percent: integer sums stay exact through any number of withdrawals.
+      bucket.sp += sign * Math.round(view.maxScrollPct * 100)
       bucket.sv += sign
       const slot = slotOf(view.vw)
       const histogram = (bucket.sh[slot] ??= new Array<number>(SCROLL_STEPS).fill(0))

@@ -111,8 +111,10 @@ export function heatmap(tables: Tables, projectId: string, query: HeatmapQuery):
 
   const kind = query.kind === 'click' ? 'a' : query.kind === 'rage' ? 'r' : 'd'
   const { from, to } = hoursOf(query.since, query.until)
+  // A dense grid to add into (calloc'd: untouched pages cost nothing) and the list of bins touched, so that
+  // collecting the cells costs the number of cells, not the size of the grid.
   const grid = new Uint32Array(HEAT_X_BINS * HEAT_Y_BINS)
-  let top = -1
+  const touched: number[] = []
   let total = 0
   for (const page of query.pages) {
     const prefix = [...base, 'ht', shortId(page), kind]
@@ -120,18 +122,17 @@ export function heatmap(tables: Tables, projectId: string, query: HeatmapQuery):
       for (const slot of slots) {
         const pairs = decodePairs(value[slot])
         for (let i = 0; i < pairs.length; i += 2) {
+          if (grid[pairs[i]] === 0) touched.push(pairs[i])
           grid[pairs[i]] += pairs[i + 1]
           total += pairs[i + 1]
-          if (pairs[i] > top) top = pairs[i]
         }
       }
     }
   }
   const cells: [number, number, number][] = []
   let maxCount = 0
-  for (let bin = 0; bin <= top; bin++) {
+  for (const bin of Uint32Array.from(touched).sort()) {
     const n = grid[bin]
-    if (n === 0) continue
     cells.push([bin % HEAT_X_BINS, Math.floor(bin / HEAT_X_BINS), n])
     if (n > maxCount) maxCount = n
   }
@@ -334,7 +335,7 @@ export function pageInsights(tables: Tables, projectId: string, query: TimeRange
       sessions: b.s,
       views: b.v,
       avgActiveMs: b.av === 0 ? null : Math.round(b.am / b.av),
-      avgScrollPct: b.sv === 0 ? null : Math.round((b.sp / b.sv) * 10) / 10,
+      avgScrollPct: b.sv === 0 ? null : Math.round(b.sp / b.sv / 10) / 10,
       exitRate: ratio(b.ex, b.v),
       quickBackRate: ratio(b.qb, b.v),
       errors: b.er,
