@@ -139,7 +139,7 @@ export interface ClickHeatmap {
 export interface ScrollHeatmap {
   kind: 'scroll'
   views: number
-  /** Share of views (0 to 100) that reached each depth percent. */
+  /** reached[d]: share (0 to 1) of the views whose deepest scroll was at least d percent of the page, d from 0 to 100. */
   reached: number[]
 }
 

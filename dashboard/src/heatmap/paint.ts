@@ -82,19 +82,23 @@ export function paintClicks(canvas: HTMLCanvasElement, width: number, height: nu
   ctx.putImageData(image, 0, 0)
 }
 
-/** `reached[p]`: share (0 to 100) of views whose deepest scroll reached p percent of the page. */
+/**
+ * `reached[d]`: share (0 to 1) of views whose deepest scroll was at least d
+ * percent of the page. One vertical gradient, red where every view reached,
+ * blue where few did: bands drawn one by one would leave seams.
+ */
 export function paintScroll(canvas: HTMLCanvasElement, width: number, height: number, reached: number[]): void {
   const scale = sized(canvas, width, height)
   const ctx = canvas.getContext('2d')!
   ctx.clearRect(0, 0, canvas.width, canvas.height)
   const colours = palette()
-  const steps = reached.length
-  for (let p = 0; p < steps; p++) {
-    const share = Math.max(0, Math.min(100, reached[p] ?? 0)) / 100
+  const last = Math.max(1, reached.length - 1)
+  const gradient = ctx.createLinearGradient(0, 0, 0, height * scale)
+  reached.forEach((value, depth) => {
+    const share = Math.max(0, Math.min(1, value ?? 0))
     const j = Math.round(share * 255) * 4
-    ctx.fillStyle = `rgba(${colours[j]}, ${colours[j + 1]}, ${colours[j + 2]}, 0.35)`
-    const top = Math.floor((p / steps) * height * scale)
-    const bottom = Math.ceil(((p + 1) / steps) * height * scale)
-    ctx.fillRect(0, top, canvas.width, bottom - top)
-  }
+    gradient.addColorStop(depth / last, `rgba(${colours[j]}, ${colours[j + 1]}, ${colours[j + 2]}, 0.4)`)
+  })
+  ctx.fillStyle = gradient
+  ctx.fillRect(0, 0, canvas.width, canvas.height)
 }

@@ -8,7 +8,7 @@ import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatPercent } from '../format.js'
 import type { ElementRow, Project } from '../model.js'
 import { href, navigate } from '../route.js'
-import { pageLabel, PagePicker, usePages } from './page-picker.js'
+import { displayPath, pageLabel, PagePicker, usePages } from './page-picker.js'
 
 const LIMIT = 50
 
@@ -85,13 +85,13 @@ export function Elements({ project, query }: { project: Project; query: URLSearc
                   <td class={r.dead ? 'num warn' : 'num muted'}>{r.dead}</td>
                   <td class={r.errors ? 'num bad hide-narrow' : 'num muted hide-narrow'}>{r.errors}</td>
                   <td class="actions">
-                    <a href={href('p', project.id, 'sessions', { page: r.page, rage: r.rage > 0 && r.rage === r.clicks ? 1 : '' })} aria-label={`Sessions on the page of ${r.label ?? r.selector}`}>
+                    <a href={href('p', project.id, 'sessions', { page: displayPath(r.page), rage: r.rage > 0 && r.rage === r.clicks ? 1 : '' })} aria-label={`Sessions on the page of ${r.label ?? r.selector}`}>
                       Sessions
                     </a>
                     {r.rage + r.dead + r.errors > 0 && (
                       <>
                         {' · '}
-                        <a href={href('p', project.id, 'friction', { page: r.page })} aria-label={`Replays of the friction on ${r.label ?? r.selector}`}>
+                        <a href={href('p', project.id, 'friction', { page: displayPath(r.page) })} aria-label={`Replays of the friction on ${r.label ?? r.selector}`}>
                           Replays
                         </a>
                       </>

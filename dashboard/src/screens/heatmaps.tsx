@@ -95,7 +95,7 @@ export function Heatmaps({ project, query }: { project: Project; query: URLSearc
   return (
     <section class="stack">
       <h2 class="sr-only">Heatmaps</h2>
-      <div class="card filters" role="group" aria-label="Heatmap options">
+      <div class="card filters heat-options" role="group" aria-label="Heatmap options">
         <PagePicker pages={pages.data ?? []} value={page} onChange={(p) => go({ page: p })} id="heatmap-page" />
         <Segmented label="Device" name="device" options={DEVICES} value={device} onChange={(d) => go({ device: d })} />
         <Segmented label="Map" name="kind" options={KINDS} value={kind} onChange={(k) => go({ kind: k })} />
@@ -176,7 +176,11 @@ function HeatmapView({ project, page, kind, device }: { project: Project; page: 
     if (!rebuilt || !data || !canvas.current) return
     void chunk.then((m) => {
       if (!canvas.current) return
-      if (data.kind === 'scroll') m.paintScroll(canvas.current, rebuilt.width, rebuilt.height, (data as ScrollHeatmap).reached)
+      if (data.kind === 'scroll') {
+        const scroll = data as ScrollHeatmap
+        if (scroll.views > 0) m.paintScroll(canvas.current, rebuilt.width, rebuilt.height, scroll.reached)
+        else m.paintClicks(canvas.current, rebuilt.width, rebuilt.height, { cells: [], maxCount: 0, xBins: X_BINS, yBinPx: Y_BIN_PX })
+      }
       else {
         const c = data as ClickHeatmap
         m.paintClicks(canvas.current, rebuilt.width, rebuilt.height, { cells: c.cells, maxCount: c.maxCount, xBins: c.xBins ?? X_BINS, yBinPx: c.yBinPx ?? Y_BIN_PX })
@@ -188,7 +192,9 @@ function HeatmapView({ project, page, kind, device }: { project: Project; page: 
   const summary = !data
     ? ''
     : data.kind === 'scroll'
-      ? `${plural((data as ScrollHeatmap).views, 'view')} with a scroll depth on ${pageLabel(page)} (${device}).`
+      ? (data as ScrollHeatmap).views > 0
+        ? `${plural((data as ScrollHeatmap).views, 'view')} with a scroll depth on ${pageLabel(page)} (${device}). The colour says how many views reached each depth: red all, blue few.`
+        : `No view of ${pageLabel(page)} (${device}) has reported its scroll depth yet: a view reports it when it ends.`
       : `${plural((data as ClickHeatmap).total, KINDS.find((k) => k.id === kind)!.label.toLowerCase().replace(/s$/, ''))} on ${pageLabel(page)} (${device}).`
   return (
     <div class="stack">
@@ -215,7 +221,7 @@ function HeatmapView({ project, page, kind, device }: { project: Project; page: 
         <div class="heat-stage" style={rebuilt ? { width: `${rebuilt.width}px`, height: `${rebuilt.height}px`, transform: `scale(${scale})` } : undefined} data-testid="heat-stage">
           <div ref={stage} class="heat-page" />
           <canvas ref={canvas} class="heat-canvas" aria-hidden="true" data-testid="heat-canvas" />
-          {rebuilt && data?.kind === 'scroll' && <ScrollMarks reached={(data as ScrollHeatmap).reached} height={rebuilt.height} />}
+          {rebuilt && data?.kind === 'scroll' && (data as ScrollHeatmap).views > 0 && <ScrollMarks reached={(data as ScrollHeatmap).reached} height={rebuilt.height} />}
         </div>
       </div>
     </div>
@@ -224,17 +230,20 @@ function HeatmapView({ project, page, kind, device }: { project: Project; page: 
 
 /** Lines where 75, 50 and 25 percent of views stopped scrolling, labelled in text. */
 function ScrollMarks({ reached, height }: { reached: number[]; height: number }) {
-  const marks = [75, 50, 25]
+  const last = Math.max(1, reached.length - 1)
+  const marks = [0.75, 0.5, 0.25]
     .map((share) => {
       const depth = reached.findIndex((r) => r < share)
-      return depth === -1 ? undefined : { share, y: (depth / reached.length) * height }
+      return depth <= 0 ? undefined : { share, y: (depth / last) * height }
     })
     .filter((m): m is { share: number; y: number } => m !== undefined)
+    // Thresholds at the same depth (few views) share one line, labelled with the largest share.
+    .filter((m, i, all) => all.findIndex((o) => o.y === m.y) === i)
   return (
     <>
       {marks.map((m) => (
         <div key={m.share} class="scroll-mark" style={{ top: `${m.y}px` }}>
-          <span>{m.share}% of views reached here</span>
+          <span>{Math.round(m.share * 100)}% of views reached here</span>
         </div>
       ))}
     </>

@@ -1,6 +1,7 @@
 /** The project's pages (POST /cli/pages.list), busiest first, as a picker shared by the data screens. */
 import { api } from '../api.js'
 import { useAsync, type Async } from '../components.js'
+import { plural } from '../format.js'
 import type { PageRow } from '../model.js'
 
 const pageLists = new Map<string, Promise<PageRow[]>>()
@@ -19,10 +20,15 @@ export function usePages(projectId: string): Async<PageRow[]> {
   }, [projectId])
 }
 
-/** How a page reads: its display path, with the host when the project spans several. */
+/** A page key (`shop.test/{tenant}/settings/:id`) as its display path (`/{tenant}/settings/:id`); a display path stays as it is. */
+export function displayPath(page: string): string {
+  const slash = page.indexOf('/')
+  return slash <= 0 ? page : page.slice(slash)
+}
+
+/** How a page reads: its display path (the page list already gives it; keys in other answers carry the host). */
 export function pageLabel(page: PageRow | string): string {
-  if (typeof page === 'string') return page
-  return page.path ?? page.page
+  return typeof page === 'string' ? displayPath(page) : page.page
 }
 
 export function PagePicker({ pages, value, onChange, allowAny, id = 'page' }: { pages: PageRow[]; value: string; onChange: (page: string) => void; allowAny?: string; id?: string }) {
@@ -35,7 +41,7 @@ export function PagePicker({ pages, value, onChange, allowAny, id = 'page' }: { 
         {!known && value && <option value={value}>{value}</option>}
         {pages.map((p) => (
           <option key={p.page} value={p.page}>
-            {pageLabel(p)} ({p.views.toLocaleString()} views)
+            {pageLabel(p)} ({plural(p.views, 'view')})
           </option>
         ))}
       </select>

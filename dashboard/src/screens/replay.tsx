@@ -113,7 +113,8 @@ function ReplayView({ project, sessionKey, recording: r, at, back }: { project: 
     let handle: PlayerHandle | undefined
     let cancelled = false
     const size = () => {
-      const width = Math.max(280, box.current?.clientWidth ?? 800)
+      // The box's content width: its padding is not the player's.
+      const width = Math.max(280, target.current?.clientWidth ?? 800)
       const height = Math.max(200, Math.min(window.innerHeight * 0.65, (width * r.viewport.height) / r.viewport.width))
       return { width, height: Math.round(height) }
     }
