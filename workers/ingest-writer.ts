@@ -21,9 +21,23 @@ import { openStore } from '../src/store/open.js'
 const store = openStore(workerData as WriterInit)
 const rulesCache = new RulesCache()
 
+/**
+ * Groups each distinct URL of an item once: a signals batch comes from one
+ * page view or a few, so its dozens of clicks share a handful of URLs, and
+ * grouping each entry again cost more than the rest of the page bookkeeping
+ * (bench/micro.ts, "pages of a signals batch"; bench/RESULTS.md).
+ */
 function pager(projectId: string, receivedAt: number): (url: string) => PageRecord {
   const rules = rulesCache.rulesFor(projectId, store.getProject(projectId)?.pathRules ?? [])
-  return (url) => ({ ...groupUrl(url, rules), firstSeenAt: receivedAt })
+  const pages = new Map<string, PageRecord>()
+  return (url) => {
+    let page = pages.get(url)
+    if (!page) {
+      page = { ...groupUrl(url, rules), firstSeenAt: receivedAt }
+      pages.set(url, page)
+    }
+    return page
+  }
 }
 
 function assignPages(item: IngestItem): void {

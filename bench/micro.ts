@@ -1,0 +1,85 @@
+/**
+ * Micro-benchmark of the pure functions on the ingest hot path (src/ingest/),
+ * beside the end-to-end run: how many calls per second one core does, so a
+ * change to one of them shows up here before it shows up in requests/s.
+ *
+ * Usage: node dist/bench/micro.js [--json]
+ */
+import { bodyMatchesEncoding, parseChunkMeta } from '../src/ingest/chunk.js'
+import { parseSignals } from '../src/ingest/signals.js'
+import { groupUrl } from '../src/pages/group.js'
+import { chunkBody, chunkMeta, signalsBody } from './payloads.js'
+
+export interface MicroFigure {
+  name: string
+  opsPerSec: number
+  usPerOp: number
+}
+
+/** Calls `fn` in rounds for `ms` after a warm-up (so the JIT has compiled it), and returns calls per second. */
+function measure(name: string, fn: () => unknown, ms = 1500): MicroFigure {
+  let sink: unknown
+  const warmUntil = performance.now() + 300
+  while (performance.now() < warmUntil) sink = fn()
+  let calls = 0
+  const started = performance.now()
+  let now = started
+  while (now - started < ms) {
+    for (let i = 0; i < 200; i++) sink = fn()
+    calls += 200
+    now = performance.now()
+  }
+  if (sink === Symbol.for('never')) console.log(sink) // keeps the result alive
+  const opsPerSec = calls / ((now - started) / 1000)
+  return { name, opsPerSec, usPerOp: 1e6 / opsPerSec }
+}
+
+/**
+ * The page of every entry of a signals batch, as workers/ingest-writer.ts
+ * assigns them: before, each entry's URL was grouped again; now each distinct
+ * URL once per batch (the entries of a batch share a few URLs).
+ */
+function pagesEveryEntry(urls: string[]): number {
+  const seen = new Map<string, unknown>()
+  for (const url of urls) {
+    const page = { ...groupUrl(url, []), firstSeenAt: 0 }
+    seen.set(page.key, page)
+  }
+  return seen.size
+}
+
+function pagesEachUrlOnce(urls: string[]): number {
+  const pages = new Map<string, ReturnType<typeof groupUrl> & { firstSeenAt: number }>()
+  const seen = new Map<string, unknown>()
+  for (const url of urls) {
+    let page = pages.get(url)
+    if (!page) {
+      page = { ...groupUrl(url, []), firstSeenAt: 0 }
+      pages.set(url, page)
+    }
+    seen.set(page.key, page)
+  }
+  return seen.size
+}
+
+function runMicro(): MicroFigure[] {
+  const meta = chunkMeta('micro', 7)
+  const body = chunkBody()
+  const signals = signalsBody()
+  const now = Date.now()
+  const parsed = parseSignals(signals, now)
+  if (!parsed.ok) throw new Error(`the benchmark's signals batch does not validate: ${parsed.error}`)
+  const urls = [...parsed.batch.views, ...parsed.batch.clicks, ...parsed.batch.errors].map((e) => e.url)
+  return [
+    measure(`parseChunkMeta (valid X-Svc-Meta, ${meta.length} B)`, () => parseChunkMeta(meta)),
+    measure('parseChunkMeta (header not JSON)', () => parseChunkMeta('{"sk":')),
+    measure(`parseSignals (valid batch, ${signals.byteLength} B)`, () => parseSignals(signals, now)),
+    measure('bodyMatchesEncoding (gzip, 20 KB)', () => bodyMatchesEncoding(body, 'gzip')),
+    measure(`pages of a signals batch, ${urls.length} entries: every entry grouped (before)`, () => pagesEveryEntry(urls)),
+    measure(`pages of a signals batch, ${urls.length} entries: each URL once (now)`, () => pagesEachUrlOnce(urls)),
+  ]
+}
+
+const figures = runMicro()
+if (process.argv.includes('--json')) console.log(JSON.stringify(figures))
+else for (const f of figures) console.log(`${f.name.padEnd(72)} ${Math.round(f.opsPerSec).toLocaleString('en-US').padStart(12)} ops/s ${f.usPerOp.toFixed(2).padStart(8)} µs/op`)

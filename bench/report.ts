@@ -1,0 +1,536 @@
+/**
+ * Turns one benchmark run into bench/RESULTS.md: the machine, every figure in
+ * tables, and the targets of issue 2 marked met or not met from the figures
+ * of this run alone (the machine is shared and noisy; only ratios within one
+ * run compare).
+ */
+import type { Figures, MemorySample } from './load.js'
+import type { MicroFigure } from './micro.js'
+import type { ProbeResult } from './oversize-probe.js'
+
+export interface StorageFigures {
+  puts: number
+  seconds: number
+  putsPerSec: number
+  p50: number
+  p99: number
+  bytesPerSec: number
+  cpuPct: number
+  valueBytes: number
+  /** Added by run.ts: CPU used meanwhile by everything else on the machine, % of one core. */
+  otherCpuPct: number
+}
+
+export interface GridRow {
+  writerThreads: number
+  writeBatchItems: number
+  /** One run per round; the rounds interleave the points. */
+  rounds: Figures[]
+}
+
+/** Mean over the rounds of a grid point. */
+export function gridMean(row: GridRow, pick: (f: Figures) => number): number {
+  return row.rounds.reduce((sum, f) => sum + pick(f), 0) / row.rounds.length
+}
+
+export interface Results {
+  quick: boolean
+  machine: {
+    nproc: number
+    cpuModel: string
+    memoryGiB: number
+    node: string
+    kernel: string
+    filesystem: string
+    uws: string
+    lmdb: string
+    piscina: string
+    autocannon: string
+  }
+  date: string
+  commit: string
+  workers: number
+  connections: number
+  seconds: { main: number; oversize: number; memory: number; grid: number; warm: number }
+  bodies: { chunk: number; signals: number; oversize: number }
+  defaults: { writerThreads: number; writeBatchItems: number; writeBatchBytes: number; durability: string }
+  micro: MicroFigure[]
+  front: { chunk: Figures; signals: Figures; oversize: Figures }
+  storage: { commit: StorageFigures; flush: StorageFigures }
+  cluster: { ingest: Figures; signals: Figures; oversize: Figures; probes: ProbeResult[]; probesUnderLoad: ProbeResult[]; storedChunks: number }
+  flush: { ingest: Figures }
+  aggregates: { signals: Figures }
+  memory: Figures
+  grid: GridRow[]
+  /** CPU the rest of the machine used while the benchmark ran nothing, just before and just after, % of one core. */
+  othersIdlePct: { before: number; after: number }
+  totalSeconds: number
+}
+
+/** Targets of issue 2. */
+export const TARGETS = {
+  ingestVsStorage: 0.7,
+  signalsVsFront: 0.4,
+  p99Ms: 25,
+  /**
+   * Memory is flat when, for every front, the peak anonymous RSS (heaps, stacks: what the process allocates) of
+   * the last 10 s exceeds that of seconds 6-15 (after warm-up) by at most this much. File-backed RSS is reported
+   * beside it but not judged: it is LMDB's memory map, pages of the data file the kernel can drop at any time.
+   */
+  memoryGrowthFraction: 0.05,
+  memoryGrowthFloorBytes: 5 * 1024 * 1024,
+} as const
+
+const MiB = 1024 * 1024
+const int = (n: number) => Math.round(n).toLocaleString('en-US')
+const pct = (ratio: number) => `${(ratio * 100).toFixed(0)}%`
+const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1))
+const mbps = (bytesPerSec: number) => (bytesPerSec / MiB).toFixed(1)
+const mib = (bytes: number) => (bytes / MiB).toFixed(1)
+const met = (ok: boolean) => (ok ? '**met**' : '**not met**')
+const codes = (f: Figures) =>
+  Object.entries(f.statusCodes)
+    .map(([code, n]) => `${code}: ${int(n)}`)
+    .join(', ') || 'none'
+
+/** What the grid says about more writer threads per front. */
+function threadsSentence(grid: GridRow[]): string {
+  const mean = (threads: number) => {
+    const rows = grid.filter((g) => g.writerThreads === threads)
+    return rows.reduce((sum, g) => sum + gridMean(g, (f) => f.okPerSec), 0) / (rows.length || 1)
+  }
+  const one = mean(1)
+  const two = mean(2)
+  if (!one || !two) return ''
+  return two < one
+    ? `Two writer threads per front were slower than one in the grid below (${int(two)} against ${int(one)} req/s on average): they cut the same requests into more, smaller transactions.`
+    : `Two writer threads per front were not slower than one in the grid below (${int(two)} against ${int(one)} req/s on average).`
+}
+
+/** Server CPU time per answered request, µs. */
+export function cpuPerRequestUs(f: Figures): number {
+  return f.answersPerSec > 0 ? (f.serverCpuPct / 100 / f.answersPerSec) * 1e6 : 0
+}
+
+function table(head: string[], rows: (string | number)[][]): string {
+  const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n')
+}
+
+/** The lower of the two ceilings, in requests (or puts) per second, for a durability. */
+export function lowerCeiling(r: Results, durability: 'commit' | 'flush'): { perSec: number; which: string } {
+  const front = r.front.chunk.okPerSec
+  const storage = r.storage[durability].putsPerSec
+  return front <= storage ? { perSec: front, which: 'front (bare uWS, 20 KB)' } : { perSec: storage, which: `storage (lmdb-js, ${durability})` }
+}
+
+export interface MemoryVerdict {
+  front: number
+  start: number
+  end: number
+  max: number
+  anonStart: number
+  anonEnd: number
+  anonMax: number
+  /** Peak anonymous RSS in seconds 6-15 (after warm-up) and in the last 10 s. */
+  warmPeak: number
+  latePeak: number
+  /** Judged on anonymous memory: see TARGETS. */
+  flat: boolean
+}
+
+export function memoryVerdicts(samples: MemorySample[]): MemoryVerdict[] {
+  const fronts = samples[0]?.total.length ?? 0
+  const verdicts: MemoryVerdict[] = []
+  for (let i = 0; i < fronts; i++) {
+    const total = samples.map((s) => s.total[i]).filter((v) => v > 0)
+    const anon = samples.map((s) => s.anon[i]).filter((v) => v > 0)
+    // Warm-up: the first 5 s fill the heap and LMDB's read pages; compare the peak just after with the peak at the end.
+    const warmPeak = Math.max(...anon.slice(5, 15))
+    const latePeak = Math.max(...anon.slice(-10))
+    const allowed = Math.max(TARGETS.memoryGrowthFloorBytes, warmPeak * TARGETS.memoryGrowthFraction)
+    verdicts.push({
+      front: i + 1,
+      start: total[0],
+      end: total[total.length - 1],
+      max: Math.max(...total),
+      anonStart: anon[0],
+      anonEnd: anon[anon.length - 1],
+      anonMax: Math.max(...anon),
+      warmPeak,
+      latePeak,
+      flat: latePeak - warmPeak <= allowed,
+    })
+  }
+  return verdicts
+}
+
+/** The grid point with the most acknowledged chunks per second (mean of the rounds). */
+export function bestGridRow(grid: GridRow[]): GridRow | undefined {
+  return [...grid].sort((a, b) => gridMean(b, (f) => f.okPerSec) - gridMean(a, (f) => f.okPerSec))[0]
+}
+
+export function renderResults(r: Results): string {
+  const commitCeiling = lowerCeiling(r, 'commit')
+  const flushCeiling = lowerCeiling(r, 'flush')
+  const ingest = r.cluster.ingest
+  const ingestRatio = ingest.okPerSec / commitCeiling.perSec
+  const flushRatio = r.flush.ingest.okPerSec / flushCeiling.perSec
+  const signalsRatio = r.cluster.signals.okPerSec / r.front.signals.okPerSec
+  const [declaredProbe, chunkedProbe] = r.cluster.probes
+  const underLoad = r.cluster.probesUnderLoad
+  const underLoadMs = underLoad.map((p) => p.ms).sort((a, b) => a - b)
+  const underLoadP50 = underLoadMs[underLoadMs.length >> 1] ?? NaN
+  const underLoadMax = underLoadMs[underLoadMs.length - 1] ?? NaN
+  const oversizeOk =
+    declaredProbe.status === 413 &&
+    declaredProbe.bodyBytesSent === 0 &&
+    chunkedProbe.status === 413 &&
+    chunkedProbe.bodyBytesSent < chunkedProbe.bodyBytesTotal &&
+    underLoad.length > 0 &&
+    underLoad.every((p) => p.status === 413)
+  const samples = r.memory.memory ?? []
+  const memory = memoryVerdicts(samples)
+  const memoryFlat = memory.length > 0 && memory.every((m) => m.flat)
+  const p99Ok = ingest.p99 < TARGETS.p99Ms && r.cluster.signals.p99 < TARGETS.p99Ms
+  const flushCost = 1 - r.flush.ingest.okPerSec / ingest.okPerSec
+  const best = bestGridRow(r.grid)
+  const current = r.grid.find((g) => g.writerThreads === r.defaults.writerThreads && g.writeBatchItems === r.defaults.writeBatchItems)
+  const acknowledged = ingest.statusCodes['200'] ?? 0
+
+  const row = (name: string, f: Figures, vs: string) => [
+    name,
+    int(f.answersPerSec),
+    ms(f.p50),
+    ms(f.p99),
+    mbps(f.bodyBytesPerSec),
+    int(f.serverCpuPct),
+    vs,
+  ]
+  const storageRow = (name: string, s: StorageFigures) => [name, int(s.putsPerSec), ms(s.p50), ms(s.p99), mbps(s.bytesPerSec), int(s.cpuPct), '(ceiling)']
+
+  const out: string[] = []
+  out.push('# Benchmark results')
+  out.push('')
+  out.push(
+    `Written by \`npm run bench\` (bench/run.ts) on ${r.date.slice(0, 16).replace('T', ' ')} UTC at commit ${r.commit}, in ${Math.round(r.totalSeconds)} s. ` +
+      'Do not edit by hand: run the benchmark again. The machine is shared and noisy, so absolute figures move from run to run; ' +
+      'the ratios, all taken within this one run, are what the targets are checked against.',
+  )
+  if (r.quick) out.push('', '> **--quick run: short durations, a smoke check of the benchmark itself. These figures are not results.**')
+  out.push('')
+  out.push('## Machine')
+  out.push('')
+  out.push(
+    table(
+      ['', ''],
+      [
+        ['CPU', `${r.machine.nproc} × ${r.machine.cpuModel} (\`nproc\` = ${r.machine.nproc})`],
+        ['Memory', `${r.machine.memoryGiB.toFixed(1)} GiB`],
+        ['OS', `${r.machine.kernel}, data directory on ${r.machine.filesystem}`],
+        ['Node.js', r.machine.node],
+        ['Packages', `uWebSockets.js ${r.machine.uws}, lmdb ${r.machine.lmdb}, piscina ${r.machine.piscina}, autocannon ${r.machine.autocannon}`],
+        ['Commit', r.commit],
+        ['Date', r.date],
+        ['Other load', `the rest of the machine used ${int(r.othersIdlePct.before)}% of a core just before the run and ${int(r.othersIdlePct.after)}% just after (see "others CPU %" per run below)`],
+      ],
+    ),
+  )
+  out.push('')
+  out.push('## How it was measured')
+  out.push('')
+  out.push(
+    [
+      `- Every server runs on loopback on this machine, beside the load generator (autocannon, one thread, ${r.connections} connections, no pipelining), which competes with it for the ${r.machine.nproc} cores; its own CPU is in the detailed tables.`,
+      `- The cluster is \`dist/main.js\` with its defaults (WORKERS=${r.workers}, one front per core; WRITER_THREADS=${r.defaults.writerThreads}, WRITE_BATCH_ITEMS=${r.defaults.writeBatchItems}, WRITE_BATCH_BYTES=${int(r.defaults.writeBatchBytes)}), started fresh with its own temporary data directory and a project seeded through the store module; every run is preceded by a ${r.seconds.warm} s warm-up that is not counted.`,
+      `- Bodies: a ${int(r.bodies.chunk)} B gzip recording chunk (rrweb-like events), a ${int(r.bodies.signals)} B signals batch (views, clicks, an error; sent as text/plain like sendBeacon), a ${int(r.bodies.oversize)} B body over both caps. Each chunk carries its own X-Svc-Meta (20 chunks per session, every (session, seq) distinct), so none is an idempotent repeat.`,
+      `- Runs: ${r.seconds.main} s each for the ceilings, /ingest and /signals; ${r.seconds.oversize} s for 2 MB bodies; ${r.seconds.memory} s for memory; ${r.seconds.grid} s per grid point.`,
+      `- **Front ceiling**: a bare uWebSockets.js handler (bench/bare-uws.ts: same package and binary, ${r.workers} processes on one port like the fronts) that reads the body as the front does and answers {ok:true}, driven by the very same requests (path, query, X-Svc-Meta).`,
+      `- **Storage ceiling**: raw lmdb-js puts of the same ${int(r.bodies.chunk)} B chunk in one process (bench/storage-ceiling.ts), ${r.connections} concurrent writers each waiting for its put, batched into transactions by lmdb-js itself; \`commit\` waits for the put (the commit), \`flush\` also for \`flushed\` (the disk sync), as the store does.`,
+      '- req/s counts every answer; for /ingest and /signals every answer was a 200 (status counts below). Latency is autocannon\'s, per request. Body MB/s is answers × body size. Server CPU is utime + stime of every process of the server (primary, control worker, fronts and their writer threads) from /proc/<pid>/stat, before and after, as % of one core (200% = both cores).',
+      '- "others CPU %" in the detailed tables is what the rest of this shared machine used meanwhile (other people\'s builds and tests, and kernel network work not charged to a process), from /proc/stat: where it is high, that run was starved and its figures are low.',
+      `- "vs ceiling" divides by the lower of the two ceilings for the same durability: with \`commit\` that is the ${commitCeiling.which} at ${int(commitCeiling.perSec)}/s; with \`flush\` the ${flushCeiling.which} at ${int(flushCeiling.perSec)}/s.`,
+    ].join('\n'),
+  )
+  out.push('')
+  out.push('## Headline')
+  out.push('')
+  out.push(
+    table(
+      ['Scenario', 'req/s (puts/s)', 'p50 ms', 'p99 ms', 'body MB/s', 'server CPU %', 'vs ceiling'],
+      [
+        row('Front ceiling: bare uWS, 20 KB body', r.front.chunk, '(ceiling)'),
+        row('Front ceiling: bare uWS, 5 KB body', r.front.signals, '(ceiling)'),
+        storageRow('Storage ceiling: lmdb-js puts, 20 KB, commit', r.storage.commit),
+        storageRow('Storage ceiling: lmdb-js puts, 20 KB, flush', r.storage.flush),
+        row('**/ingest 20 KB gzip, DURABILITY=commit (default)**', ingest, `**${pct(ingestRatio)}** of ${int(commitCeiling.perSec)}`),
+        row('/ingest 20 KB gzip, DURABILITY=flush', r.flush.ingest, `${pct(flushRatio)} of ${int(flushCeiling.perSec)}`),
+        row('**/signals 5 KB**', r.cluster.signals, `**${pct(signalsRatio)}** of the 5 KB front ceiling`),
+        row('/ingest 2 MB body, refused 413', r.cluster.oversize, `p50 ${ms(r.cluster.oversize.p50)} ms vs ${ms(r.front.oversize.p50)} ms to send and read 2 MB`),
+      ],
+    ),
+  )
+  out.push('')
+  out.push('## Targets (issue 2)')
+  out.push('')
+  out.push(
+    table(
+      ['Target', 'Measured', 'Verdict'],
+      [
+        [
+          '/ingest ≥ 70% of the lower ceiling (storage)',
+          `${int(ingest.okPerSec)} req/s = ${pct(ingestRatio)} of ${int(commitCeiling.perSec)}/s (${commitCeiling.which}); with flush ${pct(flushRatio)}`,
+          met(ingestRatio >= TARGETS.ingestVsStorage),
+        ],
+        [
+          '/signals ≥ 40% of the front ceiling, 5 KB bodies',
+          `${int(r.cluster.signals.okPerSec)} req/s = ${pct(signalsRatio)} of ${int(r.front.signals.okPerSec)} req/s`,
+          met(signalsRatio >= TARGETS.signalsVsFront),
+        ],
+        [
+          'p99 < 25 ms at 100 connections',
+          `/ingest ${ms(ingest.p99)} ms, /signals ${ms(r.cluster.signals.p99)} ms (commit); /ingest with flush ${ms(r.flush.ingest.p99)} ms`,
+          met(p99Ok),
+        ],
+        [
+          'Oversize body answered before its bytes are read',
+          `413 with 0 of ${int(declaredProbe.bodyBytesTotal)} body bytes sent (${ms(declaredProbe.ms)} ms), also under 2 MB load (${underLoad.filter((p) => p.status === 413).length}/${underLoad.length} probes, p50 ${ms(underLoadP50)} ms); chunked: 413 at ${int(chunkedProbe.bodyBytesSent)} bytes with the rest withheld (${ms(chunkedProbe.ms)} ms)`,
+          met(oversizeOk),
+        ],
+        [
+          `Front memory flat over ${r.seconds.memory} s`,
+          memory.map((m) => `front ${m.front}: anonymous ${mib(m.anonStart)} → ${mib(m.anonEnd)} MiB (max ${mib(m.anonMax)}); whole RSS ${mib(m.start)} → ${mib(m.end)} MiB, the growth being LMDB's mapped file`).join('; '),
+          met(memoryFlat),
+        ],
+      ],
+    ),
+  )
+  out.push('')
+  out.push('## Reading the figures')
+  out.push('')
+  const cores = r.machine.nproc * 100
+  const ingestBusy = ingest.serverCpuPct + ingest.clientCpuPct + ingest.otherCpuPct
+  const signalsUs = cpuPerRequestUs(r.cluster.signals)
+  const bareSignalsUs = cpuPerRequestUs(r.front.signals)
+  out.push(
+    [
+      `- **/ingest.** During the /ingest run the server used ${int(ingest.serverCpuPct)}% of the ${cores}% this machine has, autocannon ${int(ingest.clientCpuPct)}% and everything else ${int(ingest.otherCpuPct)}% ` +
+        `(${int(ingestBusy)}% in all), at ${int(cpuPerRequestUs(ingest))} µs of server CPU per chunk; with ${r.connections} connections each waiting for its answer, ${int(ingest.okPerSec)} req/s means ${ms((r.connections / ingest.okPerSec) * 1000)} ms per request. ` +
+        (ingestBusy < cores * 0.85
+          ? 'The machine had idle CPU meanwhile: /ingest was waiting for LMDB, not computing. '
+          : 'The machine was saturated meanwhile, mostly by other work, so this run starved the server and cannot tell waiting from computing; the CPU per chunk is the steadier figure. ') +
+        `Why the write path trails the storage ceiling: each front hands its writer thread the requests that arrived meanwhile as one batch and one transaction, so with ${r.workers} fronts and ${r.connections} connections a transaction holds a few dozen chunks at most, ` +
+        'and the fronts\' writers, in different processes, take turns on the one LMDB write lock; the storage ceiling is a single process in which lmdb-js gathers all ' +
+        `${r.connections} pending puts into each transaction. A commit of 20 KB values costs mostly its writes and the sync that lmdb-js overlaps with the next transaction (a large commit waits for the previous sync before it lets the next writer in), ` +
+        'so the fewer chunks per transaction, the fewer chunks per second. ' +
+        threadsSentence(r.grid),
+      `- **/signals computes.** The server spent ${int(signalsUs)} µs of CPU per 5 KB batch, against ${int(bareSignalsUs)} µs for the bare handler to read the same body: ` +
+        'JSON parsing and AJV validation of each entry in the front, the structured clone to the writer thread, page grouping, the signal aggregates ' +
+        `(their share is measured below), msgpack encoding and the LMDB transaction. At that cost the ${r.machine.nproc} cores, shared with the load generator, cannot serve more than about ` +
+        `${int((cores - r.cluster.signals.clientCpuPct) / 100 / (signalsUs / 1e6))} batches/s, while the target asks for ${int(TARGETS.signalsVsFront * r.front.signals.okPerSec)}.`,
+      `- **Latency tails.** p99 includes waiting for a whole batch's commit, garbage collection pauses, and whatever else this machine ran (the "others CPU %" column): the same code's p99 moves by a factor of several between a quiet and a busy machine.`,
+    ].join('\n'),
+  )
+  out.push('')
+  out.push('## Durability: `commit` (the default) or `flush`')
+  out.push('')
+  out.push(
+    table(
+      ['', 'commit', 'flush', 'cost of waiting for the sync'],
+      [
+        ['Storage ceiling, puts/s', int(r.storage.commit.putsPerSec), int(r.storage.flush.putsPerSec), pct(1 - r.storage.flush.putsPerSec / r.storage.commit.putsPerSec)],
+        ['Storage ceiling p99, ms', ms(r.storage.commit.p99), ms(r.storage.flush.p99), ''],
+        ['/ingest req/s', int(ingest.okPerSec), int(r.flush.ingest.okPerSec), pct(flushCost)],
+        ['/ingest p50 / p99, ms', `${ms(ingest.p50)} / ${ms(ingest.p99)}`, `${ms(r.flush.ingest.p50)} / ${ms(r.flush.ingest.p99)}`, ''],
+        ['/ingest server CPU %', int(ingest.serverCpuPct), int(r.flush.ingest.serverCpuPct), ''],
+      ],
+    ),
+  )
+  out.push('')
+  out.push(
+    'The default is `DURABILITY=commit`: a chunk is acknowledged once the LMDB transaction that holds it has committed, ' +
+      'which makes it visible to every process and safe from a killed process (SIGKILL, a crash, an OOM kill): the committed pages ' +
+      'are in the kernel\'s page cache and reach the disk without the process. It is not safe from a power cut or a kernel panic ' +
+      'in the few seconds before the OS writes them back. `DURABILITY=flush` waits for lmdb-js\'s `flushed` promise, after the ' +
+      `sync to the disk, and survives power loss too, at the cost measured above (${pct(flushCost)} of /ingest throughput in this run, and higher latency). ` +
+      'A recorder that loses a few seconds of sessions in a power cut loses little, while every tracker waits for each answer, so `commit` is the default; ' +
+      'a deployment without a battery-backed disk that must not lose any acknowledged chunk sets `flush`.',
+  )
+  out.push('')
+  const aggregated = r.cluster.signals
+  const bare = r.aggregates.signals
+  out.push('## Cost of the signal aggregates (AGGREGATE_SIGNALS)')
+  out.push('')
+  out.push(
+    table(
+      ['/signals, 5 KB batches', 'req/s', 'p50 ms', 'p99 ms', 'server CPU %', 'server CPU per batch, µs', 'vs 5 KB front ceiling'],
+      (
+        [
+          ['aggregates kept at ingest (default)', aggregated],
+          ['aggregates off (AGGREGATE_SIGNALS=0)', bare],
+        ] as const
+      ).map(([name, f]) => [
+        name,
+        int(f.okPerSec),
+        ms(f.p50),
+        ms(f.p99),
+        int(f.serverCpuPct),
+        int(cpuPerRequestUs(f)),
+        pct(f.okPerSec / r.front.signals.okPerSec),
+      ]),
+    ),
+  )
+  out.push('')
+  out.push(
+    `Keeping the heatmap, leaderboard, friction and page aggregates up to date at ingest costs ${pct(1 - aggregated.okPerSec / bare.okPerSec)} of /signals throughput in this run ` +
+      '(AGGREGATE_SIGNALS=0 exists only to measure this: the read API then misses what was ingested meanwhile).',
+  )
+  out.push('')
+  out.push('## Front ceiling and cluster, in detail')
+  out.push('')
+  const detail = (name: string, f: Figures) => [
+    name,
+    int(f.answersPerSec),
+    ms(f.p50),
+    ms(f.p99),
+    ms(f.max),
+    mbps(f.bodyBytesPerSec),
+    mbps(f.responseBytesPerSec),
+    int(f.serverCpuPct),
+    int(cpuPerRequestUs(f)),
+    int(f.clientCpuPct),
+    int(f.otherCpuPct),
+    codes(f),
+    `${f.errors} / ${f.timeouts}`,
+  ]
+  out.push(
+    table(
+      ['Run', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'body MB/s', 'response MB/s', 'server CPU %', 'server CPU µs/req', 'autocannon CPU %', 'others CPU %', 'statuses', 'errors / timeouts'],
+      [
+        detail('bare uWS, 20 KB', r.front.chunk),
+        detail('bare uWS, 5 KB', r.front.signals),
+        detail('bare uWS, 2 MB read whole', r.front.oversize),
+        detail('/ingest 20 KB, commit', ingest),
+        detail('/ingest 20 KB, flush', r.flush.ingest),
+        detail('/signals 5 KB', r.cluster.signals),
+        detail('/signals 5 KB, AGGREGATE_SIGNALS=0', r.aggregates.signals),
+        detail('/ingest 2 MB (413)', r.cluster.oversize),
+        detail(`/ingest 20 KB, ${r.seconds.memory} s (memory run)`, r.memory),
+      ],
+    ),
+  )
+  out.push('')
+  out.push(
+    table(
+      ['Storage ceiling', 'puts/s', 'p50 ms', 'p99 ms', 'MB/s', 'CPU %', 'others CPU %'],
+      (['commit', 'flush'] as const).map((d) => {
+        const s = r.storage[d]
+        return [`lmdb-js puts, ${d}, ${r.connections} writers`, int(s.putsPerSec), ms(s.p50), ms(s.p99), mbps(s.bytesPerSec), int(s.cpuPct), int(s.otherCpuPct)]
+      }),
+    ),
+  )
+  out.push('')
+  out.push(
+    `Acknowledged and stored: the commit-mode cluster answered ${int(acknowledged)} chunks 200 in the measured /ingest run (plus the warm-up) ` +
+      `and its store holds ${int(r.cluster.storedChunks)} chunks for the project afterwards (the 2 MB bodies add none): nothing acknowledged is missing` +
+      `${r.cluster.storedChunks >= acknowledged ? '' : ' — **NOT SO IN THIS RUN: fewer chunks stored than acknowledged**'}.`,
+  )
+  out.push('')
+  out.push('## Oversize bodies (2 MB against the 1,000,000-byte cap)')
+  out.push('')
+  out.push(
+    table(
+      ['Probe (raw socket)', 'Answer', 'Time to answer', 'Body bytes sent when answered'],
+      r.cluster.probes.map((p) => [p.name, `${p.status} ${p.answer.slice(0, 60).replace(/\|/g, '\\|')}`, `${ms(p.ms)} ms`, `${int(p.bodyBytesSent)} of ${int(p.bodyBytesTotal)}`]),
+    ),
+  )
+  out.push('')
+  const over = r.cluster.oversize
+  out.push(
+    `Under load (${r.connections} connections each sending 2 MB bodies back to back for ${r.seconds.oversize} s), ${underLoad.length} more probes sent headers alone: ` +
+      `${underLoad.filter((p) => p.status === 413 && p.bodyBytesSent === 0).length} were answered 413 without a body byte sent, p50 ${ms(underLoadP50)} ms, max ${ms(underLoadMax)} ms. ` +
+      `The load itself: ${int(over.answersPerSec)} answers/s (${codes(over)}), p50 ${ms(over.p50)} ms, p99 ${ms(over.p99)} ms, server CPU ${int(over.serverCpuPct)}%, ` +
+      `against the bare handler's p50 ${ms(r.front.oversize.p50)} ms to receive a whole 2 MB body (${int(r.front.oversize.answersPerSec)}/s). ` +
+      'autocannon times a request from its first byte written to the answer, and keeps writing the rest of the body after the 413 (the front lets uWebSockets.js discard it as it arrives, never buffered or parsed, ' +
+      'rather than closing with unread bytes, which would make the kernel reset the connection and could destroy the 413 before the client reads it); ' +
+      'the next request on that connection waits behind those bytes, so under this load a 413 costs the client about as much time as an accepted 2 MB body, and the probes above are what shows when the answer was given.',
+  )
+  out.push('')
+  out.push(`## Front memory over ${r.seconds.memory} s of /ingest`)
+  out.push('')
+  out.push(
+    table(
+      ['Front', 'RSS start MiB', 'RSS end MiB', 'RSS max MiB', 'anon start MiB', 'anon end MiB', 'anon max MiB', 'anon peak s 6-15 → last 10 s', 'Flat'],
+      memory.map((m) => [
+        m.front,
+        mib(m.start),
+        mib(m.end),
+        mib(m.max),
+        mib(m.anonStart),
+        mib(m.anonEnd),
+        mib(m.anonMax),
+        `${mib(m.warmPeak)} → ${mib(m.latePeak)}`,
+        m.flat ? 'yes' : 'no',
+      ]),
+    ),
+  )
+  out.push('')
+  out.push(
+    'RSS is sampled from /proc/<pid>/status every second. "anon" is RssAnon: heaps and stacks, what the process allocates and what a leak grows. ' +
+      'The rest is file-backed: the code, and LMDB\'s memory map of the data file, in which pages the writers touch stay mapped; they are clean page cache ' +
+      'that the kernel drops under memory pressure, and they grow with the data written, not with time. ' +
+      `"Flat" means the anonymous peak of the last 10 s is within ${pct(TARGETS.memoryGrowthFraction)} (or ${mib(TARGETS.memoryGrowthFloorBytes)} MiB) of the anonymous peak just after warm-up.`,
+  )
+  out.push('')
+  out.push(
+    table(
+      ['Second', ...memory.map((m) => `front ${m.front} RSS / anon MiB`)],
+      samples.filter((s) => s.second === 1 || s.second % 10 === 0).map((s) => [s.second, ...s.total.map((t, i) => `${mib(t)} / ${mib(s.anon[i])}`)]),
+    ),
+  )
+  out.push('')
+  out.push(`The run stored ${int(((r.memory.statusCodes['200'] ?? 0) * r.bodies.chunk) / MiB)} MiB of chunks.`)
+  out.push('')
+  out.push('## Writer pool: WRITE_BATCH_ITEMS × WRITER_THREADS')
+  out.push('')
+  const rounds = r.grid[0]?.rounds.length ?? 0
+  out.push(
+    table(
+      ['WRITER_THREADS', 'WRITE_BATCH_ITEMS', 'req/s (mean)', ...Array.from({ length: rounds }, (_, i) => `round ${i + 1}`), 'p50 ms', 'p99 ms', 'server CPU %', 'others CPU %', 'vs ceiling'],
+      r.grid.map((g) => [
+        g.writerThreads,
+        g.writeBatchItems + (g.writerThreads === r.defaults.writerThreads && g.writeBatchItems === r.defaults.writeBatchItems ? ' (default)' : ''),
+        int(gridMean(g, (f) => f.okPerSec)),
+        ...g.rounds.map((f) => int(f.okPerSec)),
+        ms(gridMean(g, (f) => f.p50)),
+        ms(gridMean(g, (f) => f.p99)),
+        int(gridMean(g, (f) => f.serverCpuPct)),
+        int(gridMean(g, (f) => f.otherCpuPct)),
+        pct(gridMean(g, (f) => f.okPerSec) / commitCeiling.perSec),
+      ]),
+    ),
+  )
+  out.push('')
+  const bestMean = best ? gridMean(best, (f) => f.okPerSec) : 0
+  const currentMean = current ? gridMean(current, (f) => f.okPerSec) : 0
+  out.push(
+    `Each point is a fresh cluster (DURABILITY=commit, ${r.workers} fronts) and a ${r.seconds.grid} s /ingest run, in ${rounds} interleaved rounds (figures are means over them). ` +
+      `With ${r.connections} connections over ${r.workers} fronts, a front never has more than about ${Math.ceil(r.connections / r.workers)} requests waiting, so limits above that behave alike; ` +
+      'the front hands a batch over as soon as one of its 2 × WRITER_THREADS slots is free, so batches form by themselves under load. ' +
+      (best
+        ? `Fastest here: WRITER_THREADS=${best.writerThreads}, WRITE_BATCH_ITEMS=${best.writeBatchItems} at ${int(bestMean)} req/s` +
+          (current ? `; the defaults (${r.defaults.writerThreads}, ${r.defaults.writeBatchItems}) ran at ${int(currentMean)} req/s (${pct(currentMean / bestMean)} of it).` : '.')
+        : ''),
+  )
+  out.push('')
+  out.push('## Micro-benchmark of the hot pure functions (bench/micro.ts)')
+  out.push('')
+  out.push(
+    table(
+      ['Function', 'ops/s (one core)', 'µs/op'],
+      r.micro.map((m) => [m.name, int(m.opsPerSec), m.usPerOp.toFixed(2)]),
+    ),
+  )
+  out.push('')
+  return out.join('\n')
+}

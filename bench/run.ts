@@ -1,0 +1,325 @@
+/**
+ * `npm run bench`: the end-to-end benchmark of the ingest hot path (issue 2,
+ * "Benchmarks guard the hot path"). In one run, on one machine, so that the
+ * ratios compare:
+ *   1. micro-benchmark of the pure hot functions (bench/micro.ts);
+ *   2. the two ceilings: a bare uWebSockets.js handler (the front's) and raw
+ *      lmdb-js puts (the storage's), with both durabilities;
+ *   3. the cluster, fresh, with a seeded project: 20 KB gzip chunks to
+ *      /ingest, 5 KB batches to /signals, 2 MB bodies refused at the cap;
+ *   4. /ingest again with DURABILITY=flush, and /signals again without the
+ *      signal aggregates (AGGREGATE_SIGNALS=0), to price each;
+ *   5. the fronts' memory over a 60 s /ingest run;
+ *   6. a small grid of WRITE_BATCH_ITEMS × WRITER_THREADS, two rounds;
+ * then writes bench/RESULTS.md. Loopback only; every server is stopped and
+ * every data directory removed at the end.
+ *
+ * Flags: --quick (short runs, a smoke check of the benchmark itself; its
+ * figures are not results), --out=FILE (default bench/RESULTS.md),
+ * --only=STAGE,… (micro, front, storage, cluster, flush, aggregates, memory, grid: run
+ * those and print their figures, without writing RESULTS.md),
+ * --wait-quiet=SECONDS (wait up to that long for the rest of this shared
+ * machine to use less than a third of a core before starting).
+ */
+import { execFileSync, execSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import { LIMITS, loadConfig } from '../src/config.js'
+import { runLoad, type Figures, type LoadSpec } from './load.js'
+import type { MicroFigure } from './micro.js'
+import { probeDeclared, probeOversize, type ProbeResult } from './oversize-probe.js'
+import { machineBusySeconds } from './proc.js'
+import { chunkBody, chunkMeta, OVERSIZE_BYTES, signalsBody } from './payloads.js'
+import { renderResults, type GridRow, type Results, type StorageFigures } from './report.js'
+import { startBareUws, startBenchCluster, type ClusterTarget, type Target } from './targets.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const HERE = fileURLToPath(new URL('./', import.meta.url))
+const QUICK = process.argv.includes('--quick')
+const OUT = process.argv.find((a) => a.startsWith('--out='))?.slice(6) ?? join(ROOT, 'bench', 'RESULTS.md')
+const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',')
+const stage = (name: string) => !ONLY || ONLY.includes(name)
+const WAIT_QUIET_S = Number(process.argv.find((a) => a.startsWith('--wait-quiet='))?.slice(13) ?? 0)
+
+/** The cluster's default: one front per core (WORKERS unset). */
+const WORKERS = Number(process.env.BENCH_WORKERS) || loadConfig({}).workers
+const CONNECTIONS = 100
+/** Seconds per measured run; --quick divides by 4. */
+const secs = (s: number) => (QUICK ? Math.max(2, Math.round(s / 4)) : s)
+const MAIN_S = secs(12)
+const OVERSIZE_S = secs(8)
+const MEMORY_S = QUICK ? 10 : 60
+const GRID_S = secs(6)
+const GRID_ROUNDS = QUICK ? 1 : 2
+const WARM_S = QUICK ? 1 : 2
+/** 64 is the default; with 100 connections over two fronts, no front ever has more than about 50 items waiting. */
+const GRID_ITEMS = [8, 16, 32, 64]
+const GRID_THREADS = [1, 2]
+
+const began = performance.now()
+function progress(message: string): void {
+  const t = ((performance.now() - began) / 1000).toFixed(0).padStart(4)
+  console.log(`[${t} s] ${message}`)
+}
+
+function summary(f: Figures): string {
+  const codes = Object.entries(f.statusCodes)
+    .map(([code, n]) => `${code}×${n}`)
+    .join(' ')
+  return `${Math.round(f.answersPerSec)} req/s (${Math.round(f.okPerSec)} 2xx/s), p50 ${f.p50} ms, p99 ${f.p99} ms, server CPU ${Math.round(f.serverCpuPct)}%, client CPU ${Math.round(f.clientCpuPct)}%, others ${Math.round(f.otherCpuPct)}%, [${codes}]${f.errors ? ` errors ${f.errors}` : ''}${f.timeouts ? ` timeouts ${f.timeouts}` : ''}`
+}
+
+async function measure(target: Target, spec: LoadSpec): Promise<Figures> {
+  progress(`  ${spec.name}: ${spec.seconds} s, ${spec.connections} connections…`)
+  const figures = await runLoad(target, spec)
+  progress(`  ${spec.name}: ${summary(figures)}`)
+  return figures
+}
+
+// ---- payloads and scenarios ----
+
+const chunk = chunkBody()
+const signals = signalsBody()
+const oversize = Buffer.alloc(OVERSIZE_BYTES, 0x1f)
+let runs = 0
+
+/** 20 KB gzip chunks, each with its own (session, seq) so none is an idempotent repeat of another. */
+function ingestSpec(name: string, publicKey: string, seconds: number, sampleMemory = false): LoadSpec {
+  const tag = `${process.pid}-${++runs}`
+  return {
+    name,
+    path: `/api/v1/ingest?pk=${publicKey}`,
+    body: chunk,
+    headers: { 'content-type': 'application/octet-stream' },
+    vary: (n) => ({ 'x-svc-meta': chunkMeta(tag, n) }),
+    connections: CONNECTIONS,
+    seconds,
+    sampleMemory,
+  }
+}
+
+function signalsSpec(name: string, publicKey: string, seconds: number): LoadSpec {
+  // text/plain, as sendBeacon posts it.
+  return { name, path: `/api/v1/signals?pk=${publicKey}`, body: signals, headers: { 'content-type': 'text/plain' }, connections: CONNECTIONS, seconds }
+}
+
+function oversizeSpec(name: string, publicKey: string, seconds: number): LoadSpec {
+  return {
+    name,
+    path: `/api/v1/ingest?pk=${publicKey}`,
+    body: oversize,
+    headers: { 'content-type': 'application/octet-stream', 'x-svc-meta': chunkMeta('oversize', 0) },
+    connections: CONNECTIONS,
+    seconds,
+  }
+}
+
+async function warm(target: Target, spec: LoadSpec): Promise<void> {
+  await runLoad(target, { ...spec, name: 'warm-up', seconds: WARM_S, sampleMemory: false })
+}
+
+// ---- stages ----
+
+function machine(): Results['machine'] {
+  const version = (pkg: string) => JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version as string
+  return {
+    nproc: availableParallelism(),
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: totalmem() / 1024 ** 3,
+    node: process.version,
+    kernel: execSync('uname -sr').toString().trim(),
+    filesystem: execSync(`df -T ${tmpdir()} | tail -1 | awk '{print $2}'`).toString().trim(),
+    uws: version('uWebSockets.js'),
+    lmdb: version('lmdb'),
+    piscina: version('piscina'),
+    autocannon: version('autocannon'),
+  }
+}
+
+function commit(): string {
+  const head = execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim()
+  const dirty = execSync('git status --porcelain -- src workers package.json', { cwd: ROOT }).toString().trim()
+  return dirty ? `${head} (with uncommitted changes to src/, workers/ or package.json)` : head
+}
+
+/** The hot pure functions (bench/micro.ts) and URL grouping (bench/group-urls.ts), each in a fresh process. */
+function micro(): MicroFigure[] {
+  progress('micro-benchmarks of the hot pure functions…')
+  const figures: MicroFigure[] = []
+  for (const entry of ['micro.js', 'group-urls.js']) {
+    if (!existsSync(join(HERE, entry))) continue
+    figures.push(...(JSON.parse(execFileSync(process.execPath, [join(HERE, entry), '--json']).toString()) as MicroFigure[]))
+  }
+  for (const f of figures) progress(`  ${f.name}: ${Math.round(f.opsPerSec).toLocaleString('en-US')} ops/s`)
+  return figures
+}
+
+async function frontCeiling(): Promise<Results['front']> {
+  progress(`front ceiling: bare uWebSockets.js handler, ${WORKERS} processes on one port`)
+  const bare = await startBareUws(WORKERS)
+  try {
+    // The same requests as the cluster's, path, query and X-Svc-Meta included: only the handler differs.
+    const pk = 'svc_pk_0000000000000000'
+    await warm(bare, ingestSpec('warm', pk, WARM_S))
+    const chunkFigures = await measure(bare, ingestSpec('bare uWS, 20 KB body', pk, MAIN_S))
+    const signalsFigures = await measure(bare, signalsSpec('bare uWS, 5 KB body', pk, MAIN_S))
+    const oversizeFigures = await measure(bare, oversizeSpec('bare uWS, 2 MB body read whole', pk, secs(5)))
+    return { chunk: chunkFigures, signals: signalsFigures, oversize: oversizeFigures }
+  } finally {
+    await bare.stop()
+  }
+}
+
+function storageCeiling(durability: 'commit' | 'flush'): StorageFigures {
+  progress(`storage ceiling: raw lmdb-js puts of the ${chunk.byteLength} B chunk, durability ${durability}, ${CONNECTIONS} writers, ${MAIN_S} s…`)
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-lmdb-'))
+  try {
+    const machineBefore = machineBusySeconds()
+    const started = performance.now()
+    const out = execFileSync(process.execPath, [join(HERE, 'storage-ceiling.js'), dir, durability, String(MAIN_S), String(CONNECTIONS)])
+    const elapsed = (performance.now() - started) / 1000
+    const figures = JSON.parse(out.toString()) as StorageFigures
+    figures.otherCpuPct = Math.max(0, ((machineBusySeconds() - machineBefore) / elapsed) * 100 - figures.cpuPct)
+    progress(`  ${Math.round(figures.putsPerSec)} puts/s, p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms, CPU ${Math.round(figures.cpuPct)}%, others ${Math.round(figures.otherCpuPct)}%`)
+    return figures
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+async function clusterCommit(): Promise<Results['cluster']> {
+  progress(`cluster (WORKERS=${WORKERS}, DURABILITY=commit): start and seed a project`)
+  const cluster = await startBenchCluster(WORKERS, { DURABILITY: 'commit' })
+  try {
+    const warmSpec = ingestSpec('warm', cluster.publicKey, WARM_S)
+    await warm(cluster, warmSpec)
+    const ingest = await measure(cluster, ingestSpec('/ingest, 20 KB gzip chunks', cluster.publicKey, MAIN_S))
+    const signalsFigures = await measure(cluster, signalsSpec('/signals, 5 KB batches', cluster.publicKey, MAIN_S))
+    // While 100 connections push 2 MB bodies, probe now and then with headers alone: the 413 must still come back at once.
+    const ingestPath = `/api/v1/ingest?pk=${cluster.publicKey}`
+    const probeHeaders = { 'X-Svc-Meta': chunkMeta('probe', 0) }
+    let loading = true
+    const oversizeRun = measure(cluster, oversizeSpec('/ingest, 2 MB bodies (413)', cluster.publicKey, OVERSIZE_S)).finally(() => (loading = false))
+    const probesUnderLoad: ProbeResult[] = []
+    await sleep(1000)
+    while (loading) {
+      probesUnderLoad.push(await probeDeclared(cluster.port, ingestPath, probeHeaders, OVERSIZE_BYTES))
+      await sleep(250)
+    }
+    const oversizeFigures = await oversizeRun
+    progress(`  ${probesUnderLoad.length} probes under that load: ${probesUnderLoad.filter((p) => p.status === 413).length} answered 413 with no body byte sent`)
+    progress('  oversize probes on a raw socket, unloaded…')
+    const probes = await probeOversize(cluster.port, ingestPath, probeHeaders, OVERSIZE_BYTES, LIMITS.chunkBytes)
+    for (const p of probes) progress(`  ${p.name}: ${p.status} after ${p.ms.toFixed(1)} ms, ${p.bodyBytesSent} of ${p.bodyBytesTotal} body bytes sent`)
+    const storedChunks = await cluster.storedChunks()
+    return { ingest, signals: signalsFigures, oversize: oversizeFigures, probes, probesUnderLoad, storedChunks }
+  } finally {
+    await cluster.stop()
+  }
+}
+
+async function withCluster<T>(env: Record<string, string>, what: string, fn: (cluster: ClusterTarget) => Promise<T>, warmSeconds = WARM_S): Promise<T> {
+  progress(`cluster (WORKERS=${WORKERS}, ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(', ')}): ${what}`)
+  const cluster = await startBenchCluster(WORKERS, env)
+  try {
+    await warm(cluster, { ...ingestSpec('warm', cluster.publicKey, warmSeconds), seconds: warmSeconds })
+    return await fn(cluster)
+  } finally {
+    await cluster.stop()
+  }
+}
+
+/** CPU the rest of the machine uses while the benchmark runs nothing, % of one core, over `seconds`. */
+async function othersIdle(seconds: number): Promise<number> {
+  const before = machineBusySeconds()
+  await sleep(seconds * 1000)
+  return ((machineBusySeconds() - before) / seconds) * 100
+}
+
+async function waitQuiet(): Promise<number> {
+  const deadline = performance.now() + WAIT_QUIET_S * 1000
+  let others = await othersIdle(3)
+  while (others > 33 && performance.now() < deadline) {
+    progress(`  the rest of the machine uses ${Math.round(others)}% of a core; waiting for it to quieten…`)
+    others = await othersIdle(5)
+  }
+  return others
+}
+
+async function main(): Promise<void> {
+  if (QUICK) progress('--quick: short runs, a smoke check of the benchmark; the figures are not results')
+  const othersBefore = await waitQuiet()
+  progress(`before starting, the rest of the machine used ${Math.round(othersBefore)}% of a core`)
+  const defaults = loadConfig({})
+  const results: Partial<Results> = {
+    quick: QUICK,
+    machine: machine(),
+    date: new Date().toISOString(),
+    commit: commit(),
+    workers: WORKERS,
+    connections: CONNECTIONS,
+    seconds: { main: MAIN_S, oversize: OVERSIZE_S, memory: MEMORY_S, grid: GRID_S, warm: WARM_S },
+    bodies: { chunk: chunk.byteLength, signals: signals.byteLength, oversize: oversize.byteLength },
+    defaults: { writerThreads: defaults.writerThreads, writeBatchItems: defaults.writeBatchItems, writeBatchBytes: defaults.writeBatchBytes, durability: defaults.durability },
+  }
+  progress(`machine: ${results.machine!.nproc} cores, ${results.machine!.cpuModel}, Node ${results.machine!.node}; chunk ${chunk.byteLength} B, signals ${signals.byteLength} B`)
+
+  if (stage('micro')) results.micro = micro()
+  if (stage('front')) results.front = await frontCeiling()
+  if (stage('storage')) results.storage = { commit: storageCeiling('commit'), flush: storageCeiling('flush') }
+  if (stage('cluster')) results.cluster = await clusterCommit()
+  if (stage('flush')) {
+    results.flush = await withCluster({ DURABILITY: 'flush' }, '/ingest with the disk sync awaited', async (cluster) => ({
+      ingest: await measure(cluster, ingestSpec('/ingest, 20 KB gzip chunks, flush', cluster.publicKey, MAIN_S)),
+    }))
+  }
+  if (stage('memory')) {
+    results.memory = await withCluster({ DURABILITY: 'commit' }, `front memory over a ${MEMORY_S} s /ingest run`, async (cluster) =>
+      measure(cluster, ingestSpec(`/ingest, ${MEMORY_S} s, RSS sampled every second`, cluster.publicKey, MEMORY_S, true)),
+    )
+  }
+  if (stage('aggregates')) {
+    results.aggregates = await withCluster({ DURABILITY: 'commit', AGGREGATE_SIGNALS: '0' }, '/signals without the signal aggregates', async (cluster) => ({
+      signals: await measure(cluster, signalsSpec('/signals, 5 KB batches, AGGREGATE_SIGNALS=0', cluster.publicKey, MAIN_S)),
+    }))
+  }
+  if (stage('grid')) {
+    // Rounds interleave the points, so that a burst of other work on this shared machine hits several points, not one.
+    const grid: GridRow[] = []
+    for (let round = 1; round <= GRID_ROUNDS; round++) {
+      for (const threads of GRID_THREADS) {
+        for (const items of GRID_ITEMS) {
+          const env = { DURABILITY: 'commit', WRITER_THREADS: String(threads), WRITE_BATCH_ITEMS: String(items) }
+          const figures = await withCluster(
+            env,
+            `grid point, round ${round} of ${GRID_ROUNDS}`,
+            (cluster) => measure(cluster, ingestSpec(`/ingest, WRITER_THREADS=${threads} WRITE_BATCH_ITEMS=${items}`, cluster.publicKey, GRID_S)),
+            1,
+          )
+          const row = grid.find((g) => g.writerThreads === threads && g.writeBatchItems === items)
+          if (row) row.rounds.push(figures)
+          else grid.push({ writerThreads: threads, writeBatchItems: items, rounds: [figures] })
+        }
+      }
+    }
+    results.grid = grid
+  }
+  if (ONLY) {
+    progress(`--only=${ONLY.join(',')}: ${OUT} not written`)
+    return
+  }
+  results.othersIdlePct = { before: othersBefore, after: await othersIdle(3) }
+  results.totalSeconds = (performance.now() - began) / 1000
+
+  const markdown = renderResults(results as Results)
+  writeFileSync(OUT, markdown)
+  progress(`wrote ${OUT}`)
+  console.log('\n' + markdown.slice(markdown.indexOf('## Headline'), markdown.indexOf('## Front ceiling')).trim())
+}
+
+await main()
+// autocannon and undici may keep sockets alive; every server is stopped by now.
+process.exit(0)
