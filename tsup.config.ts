@@ -20,5 +20,7 @@ export default defineConfig({
   // Static artifacts the front serves from memory (the tracker build adds to them).
   onSuccess: async () => {
     cpSync('src/public', 'dist/public', { recursive: true })
+    // The website's Markdown sources, which the control worker renders at start-up.
+    cpSync('src/site/pages', 'dist/site', { recursive: true })
   },
 })

@@ -9,6 +9,8 @@ export default defineConfig({
   outDir: 'dist/public',
   outExtension: () => ({ js: '.mjs' }),
   noExternal: [/.*/],
+  // Keep `node:` in the built imports: the file promises nothing but node: built-ins, and test/cli/node18.test.ts checks it.
+  removeNodeProtocol: false,
   clean: false,
   silent: true,
   banner: { js: '#!/usr/bin/env node' },

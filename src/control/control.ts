@@ -13,6 +13,7 @@ import { insightOperations } from './operations/insights.js'
 import { sessionOperations } from './operations/sessions.js'
 import { snippetOperations } from './operations/snippet.js'
 import { createRouter, type Operation } from './router.js'
+import { createSite, type SiteOptions } from '../site/site.js'
 
 export interface ControlDeps {
   store: Store
@@ -20,6 +21,8 @@ export interface ControlDeps {
   now?: () => number
   /** Built from the store and config when not given. */
   backfill?: BackfillRunner
+  /** Where the website's Markdown sources are; without it the root serves the API only. */
+  site?: Pick<SiteOptions, 'pagesDir' | 'publicDir'>
 }
 
 export function controlOperations(deps: ControlDeps): Operation<any>[] {
@@ -49,5 +52,7 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
 }
 
 export function createControl(deps: ControlDeps) {
-  return createRouter(controlOperations(deps), createAuthenticator(deps.store, deps.now))
+  const operations = controlOperations(deps)
+  const site = deps.site ? createSite({ ...deps.site, directUrl: deps.config.directUrl, publicUrl: deps.config.publicUrl, operations }) : undefined
+  return createRouter(operations, createAuthenticator(deps.store, deps.now), site)
 }

@@ -14,7 +14,7 @@ const config = loadConfig()
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
 const store = openStore(config)
 const backfill = new BackfillRunner(store, { batch: config.backfillBatch, pauseMs: config.backfillPauseMs })
-const control = createControl({ store, config, backfill })
+const control = createControl({ store, config, backfill, site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
 // Backfills a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)

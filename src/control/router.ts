@@ -66,7 +66,10 @@ export function isRawReply(value: unknown): value is { raw: Buffer | string | No
   return typeof value === 'object' && value !== null && 'raw' in value && 'contentType' in value
 }
 
-export function createRouter(operations: Operation<any>[], authenticate: Authenticate) {
+/** Answers a GET outside the API (the website's pages); false when it has nothing at that path. */
+export type RootFallback = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean
+
+export function createRouter(operations: Operation<any>[], authenticate: Authenticate, fallback?: RootFallback) {
   const table = new Map<string, Compiled>()
   for (const op of operations) {
     const key = `${op.method} ${op.route}`
@@ -80,6 +83,7 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
     const underApi = route !== url.pathname
     const entry = table.get(`${req.method} ${route}`)
     if (!entry || (!underApi && !entry.op.atRoot)) {
+      if (!underApi && fallback?.(req, res, url)) return
       await drain(req)
       return writeError(res, 'not_found')
     }

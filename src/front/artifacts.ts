@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { SERVICE_NAME } from '../config.js'
+import { documentPlaceholders, fillPlaceholders, stampCli } from '../documents.js'
 
 export interface Artifact {
   body: Buffer
@@ -33,13 +34,22 @@ const SHORT_CACHE = 'public, max-age=300'
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 
-export function loadArtifacts(dir: URL): Artifacts {
+export interface ArtifactOptions {
+  /** Written into cli.mjs (its default server) and the documents: this deployment's direct address. */
+  directUrl: string
+  publicUrl: string
+}
+
+export function loadArtifacts(dir: URL, options: ArtifactOptions): Artifacts {
   const read = (name: string) => readFileSync(new URL(name, dir))
   const versions = JSON.parse(read('versions.json').toString('utf8')) as Versions
   const tracker = read('tracker.js')
-  const cli = read('cli.mjs')
-  const skill = read('skill.md')
-  const install = read('install.md')
+  // Stamped before hashing: /release describes the very bytes served.
+  const cli = stampCli(read('cli.mjs'), options.directUrl)
+  const placeholders = documentPlaceholders(options)
+  const document = (name: string) => Buffer.from(fillPlaceholders(read(name).toString('utf8'), placeholders, name), 'utf8')
+  const skill = document('skill.md')
+  const install = document('install.md')
   const health = { ok: true, service: SERVICE_NAME, version: versions.tracker }
   const release = {
     cli: { version: versions.cli, sha256: sha256(cli) },

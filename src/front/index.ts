@@ -31,7 +31,7 @@ const pool = new Piscina({
 const queue = new WriteQueue(pool, { maxItems: config.writeBatchItems, maxBytes: config.writeBatchBytes, maxInFlight: config.writerThreads * 2 })
 const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`)
 const counters = newCounters()
-const app = createFrontApp(uws, { store, queue, counters, artifacts: loadArtifacts(new URL('./public/', import.meta.url)), proxy })
+const app = createFrontApp(uws, { store, queue, counters, artifacts: loadArtifacts(new URL('./public/', import.meta.url), config), proxy })
 
 let listenSocket: unknown
 app.listen(config.host, config.port, (socket) => {

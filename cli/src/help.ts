@@ -1,0 +1,298 @@
+/**
+ * What every command takes and says about itself: the one description of the
+ * CLI's surface. The parser reads the flags from here, `svc help` prints it,
+ * and the website's CLI page (/docs/cli) is generated from it, so the three
+ * cannot disagree. Pure data: the server imports it too.
+ */
+
+export const BIN = 'svc'
+
+export type FlagType = 'boolean' | 'string' | 'strings'
+
+export interface FlagSpec {
+  name: string
+  type: FlagType
+  /** Placeholder shown in help: `--domain <domain>`. */
+  value?: string
+  help: string
+}
+
+export interface CommandHelp {
+  /** `projects create`: one or two words. */
+  name: string
+  /** Positional arguments as shown in usage: `<projectId> <pattern...>`. */
+  args: string
+  /** Positional arguments required (usage error below this) and allowed (Infinity for `...`). */
+  minArgs: number
+  maxArgs: number
+  summary: string
+  /** Paragraphs shown by `svc help <command>`. */
+  details: string[]
+  flags: FlagSpec[]
+  examples: string[]
+  /** Needs an API key (login or SVC_API_KEY). */
+  needsKey: boolean
+}
+
+/** Flags every command takes. */
+export const GLOBAL_FLAGS: FlagSpec[] = [
+  { name: 'url', type: 'string', value: '<url>', help: 'Server address (else SVC_URL, else the address stored by login, else the server this file was downloaded from).' },
+  { name: 'json', type: 'boolean', help: 'Print JSON for machines instead of tables; errors go to stderr as JSON.' },
+  { name: 'no-color', type: 'boolean', help: 'No colours (also NO_COLOR=1; colours are only ever used on a terminal).' },
+  { name: 'help', type: 'boolean', help: 'Show help for the command.' },
+]
+
+const projectId = 'The project id (`prj_…`), as `svc projects list` shows it.'
+
+export const COMMANDS: CommandHelp[] = [
+  {
+    name: 'login',
+    args: '',
+    minArgs: 0,
+    maxArgs: 0,
+    summary: 'Store an API key after checking it with the server.',
+    details: [
+      'Asks for the API key (svc_sk_…) on a terminal, or reads it from standard input when piped, or takes it from --key. The key is checked with the server (whoami) and stored, with the server address, in the config file `svc/config.json` of your config directory (XDG_CONFIG_HOME, else ~/.config; %APPDATA% on Windows), readable by you only (mode 0600).',
+      'SVC_API_KEY, when set, overrides the stored key for every command.',
+    ],
+    flags: [{ name: 'key', type: 'string', value: '<apiKey>', help: 'The key itself (it then shows in your shell history; prefer the prompt or a pipe).' }],
+    examples: ['svc login', 'printf %s "$API_KEY" | svc login --url https://rec.example.com'],
+    needsKey: false,
+  },
+  {
+    name: 'logout',
+    args: '',
+    minArgs: 0,
+    maxArgs: 0,
+    summary: 'Remove the stored API key.',
+    details: ['Deletes the config file written by login. A key in SVC_API_KEY still applies.'],
+    flags: [],
+    examples: ['svc logout'],
+    needsKey: false,
+  },
+  {
+    name: 'whoami',
+    args: '',
+    minArgs: 0,
+    maxArgs: 0,
+    summary: 'Show the organisation and user of the API key in use.',
+    details: ['Also says which server is addressed and where the key comes from (SVC_API_KEY or the config file).'],
+    flags: [],
+    examples: ['svc whoami', 'svc whoami --json'],
+    needsKey: true,
+  },
+  {
+    name: 'projects list',
+    args: '',
+    minArgs: 0,
+    maxArgs: 0,
+    summary: 'List the projects of your organisation.',
+    details: ['One line per project: id, name, domain, sessions recorded, public key and the number of path rules.'],
+    flags: [],
+    examples: ['svc projects list', 'svc projects list --json'],
+    needsKey: true,
+  },
+  {
+    name: 'projects create',
+    args: '<name>',
+    minArgs: 1,
+    maxArgs: 1,
+    summary: 'Create a project and print its id and public key.',
+    details: [
+      'Path rules given here are in force before the first session lands, which is when they matter: page identity is decided when a page is first seen, and changing rules later means re-reading every stored recording. Each rule is checked locally with the server\'s own compiler first.',
+    ],
+    flags: [
+      { name: 'domain', type: 'string', value: '<domain>', help: 'The site\'s primary domain.' },
+      { name: 'rule', type: 'strings', value: '<pattern>', help: 'A path rule; repeat for several, first match wins.' },
+    ],
+    examples: ['svc projects create "Acme shop" --domain shop.acme.test --rule "/docs/*" --rule "/{tenant}/settings/*"'],
+    needsKey: true,
+  },
+  {
+    name: 'rules set',
+    args: '<projectId> <pattern...>',
+    minArgs: 2,
+    maxArgs: Infinity,
+    summary: 'Replace the project\'s path rules.',
+    details: [
+      projectId,
+      'Patterns are paths of literal segments and {name} placeholders, optionally ending in /* (the rest is grouped automatically). The first matching rule wins, so list literal prefixes like /docs/* above catch-alls like /{tenant}/*. A pattern that does not compile is refused before anything is sent.',
+    ],
+    flags: [],
+    examples: ['svc rules set prj_123 "/docs/*" "/{tenant}/projects/{project}/*"'],
+    needsKey: true,
+  },
+  {
+    name: 'rules test',
+    args: '<projectId> <url...>',
+    minArgs: 2,
+    maxArgs: Infinity,
+    summary: 'Show the page each URL would be grouped under.',
+    details: [
+      projectId,
+      'Uses the project\'s rules (or the --rule patterns given instead) and the same grouping code the server runs at ingest, so what it prints is what the service will record.',
+    ],
+    flags: [{ name: 'rule', type: 'strings', value: '<pattern>', help: 'Try these rules instead of the saved ones (repeat for several).' }],
+    examples: ['svc rules test prj_123 https://shop.acme.test/acme/settings/42 /docs/intro'],
+    needsKey: true,
+  },
+  {
+    name: 'snippet',
+    args: '<projectId>',
+    minArgs: 1,
+    maxArgs: 1,
+    summary: 'Print the loader snippet, with the project\'s public key, to paste in the site\'s <head>.',
+    details: [projectId, 'The public key in it is not a secret: it only lets a page send recordings to this one project.'],
+    flags: [],
+    examples: ['svc snippet prj_123'],
+    needsKey: true,
+  },
+  {
+    name: 'setup-token',
+    args: '<projectId>',
+    minArgs: 1,
+    maxArgs: 1,
+    summary: 'Mint a setup token and print the prompt to give an install agent.',
+    details: [
+      projectId,
+      'The token reaches one project\'s path rules and install status, nothing else, and expires after 30 days. The prompt tells the agent to keep it in its shell environment and never write it to a committed file.',
+    ],
+    flags: [],
+    examples: ['svc setup-token prj_123'],
+    needsKey: true,
+  },
+  {
+    name: 'sessions count',
+    args: '<projectId>',
+    minArgs: 1,
+    maxArgs: 1,
+    summary: 'Print how many sessions the project has recorded; --watch waits for the first.',
+    details: [
+      projectId,
+      'The install check: with --watch it polls until the count moves off zero, then exits 0, or gives up after --timeout and exits 1. Open the site in a browser and move the mouse: the tracker loads on the first interaction.',
+    ],
+    flags: [
+      { name: 'watch', type: 'boolean', help: 'Poll until the count is above zero.' },
+      { name: 'timeout', type: 'string', value: '<duration>', help: 'How long --watch waits: 90s, 5m (default 5m).' },
+      { name: 'interval', type: 'string', value: '<duration>', help: 'Time between polls (default 3s).' },
+    ],
+    examples: ['svc sessions count prj_123', 'svc sessions count prj_123 --watch --timeout 10m'],
+    needsKey: true,
+  },
+  {
+    name: 'sessions list',
+    args: '<projectId>',
+    minArgs: 1,
+    maxArgs: 1,
+    summary: 'List the project\'s sessions, newest first.',
+    details: [projectId, 'Prints the cursor of the next page when there is one.'],
+    flags: [
+      { name: 'limit', type: 'string', value: '<n>', help: 'Sessions per page.' },
+      { name: 'cursor', type: 'string', value: '<cursor>', help: 'Continue from a previous page.' },
+    ],
+    examples: ['svc sessions list prj_123 --limit 20'],
+    needsKey: true,
+  },
+  {
+    name: 'export',
+    args: '<projectId> <sessionKey>',
+    minArgs: 2,
+    maxArgs: 2,
+    summary: 'Write a session\'s rrweb events as a JSON array.',
+    details: [
+      'Streams to standard output, or to --out: the file appears only once the whole session has arrived (a broken download leaves no file behind).',
+    ],
+    flags: [{ name: 'out', type: 'string', value: '<file>', help: 'Write to this file instead of standard output.' }],
+    examples: ['svc export prj_123 s_abc --out session.json'],
+    needsKey: true,
+  },
+  {
+    name: 'update',
+    args: '',
+    minArgs: 0,
+    maxArgs: 0,
+    summary: 'Replace this CLI with the server\'s current one, verified first.',
+    details: [
+      'Downloads /cli.mjs and checks its sha256 against cli.sha256 of /release before writing anything; then writes the new file beside this one, syncs it to disk and renames it over this one, so the CLI is never half-written. A truncated or altered download leaves the installed CLI untouched and exits 1.',
+    ],
+    flags: [],
+    examples: ['svc update'],
+    needsKey: false,
+  },
+  {
+    name: 'version',
+    args: '',
+    minArgs: 0,
+    maxArgs: 0,
+    summary: 'Print the CLI\'s version.',
+    details: [],
+    flags: [],
+    examples: ['svc version'],
+    needsKey: false,
+  },
+  {
+    name: 'help',
+    args: '[command]',
+    minArgs: 0,
+    maxArgs: 2,
+    summary: 'Show help for every command, or for one.',
+    details: ['Same as `svc <command> --help`.'],
+    flags: [],
+    examples: ['svc help', 'svc help rules test'],
+    needsKey: false,
+  },
+]
+
+export const EXIT_CODES = [
+  { code: 0, meaning: 'Success.' },
+  { code: 1, meaning: 'Failure: the server refused (the error code and hint are printed), it could not be reached, or a check failed (an update that did not verify, a watch that timed out).' },
+  { code: 2, meaning: 'Usage: unknown command or flag, missing or extra arguments, a path rule that does not compile.' },
+]
+
+export const ENVIRONMENT = [
+  { name: 'SVC_API_KEY', meaning: 'API key to use instead of the stored one.' },
+  { name: 'SVC_URL', meaning: 'Server address, unless --url is given.' },
+  { name: 'NO_COLOR', meaning: 'Any non-empty value turns colours off.' },
+  { name: 'XDG_CONFIG_HOME', meaning: 'Where the config directory is (default ~/.config).' },
+]
+
+export function findCommand(words: readonly string[]): { command: CommandHelp; used: number } | undefined {
+  if (words.length >= 2) {
+    const two = COMMANDS.find((c) => c.name === `${words[0]} ${words[1]}`)
+    if (two) return { command: two, used: 2 }
+  }
+  const one = COMMANDS.find((c) => c.name === words[0])
+  return one ? { command: one, used: 1 } : undefined
+}
+
+/** The command groups (`projects`, `rules`, `sessions`) and what they hold. */
+export function groupOf(word: string): CommandHelp[] {
+  return COMMANDS.filter((c) => c.name.startsWith(`${word} `))
+}
+
+export function usageLine(command: CommandHelp): string {
+  const flags = command.flags.map((f) => (f.type === 'boolean' ? `[--${f.name}]` : `[--${f.name} ${f.value}]${f.type === 'strings' ? '...' : ''}`))
+  return [BIN, command.name, command.args, ...flags].filter(Boolean).join(' ')
+}
+
+/** The CLI reference as Markdown (the website's CLI page embeds it). */
+export function commandsMarkdown(): string {
+  const parts: string[] = []
+  for (const command of COMMANDS) {
+    parts.push(`### ${BIN} ${command.name}`, '', `\`${usageLine(command)}\``, '', command.summary, '')
+    for (const paragraph of command.details) parts.push(paragraph, '')
+    if (command.flags.length > 0) {
+      parts.push('| Flag | Meaning |', '| --- | --- |')
+      for (const flag of command.flags) parts.push(`| \`--${flag.name}${flag.value ? ` ${flag.value}` : ''}\` | ${flag.help.replace(/\|/g, '\\|')} |`)
+      parts.push('')
+    }
+    if (command.examples.length > 0) parts.push('```sh', ...command.examples, '```', '')
+  }
+  parts.push('### Flags of every command', '', '| Flag | Meaning |', '| --- | --- |')
+  for (const flag of GLOBAL_FLAGS) parts.push(`| \`--${flag.name}${flag.value ? ` ${flag.value}` : ''}\` | ${flag.help} |`)
+  parts.push('', '### Exit codes', '', '| Code | Meaning |', '| --- | --- |')
+  for (const exit of EXIT_CODES) parts.push(`| ${exit.code} | ${exit.meaning} |`)
+  parts.push('', '### Environment', '', '| Variable | Meaning |', '| --- | --- |')
+  for (const env of ENVIRONMENT) parts.push(`| \`${env.name}\` | ${env.meaning} |`)
+  return parts.join('\n') + '\n'
+}

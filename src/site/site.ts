@@ -1,0 +1,148 @@
+/**
+ * The website's public pages, served by the control worker at the root
+ * (API contract, section 1, rule 6). Each page is one Markdown source; it is
+ * served as HTML by default and as that Markdown to `Accept: text/markdown`,
+ * both with `Vary: Accept, Accept-Encoding`, and compressed (br or gzip) when
+ * the client accepts it. An Accept header that matches neither is answered
+ * 406 `not_acceptable`. Everything is rendered and compressed once, at
+ * start-up: a page request is a map lookup.
+ */
+import { readFileSync } from 'node:fs'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import { commandsMarkdown } from '../../cli/src/help.js'
+import { INGEST_OPERATIONS, PUBLIC_ARTIFACTS } from '../api/front-operations.js'
+import type { Operation } from '../control/router.js'
+import { documentPlaceholders, fillPlaceholders, type DocumentOptions } from '../documents.js'
+import { ERRORS, errorBody, statusOf } from '../errors.js'
+import { negotiateEncoding, negotiateType, type Coding } from './negotiate.js'
+import { renderHtml, titleOf, type NavLink } from './render.js'
+
+export const SITE_NAME = 'svc-recorder'
+
+/** Every public page: its path, its Markdown source, its label in the navigation. */
+export const PAGES = [
+  { path: '/', source: 'site', file: 'home.md', label: 'Home' },
+  { path: '/docs/install', source: 'public', file: 'install.md', label: 'Install' },
+  { path: '/docs/cli', source: 'site', file: 'cli.md', label: 'CLI' },
+  { path: '/docs/api', source: 'site', file: 'api.md', label: 'API' },
+  { path: '/docs/privacy', source: 'site', file: 'privacy.md', label: 'Privacy and masking' },
+  { path: '/docs/self-hosting', source: 'site', file: 'self-hosting.md', label: 'Self-hosting' },
+] as const
+
+export const MEDIA_TYPES = { html: 'text/html', markdown: 'text/markdown' } as const
+const OFFERS = [MEDIA_TYPES.html, MEDIA_TYPES.markdown]
+const VARY = 'Accept, Accept-Encoding'
+// Five minutes: pages change with a deploy, and a visitor should see it soon after.
+const CACHE_CONTROL = 'public, max-age=300'
+
+type Encoded = Record<Coding, Buffer>
+
+interface Built {
+  title: string
+  markdown: string
+  variants: Record<(typeof OFFERS)[number], { contentType: string; bodies: Encoded; headers: Record<string, string> }>
+}
+
+export interface SiteOptions extends DocumentOptions {
+  /** dist/site/: the Markdown sources of src/site/pages. */
+  pagesDir: URL
+  /** dist/public/: install.md, the install page's source (also served as /install.md). */
+  publicDir: URL
+  /** The control worker's operations, for the API page's table. */
+  operations: Operation<any>[]
+}
+
+export type SiteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean
+
+function encode(text: string): Encoded {
+  const identity = Buffer.from(text, 'utf8')
+  return {
+    identity,
+    gzip: gzipSync(identity, { level: 9 }),
+    br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }),
+  }
+}
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
+
+/** The API page's operation table, from the same tables the router and the OpenAPI document use. */
+export function operationsMarkdown(operations: Operation<any>[]): string {
+  const credential = { none: 'none', publicKey: 'public key (`?pk=`)', apiKey: 'API key', setupToken: 'setup token' } as Record<string, string>
+  const rows = [
+    ...PUBLIC_ARTIFACTS.map((op) => ({ ...op, root: true })),
+    ...INGEST_OPERATIONS.map((op) => ({ ...op, root: false })),
+    ...operations.map((op) => ({ ...op, root: Boolean(op.atRoot) })),
+  ]
+  const lines = ['| Operation | Method and path | Credential | What it does |', '| --- | --- | --- | --- |']
+  for (const op of rows) lines.push(`| \`${op.operationId}\` | ${op.method} \`${op.route}\` | ${credential[op.credential] ?? op.credential} | ${cell(op.summary)} |`)
+  return lines.join('\n')
+}
+
+export function errorsMarkdown(): string {
+  const lines = ['| Status | Code | Meaning | Hint |', '| --- | --- | --- | --- |']
+  for (const [code, entry] of Object.entries(ERRORS)) lines.push(`| ${entry.status} | \`${code}\` | ${cell(entry.message)} | ${cell(entry.hint)} |`)
+  return lines.join('\n')
+}
+
+/** Reads, fills and renders every page; throws at start-up if a source or a placeholder is missing. */
+export function buildPages(options: SiteOptions): Map<string, Built> {
+  const placeholders = {
+    ...documentPlaceholders(options),
+    API_OPERATIONS: operationsMarkdown(options.operations),
+    API_ERRORS: errorsMarkdown(),
+    CLI_COMMANDS: commandsMarkdown(),
+  }
+  const nav: NavLink[] = PAGES.map((p) => ({ path: p.path, label: p.label }))
+  const pages = new Map<string, Built>()
+  for (const page of PAGES) {
+    const dir = page.source === 'site' ? options.pagesDir : options.publicDir
+    const markdown = fillPlaceholders(readFileSync(new URL(page.file, dir), 'utf8'), placeholders, page.file)
+    const html = renderHtml(markdown, { path: page.path, nav, siteName: SITE_NAME })
+    const common = { 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'X-Content-Type-Options': 'nosniff' }
+    pages.set(page.path, {
+      title: titleOf(markdown),
+      markdown,
+      variants: {
+        'text/html': {
+          contentType: 'text/html; charset=utf-8',
+          bodies: encode(html),
+          // The pages are static: no script runs, nothing is framed, only the inline style applies.
+          headers: { ...common, 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'" },
+        },
+        'text/markdown': { contentType: 'text/markdown; charset=utf-8', bodies: encode(markdown), headers: common },
+      },
+    })
+  }
+  return pages
+}
+
+export function createSite(options: SiteOptions): SiteHandler {
+  const pages = buildPages(options)
+  return (req, res, url) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false
+    // `/docs/cli/` is `/docs/cli`.
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname
+    const page = pages.get(path)
+    if (!page) return false
+    req.resume() // a GET carries no body worth reading
+    const type = negotiateType(req.headers.accept, OFFERS) as (typeof OFFERS)[number] | undefined
+    if (!type) {
+      const body = JSON.stringify(errorBody('not_acceptable', { hint: 'This page is served as text/html or text/markdown.' }))
+      res.writeHead(statusOf('not_acceptable'), { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Vary: VARY })
+      res.end(body)
+      return true
+    }
+    const variant = page.variants[type]
+    const coding = negotiateEncoding(req.headers['accept-encoding'] as string | undefined)
+    const body = variant.bodies[coding]
+    res.writeHead(200, {
+      'Content-Type': variant.contentType,
+      'Content-Length': body.length,
+      ...(coding === 'identity' ? {} : { 'Content-Encoding': coding }),
+      ...variant.headers,
+    })
+    res.end(req.method === 'HEAD' ? undefined : body)
+    return true
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The CLI's install check and session commands end to end: sessions count moving
+ * off zero after a simulated ingest (--watch), its timeout, sessions list and export.
+ * The file the server serves at /cli.mjs, saved and run as a process (under
+ * Node 18 when one is installed) against a real cluster. No mocks.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { call, ingestChunk } from '../helpers/api.js'
+import { CLI_NODE, cliSetup } from '../helpers/cli.js'
+import { clusterFor } from '../helpers/cluster.js'
+
+const cluster = await clusterFor(t, { workers: 1 })
+t.comment(`CLI runs under ${CLI_NODE}`)
+
+t.test('sessions count --watch exits 0 once a session lands, and 1 with code timeout when none does', async (t) => {
+  const { seeded, svc } = await cliSetup(t, cluster)
+  const env = { SVC_API_KEY: seeded.apiKey }
+  const zero = await svc(['sessions', 'count', seeded.project.id], { env })
+  t.equal(zero.stdout.trim(), '0')
+
+  let ingested: Promise<number> | undefined
+  const watched = await svc(['sessions', 'count', seeded.project.id, '--watch', '--interval', '100ms', '--timeout', '2m', '--json'], {
+    env,
+    // Ingest only once the CLI has seen zero and is waiting.
+    onStderr: (text) => {
+      if (!ingested && text.includes('Waiting for the first session')) ingested = ingestChunk(cluster.url, seeded.project.publicKey, 'watched-session')
+    },
+  })
+  t.equal(await ingested, 200, 'the simulated ingest was accepted')
+  t.equal(watched.code, 0, watched.stderr)
+  t.same(watched.json, { projectId: seeded.project.id, count: 1 })
+
+  const again = await svc(['sessions', 'count', seeded.project.id, '--watch'], { env })
+  t.equal(again.code, 0, 'a count already above zero ends the watch at once')
+  t.match(again.stdout, /Recording: 1 session so far/)
+
+  const other = await call(cluster.url, '/cli/projects.create', { token: seeded.apiKey, body: { name: 'Quiet' } })
+  const timedOut = await svc(['sessions', 'count', other.body.project.id, '--watch', '--interval', '50ms', '--timeout', '300ms', '--json'], { env })
+  t.equal(timedOut.code, 1, 'a watch that sees no session fails')
+  t.equal(timedOut.error.code, 'timeout')
+  t.ok(timedOut.error.hint)
+})
+
+t.test('sessions list and export return what the tracker sent', async (t) => {
+  const { seeded, home, svc } = await cliSetup(t, cluster)
+  const env = { SVC_API_KEY: seeded.apiKey }
+  t.equal(await ingestChunk(cluster.url, seeded.project.publicKey, 'export-me', 0), 200)
+  t.equal(await ingestChunk(cluster.url, seeded.project.publicKey, 'export-me', 1), 200)
+
+  const listed = await svc(['sessions', 'list', seeded.project.id, '--json'], { env })
+  t.equal(listed.code, 0, listed.stderr)
+  t.same(listed.json.sessions.map((s: { sessionKey: string }) => s.sessionKey), ['export-me'])
+  const human = await svc(['sessions', 'list', seeded.project.id], { env })
+  t.match(human.stdout, /^SESSION +STARTED/, 'a table')
+  t.match(human.stdout, /\nexport-me +\d{4}-/)
+
+  const out = join(home, 'session.json')
+  const exported = await svc(['export', seeded.project.id, 'export-me', '--out', out], { env })
+  t.equal(exported.code, 0, exported.stderr)
+  const events = JSON.parse(readFileSync(out, 'utf8'))
+  const direct = await call(cluster.url, '/cli/sessions.events', { token: seeded.apiKey, body: { projectId: seeded.project.id, sessionKey: 'export-me' } })
+  t.same(events, direct.body, 'the file holds the rrweb events the API streams')
+  t.equal(events.length, 2, 'one event per chunk sent')
+  t.equal(statSync(out).mode & 0o777, 0o600, 'readable by its owner only: recordings are personal data')
+
+  const toStdout = await svc(['export', seeded.project.id, 'export-me'], { env })
+  t.same(JSON.parse(toStdout.stdout), direct.body, 'without --out, the events go to stdout')
+
+  const missing = await svc(['export', seeded.project.id, 'no-such-session', '--out', join(home, 'none.json'), '--json'], { env })
+  t.equal(missing.code, 1)
+  t.equal(missing.error.code, 'not_found')
+  t.notOk(existsSync(join(home, 'none.json')), 'a failed export leaves no file')
+})
