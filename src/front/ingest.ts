@@ -58,6 +58,8 @@ async function commit(deps: IngestDeps, res: HttpResponse, item: IngestItem): Pr
   try {
     const outcome = await deps.queue.enqueue(item)
     if (outcome === 'duplicate') deps.counters.duplicates += 1
+    // The writer logged why; the rest of the batch was stored.
+    else if (outcome === 'failed') deps.counters.dropped += 1
     else deps.counters.stored += 1
   } catch (error) {
     // The contract forbids a 5xx here; the loss is logged and counted instead.

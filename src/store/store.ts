@@ -250,8 +250,12 @@ export type IngestItem =
   | { kind: 'chunk'; projectId: string; receivedAt: number; meta: ChunkMeta; body: Uint8Array; page?: PageRecord }
   | { kind: 'signals'; projectId: string; receivedAt: number; batch: SignalsRecord; pages?: PageRecord[] }
 
-/** `stored`: committed now; `duplicate`: that seq was already stored (idempotent retry). */
-export type IngestOutcome = 'stored' | 'duplicate'
+/**
+ * `stored`: committed now; `duplicate`: that seq was already stored (idempotent
+ * retry); `failed`: this item could not be written and nothing of it was, while
+ * the rest of its batch was (one bad item never takes its batch-mates down).
+ */
+export type IngestOutcome = 'stored' | 'duplicate' | 'failed'
 
 export interface ProjectStats {
   sessionCount: number

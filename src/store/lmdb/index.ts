@@ -11,6 +11,7 @@
  */
 import { mkdirSync } from 'node:fs'
 import { open, type Database, type RootDatabase } from 'lmdb'
+import { log } from '../../log.js'
 import type {
   ApiKeyRecord,
   BackfillState,
@@ -148,17 +149,46 @@ export class LmdbStore implements Store {
   }
 
   async appendBatch(items: IngestItem[]): Promise<IngestOutcome[]> {
-    const outcomes: IngestOutcome[] = []
+    let outcomes: IngestOutcome[] = []
     await this.settle(
       this.root.transaction(() => {
-        const deriver = this.options.aggregates === false ? undefined : new Deriver(this.tables)
-        for (const item of items) {
-          outcomes.push(item.kind === 'chunk' ? applyChunk(this.tables, item) : applySignals(this.tables, item, deriver))
+        // lmdb-js commits whatever an asynchronous transaction callback put before it threw,
+        // so the batch runs in a child transaction (transactionSync inside a transaction; we
+        // open without cache or write map, which would disable child transactions): a throw
+        // rolls all of it back instead of leaving half an item and its batch-mates written
+        // while every request of the batch is told it failed.
+        try {
+          this.root.transactionSync(() => {
+            outcomes = this.apply(items)
+          })
+        } catch {
+          // One item could not be written (say, a key past LMDB's 1,978-byte limit). The rare
+          // path: write each alone, in its own child transaction, so that it fails alone.
+          outcomes = items.map((item) => this.applyAlone(item))
         }
-        deriver?.flush()
       }),
     )
     return outcomes
+  }
+
+  private apply(items: IngestItem[]): IngestOutcome[] {
+    const deriver = this.options.aggregates === false ? undefined : new Deriver(this.tables)
+    const outcomes = items.map((item) => (item.kind === 'chunk' ? applyChunk(this.tables, item) : applySignals(this.tables, item, deriver)))
+    deriver?.flush()
+    return outcomes
+  }
+
+  private applyAlone(item: IngestItem): IngestOutcome {
+    try {
+      let outcome: IngestOutcome = 'failed'
+      this.root.transactionSync(() => {
+        outcome = this.apply([item])[0]
+      })
+      return outcome
+    } catch (error) {
+      log.error('ingest item could not be stored; dropped', { error: String(error), kind: item.kind, projectId: item.projectId })
+      return 'failed'
+    }
   }
 
   // ---- organisations, users, credentials ----

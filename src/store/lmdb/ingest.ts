@@ -5,8 +5,8 @@
  */
 import { threadId } from 'node:worker_threads'
 import type { ChunkInfo, IngestItem, IngestOutcome, PageRecord, ProjectStats, SessionRecord } from '../store.js'
-import type { Deriver } from './derive.js'
-import type { Tables } from './index.js'
+import { shortId, type Deriver } from './derive.js'
+import type { Key, Tables } from './index.js'
 
 /** A session keeps the URL of at most this many page views; later ones still count in chunkCount. */
 const MAX_SESSION_PAGES = 500
@@ -103,8 +103,22 @@ export function applySignals(tables: Tables, item: SignalsItem, deriver?: Derive
   return 'stored'
 }
 
+/** Page keys up to this many UTF-8 bytes enter the pages index as they are; longer ones as a hash. */
+const PAGE_KEY_INLINE_BYTES = 1024
+
+/**
+ * Key of a page in the pages index. A page key may be 2,000 characters (of up
+ * to 3 UTF-8 bytes each), past LMDB's 1,978-byte key limit: a chunk or signal
+ * with such a URL failed its whole transaction. A long key therefore enters as
+ * `#` + its hash (no page key starts with `#`); the value keeps the full key,
+ * and readers read values.
+ */
+export function pageIndexKey(projectId: string, pageKey: string): Key {
+  return [projectId, Buffer.byteLength(pageKey) > PAGE_KEY_INLINE_BYTES ? `#${shortId(pageKey)}` : pageKey]
+}
+
 /** Adds a page to the project's page index the first time it is seen. */
 export function notePage(tables: Tables, projectId: string, page: PageRecord): void {
-  const key = [projectId, page.key]
+  const key = pageIndexKey(projectId, page.key)
   if (!tables.pages.doesExist(key)) tables.pages.put(key, page)
 }

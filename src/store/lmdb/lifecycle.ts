@@ -7,7 +7,7 @@
 import type { BackfillState, PageRecord, PurgeResult, Rekey, SessionRecord, SignalsRecord } from '../store.js'
 import { Deriver, derivedStateOf } from './derive.js'
 import type { Key, Tables } from './index.js'
-import { emptyStats } from './ingest.js'
+import { emptyStats, pageIndexKey } from './ingest.js'
 
 /** Sorts after every string and number in lmdb-js's ordered-binary keys (see index.ts). */
 const MAX_KEY_PART = new Uint8Array([0xff])
@@ -52,7 +52,7 @@ function rekeySignals(batch: SignalsRecord, rekey: Rekey, next: (page: PageRecor
 export function backfillStepInTxn(tables: Tables, state: BackfillState, limit: number, rekey: Rekey, now: number): BackfillState {
   const { projectId } = state
   const next = (page: PageRecord) => {
-    const key = [projectId, page.key]
+    const key = pageIndexKey(projectId, page.key)
     const existing = tables.pagesNext.get(key)
     if (!existing || existing.firstSeenAt > page.firstSeenAt) tables.pagesNext.put(key, page)
   }

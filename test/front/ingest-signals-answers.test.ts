@@ -1,0 +1,57 @@
+/** POST /signals: every status and code it answers, errors with ok:false, and any content type accepted. */
+import t from 'tap'
+import { postSignals } from '../helpers/http.js'
+import { ingestCluster, isIngestError } from '../helpers/ingest.js'
+import { matchExactly } from '../helpers/match.js'
+
+const NOW = Date.now()
+const click = { url: 'https://shop.test/', ts: NOW, xRatio: 0.5, yDoc: 120, selector: 'button.buy', kind: 'click' }
+const view = { url: 'https://shop.test/', startedAt: NOW, title: 'Home' }
+const error = { url: 'https://shop.test/', ts: NOW, message: 'TypeError: boom' }
+
+t.test('answers 200 {ok:true} and stores the batch', async (t) => {
+  const { cluster, pk, projectId, store } = await ingestCluster(t)
+  const answer = await postSignals(cluster.url, pk, { sk: 's', vid: 'v', views: [view], clicks: [click], errors: [error] })
+  t.equal(answer.status, 200)
+  t.same(answer.json, { ok: true })
+  const stored = Array.from(store.listSignals(projectId))
+  t.equal(stored.length, 1)
+  matchExactly(t, stored[0].batch, { sk: 's', vid: 'v', dropped: 0, views: [view], clicks: [click], errors: [error] })
+  t.equal(store.projectStats(projectId).signalBatches, 1)
+})
+
+t.test('answers 400 invalid_request with ok:false when the body is not JSON', async (t) => {
+  const { cluster, pk, projectId, store } = await ingestCluster(t)
+  for (const body of ['', '{', 'sk=s&vid=v', '{"sk":"s","vid":"v"}}']) isIngestError(t, await postSignals(cluster.url, pk, body), 400, 'invalid_request', JSON.stringify(body))
+  t.same(Array.from(store.listSignals(projectId)), [])
+})
+
+t.test('answers 400 invalid_request with ok:false when the body is not a signals batch', async (t) => {
+  const { cluster, pk, projectId, store } = await ingestCluster(t)
+  const bad: unknown[] = [[], null, 'batch', { vid: 'v' }, { sk: 's' }, { sk: 's', vid: 'v', clicks: {} }, { sk: 'x'.repeat(257), vid: 'v' }, { sk: 's', vid: 'v', dropped: -2 }]
+  for (const body of bad) isIngestError(t, await postSignals(cluster.url, pk, JSON.stringify(body)), 400, 'invalid_request', JSON.stringify(body).slice(0, 40))
+  t.same(Array.from(store.listSignals(projectId)), [])
+})
+
+t.test('answers 404 not_found with a hint for an unknown key, and 400 invalid_request for a malformed one', async (t) => {
+  const { cluster } = await ingestCluster(t)
+  const unknown = await postSignals(cluster.url, 'svc_pk_0123456789abcdef0123456789abcdef', { sk: 's', vid: 'v' })
+  isIngestError(t, unknown, 404, 'not_found')
+  t.match(unknown.json, { hint: /\S/ })
+  isIngestError(t, await postSignals(cluster.url, 'not-a-key', { sk: 's', vid: 'v' }), 400, 'invalid_request')
+  isIngestError(t, await postSignals(cluster.url, '', { sk: 's', vid: 'v' }), 400, 'invalid_request')
+})
+
+t.test('accepts any content type: text/plain as sendBeacon sends it, none at all, or anything else', async (t) => {
+  const { cluster, pk, projectId, store } = await ingestCluster(t)
+  const types = ['text/plain;charset=UTF-8', 'application/json', 'application/x-www-form-urlencoded', 'application/octet-stream', 'nonsense/whatever']
+  for (const type of types) {
+    const answer = await postSignals(cluster.url, pk, { sk: type, vid: 'v', clicks: [click] }, { 'content-type': type })
+    t.equal(answer.status, 200, type)
+    t.same(answer.json, { ok: true }, type)
+  }
+  // fetch always sends a content type with a string body; a Blob without a type sends none.
+  const res = await fetch(`${cluster.url}/api/v1/signals?pk=${pk}`, { method: 'POST', body: new Blob([JSON.stringify({ sk: 'untyped', vid: 'v' })]) })
+  t.equal(res.status, 200, 'no content type')
+  t.same(Array.from(store.listSignals(projectId), ({ batch }) => batch.sk).sort(), [...types, 'untyped'].sort())
+})

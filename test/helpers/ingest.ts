@@ -1,0 +1,55 @@
+/**
+ * One running cluster with one project, for a test of the ingest path: the
+ * cluster (one front unless told), the project's public key, and the store
+ * opened from the test process to read back what the cluster wrote. Torn down
+ * with the test: the store closed, the cluster stopped, the data removed.
+ */
+import { rmSync } from 'node:fs'
+import type { Test } from 'tap'
+import { startCluster, type Cluster, type ClusterOptions } from './cluster.js'
+import type { Answer, RawAnswer } from './http.js'
+import { seedProject, storeAt, type Seeded } from './seed.js'
+import type { Store } from '../../src/store/store.js'
+
+export interface IngestSetup {
+  cluster: Cluster
+  seeded: Seeded
+  pk: string
+  projectId: string
+  store: Store
+}
+
+export async function ingestCluster(t: { teardown(fn: () => unknown): void }, options: ClusterOptions = {}): Promise<IngestSetup> {
+  const cluster = await startCluster({ workers: 1, ...options })
+  const store = storeAt(cluster.dataDir)
+  t.teardown(async () => {
+    await store.close()
+    await cluster.stop()
+    if (!options.dataDir) rmSync(cluster.dataDir, { recursive: true, force: true })
+  })
+  const seeded = await seedProject(cluster.dataDir)
+  return { cluster, seeded, pk: seeded.project.publicKey, projectId: seeded.project.id, store }
+}
+
+interface Asserts {
+  equal: Test['equal']
+  match: Test['match']
+  ok: Test['ok']
+  type: Test['type']
+  same: Test['same']
+}
+
+/** An ingest error: its status, its `code`, `ok: false`, a message, as JSON. */
+export function isIngestError(t: Asserts, answer: Answer | RawAnswer, status: number, code: string, what = ''): void {
+  t.equal(answer.status, status, `${what} status ${status}`.trim())
+  t.match(answer.json, { ok: false, code, error: String }, `${what} code ${code}, ok:false`.trim())
+  t.match(answer.headers['content-type'], /^application\/json/, `${what} JSON`.trim())
+}
+
+/** What garbage must get: JSON, never a 5xx; {ok:true} when discarded, an ingest error with a code when refused. */
+export function answeredWithJson(t: Asserts, answer: Answer | RawAnswer, what: string): void {
+  t.ok(answer.status < 500, `${what}: not a server error (${answer.status})`)
+  t.type(answer.json, 'object', `${what}: a JSON body`)
+  if (answer.status === 200) t.same(answer.json, { ok: true }, `${what}: {ok:true}`)
+  else t.match(answer.json, { ok: false, code: /^(invalid_request|not_found|payload_too_large)$/ }, `${what}: an ingest error with a code`)
+}
