@@ -116,7 +116,7 @@ export async function openPage(browser: Browser, options: PageOptions = {}): Pro
 
 /** Waits until the tracker runs in the page (after the interaction that starts it). */
 export async function trackerStarted(page: Page): Promise<void> {
-  await page.waitForFunction('typeof window.svc === "function" && !!window.svc.v && window.svc("stats").started === true', undefined, { timeout: 10_000 })
+  await page.waitForFunction('typeof window.svc === "function" && !!window.svc.v && window.svc("stats").started === true', undefined, { timeout: 30_000 })
 }
 
 /** Asks the tracker to send what it holds now (the `flush` command) and waits for the uploads to be answered. */
@@ -124,7 +124,8 @@ export async function flushTracker(page: Page): Promise<void> {
   await page.evaluate('window.svc("flush")')
 }
 
-export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+/** Polls `probe` until it answers; generous by default, because CI machines can be loaded. */
+export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await probe()

@@ -82,7 +82,7 @@ t.test('loading and first recording', async (t) => {
     t.teardown(tab.close)
     const before = await count()
     await tab.page.goto(`${fixtures.url}/basic.html`, { waitUntil: 'load' })
-    await tab.page.waitForFunction('!!(window.svc && window.svc.v)', undefined, { timeout: 10_000 })
+    await tab.page.waitForFunction('!!(window.svc && window.svc.v)', undefined, { timeout: 30_000 })
     t.equal(await tab.page.evaluate('window.svc("stats").started'), false, 'tracker.js loaded at idle, waiting for an interaction')
     await tab.page.waitForTimeout(500)
     const sent = tab.requests.filter((r) => /\/api\/(ingest|signals)/.test(r.url()))

@@ -14,7 +14,7 @@
  * is queued as raw JSON, in order, with keepalive while the quota allows.
  */
 import { encode, utf8, type Encoding } from './compress.js'
-import { CHUNK_CAP_BYTES, FLUSH_BYTES, MAX_QUEUED_BYTES, MAX_URL } from './config.js'
+import { CHUNK_CAP_BYTES, FLUSH_BYTES, MAX_QUEUED_BYTES, MAX_URL, px } from './config.js'
 import type { Guard } from './guard.js'
 import type { Identity } from './session.js'
 import type { Transport } from './transport.js'
@@ -106,8 +106,8 @@ export function createChunks(deps: ChunkDeps): Chunks {
       eventCount: batch.parts.length,
       encoding,
       startedAt: int(batch.ctx.startedAt),
-      viewport: { w: int(innerWidth), h: int(innerHeight) },
-      screen: { w: int(screen.width), h: int(screen.height), dpr: Math.min(16, Math.max(0, devicePixelRatio || 1)) },
+      viewport: { w: px(innerWidth), h: px(innerHeight) },
+      screen: { w: px(screen.width), h: px(screen.height), dpr: Math.min(16, Math.max(0, devicePixelRatio || 1)) },
       identity: batch.identity,
     }
     return asciiJson(meta)

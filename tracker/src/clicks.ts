@@ -6,7 +6,7 @@
  * ERROR_CLICK_MS. `answered` and `errored` are told by the tracker when the
  * recording shows a change, when the route changes and when an error fires.
  */
-import { DEAD_CLICK_MS, ERROR_CLICK_MS, RAGE_CLICKS, RAGE_RADIUS_PX, RAGE_WINDOW_MS } from './config.js'
+import { DEAD_CLICK_MS, ERROR_CLICK_MS, px, RAGE_CLICKS, RAGE_RADIUS_PX, RAGE_WINDOW_MS } from './config.js'
 import { listen, type Guard, type Off } from './guard.js'
 import { clickTarget, labelOf, selectorOf } from './selector.js'
 import type { ClickSignal } from './signals.js'
@@ -93,8 +93,8 @@ export function trackClicks(deps: ClickDeps): Clicks {
     const href = anchor ? anchor.getAttribute('href') || '' : ''
     const link = !!anchor && !/^(#|javascript:)/i.test(href) && !anchor.hasAttribute('download')
     if (link && anchor!.origin === location.origin && (!anchor!.target || anchor!.target === '_self') && !event.metaKey && !event.ctrlKey && !event.shiftKey) deps.onInternalLink(event)
-    const vw = innerWidth
-    const docH = docHeight()
+    const vw = px(innerWidth)
+    const docH = px(docHeight())
     cluster.push({
       signal: {
         url: location.href.slice(0, 2000),

@@ -20,6 +20,9 @@ export const MAX_ERRORS = 100
 export const MAX_URL = 2000
 export const MAX_TEXT = 256
 export const MAX_TAG = 40
+/** Contract schema: pixel fields are integers up to 1,000,000; an endless-scroll page can be taller, and an entry out of bounds would be dropped whole. */
+export const MAX_PIXELS = 1_000_000
+export const px = (n: number) => Math.min(MAX_PIXELS, Math.max(0, Math.round(n || 0)))
 
 /**
  * Browsers allow about 64 KiB of keepalive request bodies in flight per page

@@ -5,7 +5,7 @@
  * away. A view is sent once, when it ends, so counts built from views at write
  * time stay exact.
  */
-import { MAX_TEXT, MAX_URL, SCROLL_SAMPLE_MS } from './config.js'
+import { MAX_TEXT, MAX_URL, px, SCROLL_SAMPLE_MS } from './config.js'
 import { listen, type Guard, type Off } from './guard.js'
 import type { ViewSignal } from './signals.js'
 
@@ -42,7 +42,7 @@ export function trackViews(guard: Guard, now: () => number, emit: (view: ViewSig
     lastSample = now()
     if (!view) return
     const docH = docHeight()
-    view.docH = docH
+    view.docH = px(docH)
     const pct = docH > 0 ? Math.min(100, ((scrollY + innerHeight) / docH) * 100) : 100
     view.maxScrollPct = Math.max(view.maxScrollPct ?? 0, Math.round(pct * 10) / 10)
   }
@@ -65,8 +65,8 @@ export function trackViews(guard: Guard, now: () => number, emit: (view: ViewSig
       view = {
         url: location.href.slice(0, MAX_URL),
         startedAt: Date.now(),
-        vw: innerWidth,
-        vh: innerHeight,
+        vw: px(innerWidth),
+        vh: px(innerHeight),
         activeMs: 0,
         at: t,
         previousUrl,

@@ -1,0 +1,58 @@
+/** Clicks in a real browser, classified rage, dead, error or click, with stable selectors and labels. */
+import t from 'tap'
+import { fixtureServer, flushTracker, launchBrowser, openPage, storedSignals, trackerStarted, until } from '../helpers/browser.js'
+import { clusterFor } from '../helpers/cluster.js'
+import { seedProject, storeAt } from '../helpers/seed.js'
+
+t.test('clicks', async (t) => {
+  const cluster = await clusterFor(t, { workers: 1 })
+  const seeded = await seedProject(cluster.dataDir)
+  const projectId = seeded.project.id
+  const store = storeAt(cluster.dataDir)
+  t.teardown(() => store.close())
+  const fixtures = await fixtureServer(t, { clusterUrl: cluster.url, publicKey: seeded.project.publicKey })
+  const browser = await launchBrowser(t)
+  const batchesOf = (sk: string) => storedSignals(store, projectId).filter((b) => b.sk === sk)
+
+  await t.test('clicks are classified rage, dead, error or click', async (t) => {
+    const tab = await openPage(browser, { noIdle: true })
+    t.teardown(tab.close)
+    const { page } = tab
+    await page.goto(`${fixtures.url}/clicks.html`, { waitUntil: 'load' })
+    await page.mouse.move(5, 5)
+    await trackerStarted(page)
+    const sk = (await page.evaluate('window.svc("stats").sk')) as string
+    await page.click('#works')
+    await page.waitForTimeout(1100)
+    await page.click('#dead')
+    await page.waitForTimeout(1100)
+    await page.click('#broken')
+    await page.waitForTimeout(1100)
+    const rage = await page.locator('button.rage').boundingBox()
+    for (let i = 0; i < 4; i++) await page.mouse.click(rage!.x + 20 + i * 3, rage!.y + 10) // four clicks within a few px and well under a second
+    await page.waitForTimeout(1100)
+    await page.click('.card')
+    await page.waitForTimeout(1100)
+    await flushTracker(page)
+
+    const clicks = await until('five click entries', () => {
+      const found = batchesOf(sk).flatMap((b) => b.clicks)
+      return found.length >= 5 ? found : false
+    })
+    t.equal(clicks.length, 5, 'the rage clicks collapsed into one entry')
+    const [works, dead, broken, rageClick, card] = clicks
+    t.match(works, { kind: 'click', selector: '#works', label: 'Add item', tag: 'button', interactive: true }, 'a click that changed the page is a click')
+    t.match(dead, { kind: 'dead', selector: '#dead', label: 'Does nothing' }, 'a button that did nothing is a dead click')
+    t.match(broken, { kind: 'error', selector: '#broken' }, 'a click followed by an error is an error click')
+    t.match(rageClick, { kind: 'rage', n: 4, label: 'Stuck' }, 'four quick clicks in one place are one rage click with n')
+    t.notOk(/sc-|bdVaJa/.test(rageClick.selector!), `no generated class in the selector (${rageClick.selector})`)
+    t.match(card, { kind: 'click', tag: 'div', interactive: true, label: 'Open card' }, 'a pointer-styled div is interactive')
+    t.equal(card.selector, 'body > div.card', 'its selector keeps the stable class and drops the CSS-modules hash')
+
+    const errors = batchesOf(sk).flatMap((b) => b.errors)
+    t.equal(errors.length, 1, 'the error is reported')
+    t.match(errors[0].message, /undefinedFunctionForTest/, 'with its message')
+    t.equal(tab.pageErrors.length, 1, 'the page\'s own error still reaches the page (the tracker only listens)')
+  })
+
+})
