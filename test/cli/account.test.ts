@@ -66,6 +66,10 @@ t.test('login checks the key with the server, stores it 0600, and logout removes
   t.match(damaged.error.hint, /svc logout/)
   t.equal((await svc(['logout'])).code, 0, 'and logout still works, removing it')
   t.notOk(existsSync(config))
+
+  const flagged = await svc(['login', '--key', seeded.apiKey, '--json'])
+  t.equal(flagged.code, 0, 'login also takes the key as --key')
+  t.equal(JSON.parse(readFileSync(config, 'utf8')).apiKey, seeded.apiKey)
 })
 
 t.test('usage errors exit 2, API errors exit 1 with the server\'s code and hint', async (t) => {
