@@ -56,6 +56,8 @@ export async function run(argv: string[], options: RunOptions): Promise<number> 
   const wantsJson = argv.includes('--json')
   let out = createOutput(options, options.env, { json: wantsJson, noColor: argv.includes('--no-color') })
   try {
+    // The conventional spelling, alone: `svc --version` is `svc version`.
+    if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) argv = ['version']
     const invocation = parseArgs(argv)
     out = createOutput(options, options.env, { json: Boolean(invocation.flags.json), noColor: Boolean(invocation.flags['no-color']) })
     if (invocation.group) {

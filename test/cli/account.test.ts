@@ -97,6 +97,7 @@ t.test('usage errors exit 2, API errors exit 1 with the server\'s code and hint'
   const version = await svc(['version'])
   const versions = JSON.parse(readFileSync(new URL('../../src/public/versions.json', import.meta.url), 'utf8'))
   t.equal(version.stdout.trim(), `svc ${versions.cli}`)
+  t.equal((await svc(['--version'])).stdout, version.stdout, '--version is version')
 })
 
 t.test('--url beats SVC_URL, which beats the address the server wrote into the file', async (t) => {
