@@ -51,7 +51,7 @@ export function createAuthenticator(store: Store, now: () => number = Date.now) 
     return { kind: 'apiKey', keyId: 'dashboard', orgId: session.orgId, userId: session.userId }
   }
 
-  return function authenticate(req: IncomingMessage, query: URLSearchParams, credential: Credential): ApiKeyAuth | SetupAuth | undefined {
+  return async function authenticate(req: IncomingMessage, query: URLSearchParams, credential: Credential): Promise<ApiKeyAuth | SetupAuth | undefined> {
     if (credential === 'none') return undefined
     const expected = EXPECTED[credential]
     for (const value of query.values()) {
@@ -75,7 +75,8 @@ export function createAuthenticator(store: Store, now: () => number = Date.now) 
       const matches = secretMatches(parsed.token, record?.digestHex ?? DUMMY_DIGEST)
       if (!record || !matches) refuse('The API key is not valid.', 'Check the key, or issue a new one.')
       if (record.revokedAt) refuse('The API key was revoked.', 'Issue a new API key.')
-      if (!record.lastUsedAt || at - record.lastUsedAt > TOUCH_INTERVAL_MS) void store.updateApiKey(record.id, { lastUsedAt: at })
+      // Awaited, so that the request that used the key already sees its lastUsedAt (keys.list, for one).
+      if (!record.lastUsedAt || at - record.lastUsedAt > TOUCH_INTERVAL_MS) await store.updateApiKey(record.id, { lastUsedAt: at })
       return { kind: 'apiKey', keyId: record.id, orgId: record.orgId, userId: record.userId, label: record.label }
     }
     const record = store.getSetupToken(parsed.id)
