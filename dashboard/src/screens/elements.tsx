@@ -85,7 +85,7 @@ export function Elements({ project, query }: { project: Project; query: URLSearc
                   <td class={r.dead ? 'num warn' : 'num muted'}>{r.dead}</td>
                   <td class={r.errors ? 'num bad hide-narrow' : 'num muted hide-narrow'}>{r.errors}</td>
                   <td class="actions">
-                    <a href={href('p', project.id, 'sessions', { page: displayPath(r.page), rage: r.rage > 0 && r.rage === r.clicks ? 1 : '' })} aria-label={`Sessions on the page of ${r.label ?? r.selector}`}>
+                    <a href={href('p', project.id, 'sessions', { page: displayPath(r.page), element: r.selector, label: r.label })} aria-label={`Sessions that clicked ${r.label ?? r.selector}`}>
                       Sessions
                     </a>
                     {r.rage + r.dead + r.errors > 0 && (

@@ -201,7 +201,8 @@ function HeatmapView({ project, page, kind, device }: { project: Project; page: 
       <ErrorNote error={heat.error ?? snapshot.error ?? error} />
       <div class="row between wrap">
         <p role="status" data-testid="heat-summary">
-          {heat.loading && !data ? 'Loading the heatmap…' : summary}
+          {/* While another page, device or map loads, the last answer is not described as this one. */}
+          {heat.loading ? 'Loading the heatmap…' : summary}
         </p>
         <a href={href('p', project.id, 'elements', { page: page.page })}>Element leaderboard for this page</a>
       </div>

@@ -6,9 +6,10 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
-import { formatAgo, formatDate, formatDuration } from '../format.js'
-import type { Project, SessionPage, SessionRow } from '../model.js'
+import { formatAgo, formatDate, formatDuration, plural } from '../format.js'
+import type { FrictionPage, Project, SessionPage, SessionRow } from '../model.js'
 import { href, navigate } from '../route.js'
+import { FRICTION_LABELS } from './friction.js'
 import { PagePicker, usePages } from './page-picker.js'
 
 const PAGE_SIZE = 25
@@ -65,6 +66,7 @@ export function Sessions({ project, query }: { project: Project; query: URLSearc
   return (
     <section class="stack">
       <h2 class="sr-only">Sessions</h2>
+      {query.get('element') && <ElementClicks project={project} page={filters.page} selector={query.get('element')!} label={query.get('label') ?? undefined} />}
       <Filters project={project} filters={filters} />
       <ErrorNote error={page.error} />
       {page.loading && !page.data ? <Loading what="Loading sessions" /> : null}
@@ -177,6 +179,48 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
   )
 }
 
+/**
+ * Arrived from the element leaderboard: the sessions where this element was
+ * clicked. The friction feed names the session of each rage, dead and error
+ * click, so those are exact; the read API has no per-element filter for plain
+ * clicks, so the list below them is every session on the element's page.
+ */
+function ElementClicks({ project, page, selector, label }: { project: Project; page: string; selector: string; label?: string }) {
+  const items = useAsync(
+    () => api.post<FrictionPage>('/cli/friction.list', { projectId: project.id, limit: 500, ...(page ? { page } : {}) }).then((a) => a.items.filter((i) => i.selector === selector)),
+    [project.id, page, selector],
+  )
+  const name = label ? `“${label}”` : selector
+  return (
+    <section class="card stack" aria-labelledby="element-title" data-testid="element-clicks">
+      <h2 id="element-title">
+        Sessions that clicked {name} <code class="small">{selector}</code>
+      </h2>
+      <ErrorNote error={items.error} />
+      {items.loading && !items.data ? <Loading what="Looking for its clicks" /> : null}
+      {items.data && items.data.length > 0 && (
+        <ul class="plain">
+          {items.data.map((item) => (
+            <li key={item.id} class="row">
+              <span class={`dot tick-${item.kind}`} aria-hidden="true" />
+              <span>
+                {FRICTION_LABELS[item.kind]} {item.kind === 'rage' && item.n ? `×${item.n} ` : ''}
+                <span class="muted small">{formatAgo(item.ts)}</span>
+              </span>
+              <a href={href('p', project.id, 'replay', item.sessionKey, { t: item.ts })}>Watch that moment</a>
+            </li>
+          ))}
+        </ul>
+      )}
+      <p class="muted small">
+        {items.data && items.data.length === 0 ? `No rage, dead or error click on ${name} in the last 30 days. ` : ''}
+        Plain clicks are counted per element, not per session: below is every session on {page ? <code>{page}</code> : 'the site'}.{' '}
+        <a href={href('p', project.id, 'sessions', { page })}>Hide this</a>
+      </p>
+    </section>
+  )
+}
+
 export function identityOf(s: SessionRow): { primary: string; secondary?: string; known: boolean } {
   const id = s.identity
   if (id && (id.name || id.email || id.userId)) {
@@ -245,11 +289,11 @@ function SessionLine({ project, session: s }: { project: Project; session: Sessi
 
 function Signals({ s }: { s: SessionRow }) {
   const items: [string, number | undefined, string][] = [
-    ['clicks', s.clicks, ''],
-    ['rage', s.rage, 'bad'],
-    ['dead', s.dead, 'warn'],
-    ['error clicks', s.errorClicks, 'bad'],
-    ['errors', s.errors, 'bad'],
+    ['click', s.clicks, ''],
+    ['rage click', s.rage, 'bad'],
+    ['dead click', s.dead, 'warn'],
+    ['error click', s.errorClicks, 'bad'],
+    ['JS error', s.errors, 'bad'],
   ]
   return (
     <span class="signals">
@@ -257,7 +301,7 @@ function Signals({ s }: { s: SessionRow }) {
         .filter(([, n]) => n)
         .map(([label, n, tone]) => (
           <span key={label} class={`chip ${tone}`}>
-            {n} {label}
+            {plural(n!, label)}
           </span>
         ))}
     </span>
