@@ -12,16 +12,16 @@
  *   pb  [pageId, hour]                    → PageBucket                 views, sessions, times, scroll histogram
  *   ht  [pageId, kind a|r|d, hour]        → { m?, t?, d?, u?: Buffer } click bins per device (sorted uint32 pairs bin,count)
  *   el  [scope, hour]                     → ElementEntry[]             element counts (scope `*` or `p:<pageId>`)
- *   fr  [scope, ts, id]                   → FrictionRecord             rage, dead and error clicks, quick backs
- *   em  [scope, msgId]                    → { message, first, last }   JS error messages
+ *   fr  [scope, ts, id]                   → FrictionRecord             rage, dead and error clicks, quick backs (null in page scopes)
+ *   em  [scope, msgId]                    → { message }                JS error messages (written once)
  *   eh  [scope, msgId, hour]              → count                      JS errors per hour
- *   eo  [scope, msgId, ts, id]            → { sk, page, url }          JS error occurrences
- *   ss  [sk]                              → SessionSignals             per-session counts for the session list
+ *   eo  [scope, msgId, ts, id]            → { sk, page, url }          JS error occurrences (null in page scopes)
+ *   ss  [sk]                              → SessionRecordOfSignals     per-session counts, and the span of the session's signals
  *   vw  [sk, startedAt, urlId]            → ViewState                  a view as merged so far (a resent view replaces its contribution)
  *   sp  [sk, pageId]                      → hour                       the hour of a session's first view of a page
  *   ag  [batchId]                         → true                       batches ingest added while this generation was being built
  *
- * Scopes: `*` the whole project, `p:<pageId>` one page, `s:<sk>` one session.
+ * Scopes: `*` the whole project, `p:<pageId>` one page.
  * Page keys and messages enter keys as short hashes: a page key may be
  * 2,000 characters and LMDB keys are capped at 1,978 bytes.
  *
@@ -117,10 +117,9 @@ export interface ErrorOccurrence {
   url: string
 }
 
+/** A message of the registry: written once; when it occurred is in `eo` and `eh`. */
 export interface ErrorMessage {
   message: string
-  first: number
-  last: number
 }
 
 /** A view as merged from every copy received; each field merges commutatively, so the order copies arrive in does not matter. */
@@ -139,6 +138,13 @@ interface ViewState {
 
 const idCache = new Map<string, string>()
 
+/**
+ * Pages and messages known to be in their generation's registries, per
+ * thread: registry entries are never removed but with their whole generation
+ * (whose number is in the id), so a hit is never stale.
+ */
+const registeredKeys = new Set<string>()
+
 /** 96 bits of SHA-1, base64url: a page key or message as a key part. Collisions are not a practical concern at this width. */
 export function shortId(text: string): string {
   let id = idCache.get(text)
@@ -151,8 +157,14 @@ export function shortId(text: string): string {
 }
 
 export const pageScope = (pageId: string) => `p:${pageId}`
-export const sessionScope = (sk: string) => `s:${sk}`
 export const ALL_SCOPE = '*'
+
+/**
+ * A session's counts, and the span of its signals' (clamped) times: a
+ * session's friction is read from the project's feed within that span, so
+ * that no friction item is written a third time for a session scope.
+ */
+export type SessionRecordOfSignals = SessionSignals & { from: number; to: number }
 
 /** Identity of a stored batch, from its key in the signals table: the base of its entries' ids. */
 export function batchIdOf(signalsKey: Key): string {
@@ -202,8 +214,9 @@ interface Pending<V> {
   value: V
 }
 
-function pending<V>(map: Map<string, Pending<V>>, key: Key, init: () => V): V {
-  const id = JSON.stringify(key)
+/** The accumulator entry of a bucket. Ids join the key parts with NUL: the one free-text part (a session key) is followed only by parts without NUL, so ids cannot collide. */
+function pending<V>(map: Map<string, Pending<V>>, key: Part[], init: () => V): V {
+  const id = key.join('\u0000')
   let entry = map.get(id)
   if (!entry) {
     entry = { key, value: init() }
@@ -214,6 +227,16 @@ function pending<V>(map: Map<string, Pending<V>>, key: Key, init: () => V): V {
 
 type HeatDelta = Partial<Record<DeviceSlot, Map<number, number>>>
 type ElementDelta = Map<string, ElementEntry>
+
+interface ClickBuckets {
+  pageId: string
+  heat: HeatDelta
+  rage: HeatDelta
+  dead: HeatDelta
+  bucket: PageBucket
+  elements: ElementDelta
+  allElements: ElementDelta
+}
 
 function addTo<T extends Record<string, any>>(target: T, delta: Partial<T>): void {
   for (const field in delta) (target as any)[field] += (delta as any)[field]
@@ -230,8 +253,10 @@ export class Deriver {
   private pageBuckets = new Map<string, Pending<PageBucket>>()
   private sessions = new Map<string, Pending<SessionSignals>>()
   private errorHours = new Map<string, Pending<number>>()
-  private errorMessages = new Map<string, Pending<ErrorMessage>>()
-  private knownPages = new Set<string>()
+  /** Pages this transaction registered. */
+  private written = new Set<string>()
+  private clickRefs = new Map<string, ClickBuckets>()
+  private spans = new Map<string, Pending<{ from: number; to: number }>>()
 
   private states = new Map<string, DerivedState>()
 
@@ -269,6 +294,10 @@ export class Deriver {
     const base: Part[] = [projectId, gen]
     const { sk } = batch
     const session = pending(this.sessions, [...base, 'ss', sk], emptySessionSignals)
+    const span = pending(this.spans, [...base, 'ss', sk], () => ({ from: Infinity, to: -Infinity }))
+    for (const click of batch.clicks) spanOver(span, clampTime(click.ts, receivedAt))
+    for (const error of batch.errors) spanOver(span, clampTime(error.ts, receivedAt))
+    for (const view of batch.views) spanOver(span, clampTime(view.startedAt, receivedAt))
     batch.clicks.forEach((click, i) => this.addClick(base, sk, session, receivedAt, `${batchId}.c${i}`, click))
     batch.errors.forEach((error, i) => {
       const page = error.page ?? ''
@@ -279,41 +308,64 @@ export class Deriver {
       const id = `${batchId}.e${i}`
       session.errors += 1
       pending(this.pageBuckets, [...base, 'pb', pageId, hour], emptyPageBucket).er += 1
-      for (const scope of [ALL_SCOPE, pageScope(pageId), sessionScope(sk)]) {
-        this.tables.derived.put([...base, 'eo', scope, msgId, ts, id], { sk, page, url: error.url } satisfies ErrorOccurrence)
+      for (const scope of [ALL_SCOPE, pageScope(pageId)]) {
+        // The page scope's entry is the key alone: readers take the record from the project scope.
+        this.tables.derived.put([...base, 'eo', scope, msgId, ts, id], scope === ALL_SCOPE ? ({ sk, page, url: error.url } satisfies ErrorOccurrence) : null)
         const hourKey = [...base, 'eh', scope, msgId, hour]
-        const id_ = JSON.stringify(hourKey)
-        const counted = this.errorHours.get(id_)
+        const hourId = hourKey.join('\u0000')
+        const counted = this.errorHours.get(hourId)
         if (counted) counted.value += 1
-        else this.errorHours.set(id_, { key: hourKey, value: 1 })
-        const message = pending(this.errorMessages, [...base, 'em', scope, msgId], () => ({ message: error.message, first: ts, last: ts }))
-        message.first = Math.min(message.first, ts)
-        message.last = Math.max(message.last, ts)
+        else this.errorHours.set(hourId, { key: hourKey, value: 1 })
+        this.noteMessage([...base, 'em', scope, msgId], error.message)
       }
     })
     for (const view of batch.views) this.addView(base, sk, session, receivedAt, view)
   }
 
+  /**
+   * The buckets of one page and hour, looked up once for all the clicks that
+   * share them (a batch's clicks nearly always do): the per-click work is then
+   * a few additions, not a handful of key builds and map lookups.
+   */
+  private clickBuckets(base: Part[], page: string, hour: number): ClickBuckets {
+    const id = `${base[0]}\u0000${base[1]}\u0000${page}\u0000${hour}`
+    let refs = this.clickRefs.get(id)
+    if (!refs) {
+      const pageId = this.notePage(base, page)
+      refs = {
+        pageId,
+        heat: pending<HeatDelta>(this.heat, [...base, 'ht', pageId, 'a', hour], () => ({})),
+        rage: pending<HeatDelta>(this.heat, [...base, 'ht', pageId, 'r', hour], () => ({})),
+        dead: pending<HeatDelta>(this.heat, [...base, 'ht', pageId, 'd', hour], () => ({})),
+        bucket: pending(this.pageBuckets, [...base, 'pb', pageId, hour], emptyPageBucket),
+        elements: pending<ElementDelta>(this.elements, [...base, 'el', pageScope(pageId), hour], () => new Map()),
+        allElements: pending<ElementDelta>(this.elements, [...base, 'el', ALL_SCOPE, hour], () => new Map()),
+      }
+      this.clickRefs.set(id, refs)
+    }
+    return refs
+  }
+
   private addClick(base: Part[], sk: string, session: SessionSignals, receivedAt: number, id: string, click: Click): void {
     const page = click.page ?? ''
-    const pageId = this.notePage(base, page)
     const ts = clampTime(click.ts, receivedAt)
-    const hour = hourOf(ts)
+    const refs = this.clickBuckets(base, page, hourOf(ts))
+    const { pageId } = refs
     const slot = slotOf(click.vw)
     const bin = heatBin(click.xRatio, click.yDoc)
     const kind = click.kind ?? 'click'
-    this.addHeat([...base, 'ht', pageId, 'a', hour], slot, bin)
-    if (kind === 'rage') this.addHeat([...base, 'ht', pageId, 'r', hour], slot, bin)
-    else if (kind === 'dead') this.addHeat([...base, 'ht', pageId, 'd', hour], slot, bin)
-    pending(this.pageBuckets, [...base, 'pb', pageId, hour], emptyPageBucket).cl += 1
+    addHeat(refs.heat, slot, bin)
+    if (kind === 'rage') addHeat(refs.rage, slot, bin)
+    else if (kind === 'dead') addHeat(refs.dead, slot, bin)
+    refs.bucket.cl += 1
     session.clicks += 1
     if (kind === 'rage') session.rage += 1
     else if (kind === 'dead') session.dead += 1
     else if (kind === 'error') session.errorClicks += 1
 
     if (click.selector) {
-      this.addElement([...base, 'el', pageScope(pageId), hour], click.selector, kind, click)
-      this.addElement([...base, 'el', ALL_SCOPE, hour], `${pageId}\n${click.selector}`, kind, click)
+      addElement(refs.elements, click.selector, kind, click)
+      addElement(refs.allElements, `${pageId}\n${click.selector}`, kind, click)
     }
     if (kind === 'click') return
     const record: FrictionRecord = { kind: kind === 'error' ? 'errorClick' : kind, sk, page, url: click.url, xRatio: click.xRatio, yDoc: click.yDoc }
@@ -325,11 +377,13 @@ export class Deriver {
   }
 
   private putFriction(base: Part[], pageId: string, sk: string, ts: number, id: string, record: FrictionRecord): void {
-    for (const scope of [ALL_SCOPE, pageScope(pageId), sessionScope(sk)]) this.tables.derived.put([...base, 'fr', scope, ts, id], record)
+    // The page scope's entry is the key alone: readers take the record from the project scope.
+    this.tables.derived.put([...base, 'fr', ALL_SCOPE, ts, id], record)
+    this.tables.derived.put([...base, 'fr', pageScope(pageId), ts, id], null)
   }
 
   private removeFriction(base: Part[], pageId: string, sk: string, ts: number, id: string): void {
-    for (const scope of [ALL_SCOPE, pageScope(pageId), sessionScope(sk)]) this.tables.derived.remove([...base, 'fr', scope, ts, id])
+    for (const scope of [ALL_SCOPE, pageScope(pageId)]) this.tables.derived.remove([...base, 'fr', scope, ts, id])
   }
 
   private addView(base: Part[], sk: string, session: SessionSignals, receivedAt: number, view: View): void {
@@ -339,6 +393,7 @@ export class Deriver {
     const before = this.tables.derived.get(viewKey) as ViewState | undefined
     // A view keeps the page it was first counted under (rules may change between copies).
     const after = mergeView(before, view, page, receivedAt)
+    if (before && sameView(before, after)) return // a copy that adds nothing
     const keptPageId = before ? shortId(before.page) : pageId
     this.tables.derived.put(viewKey, after)
     if (before) this.contribute(base, keptPageId, before, -1)
@@ -355,7 +410,9 @@ export class Deriver {
       this.putFriction(base, keptPageId, sk, after.at, id, { kind: 'quickBack', sk, page: after.page, url: view.url })
     }
 
-    // Sessions per page: counted once, in the hour of the session's first view of it.
+    // Sessions per page: counted once, in the hour of the session's first view of it
+    // (a copy of a view already counted matters only if it moves the view earlier).
+    if (before && before.at === after.at) return
     const seenKey = [...base, 'sp', sk, keptPageId]
     const seenHour = this.tables.derived.get(seenKey) as number | undefined
     const hour = hourOf(after.at)
@@ -386,35 +443,32 @@ export class Deriver {
     if (view.quickBack) bucket.qb += sign
   }
 
-  private addHeat(key: Part[], slot: DeviceSlot, bin: number): void {
-    const delta = pending<HeatDelta>(this.heat, key, () => ({}))
-    const bins = (delta[slot] ??= new Map())
-    bins.set(bin, (bins.get(bin) ?? 0) + 1)
-  }
-
-  private addElement(key: Part[], selector: string, kind: NonNullable<Click['kind']>, click: Click): void {
-    const delta = pending<ElementDelta>(this.elements, key, () => new Map())
-    let entry = delta.get(selector)
-    if (!entry) {
-      entry = [selector, 0, 0, 0, 0, undefined, undefined]
-      delta.set(selector, entry)
+  /** Registers a message in its scope the first time (like a page: a hit in this thread is never stale). */
+  private noteMessage(key: Part[], message: string): void {
+    const id = key.join('\u0000')
+    if (registeredKeys.has(id) || this.written.has(id)) return
+    if (this.tables.derived.doesExist(key)) {
+      if (registeredKeys.size >= 100_000) registeredKeys.clear()
+      registeredKeys.add(id)
+    } else {
+      this.tables.derived.put(key, { message } satisfies ErrorMessage)
+      this.written.add(id)
     }
-    entry[1] += 1
-    if (kind === 'rage') entry[2] += 1
-    else if (kind === 'dead') entry[3] += 1
-    else if (kind === 'error') entry[4] += 1
-    if (click.label !== undefined) entry[5] = click.label
-    if (click.tag !== undefined) entry[6] = click.tag
   }
 
   /** The page's id, registering it in this generation the first time. */
   private notePage(base: Part[], page: string): string {
     const pageId = shortId(page)
+    const id = `${base[0]}\u0000${base[1]}\u0000${pageId}`
+    if (registeredKeys.has(id) || this.written.has(id)) return pageId
     const key = [...base, 'pg', pageId]
-    const id = JSON.stringify(key)
-    if (!this.knownPages.has(id)) {
-      this.knownPages.add(id)
-      if (!this.tables.derived.doesExist(key)) this.tables.derived.put(key, { key: page })
+    if (this.tables.derived.doesExist(key)) {
+      // Found, so committed by an earlier transaction: this thread need not look again.
+      if (registeredKeys.size >= 100_000) registeredKeys.clear()
+      registeredKeys.add(id)
+    } else {
+      this.tables.derived.put(key, { key: page })
+      this.written.add(id)
     }
     return pageId
   }
@@ -423,6 +477,7 @@ export class Deriver {
   flush(): void {
     const { derived } = this.tables
     for (const { key, value } of this.heat.values()) {
+      if (!value.m && !value.t && !value.d && !value.u) continue // a rage or dead bucket looked up for clicks of another kind
       const current = (derived.get(key) ?? {}) as Partial<Record<DeviceSlot, Uint8Array>>
       const next: Partial<Record<DeviceSlot, Buffer>> = {}
       for (const slot of ALL_SLOTS) {
@@ -433,6 +488,7 @@ export class Deriver {
       derived.put(key, next)
     }
     for (const { key, value } of this.elements.values()) {
+      if (value.size === 0) continue
       const entries = new Map<string, ElementEntry>()
       for (const entry of (derived.get(key) ?? []) as ElementEntry[]) entries.set(entry[0], entry)
       for (const [selector, add] of value) {
@@ -460,23 +516,49 @@ export class Deriver {
       }
       derived.put(key, bucket)
     }
-    for (const { key, value } of this.sessions.values()) {
-      const counts = (derived.get(key) as SessionSignals | undefined) ?? emptySessionSignals()
-      addTo(counts, value)
-      derived.put(key, counts)
+    for (const [id, { key, value }] of this.sessions) {
+      const counts = (derived.get(key) as SessionRecordOfSignals | undefined) ?? { ...emptySessionSignals(), from: Infinity, to: -Infinity }
+      const { from, to, ...sums } = counts
+      addTo(sums, value)
+      const span = this.spans.get(id)!.value
+      derived.put(key, { ...sums, from: Math.min(from, span.from), to: Math.max(to, span.to) })
     }
     for (const { key, value } of this.errorHours.values()) derived.put(key, ((derived.get(key) as number | undefined) ?? 0) + value)
-    for (const { key, value } of this.errorMessages.values()) {
-      const current = derived.get(key) as ErrorMessage | undefined
-      derived.put(key, current ? { message: current.message, first: Math.min(current.first, value.first), last: Math.max(current.last, value.last) } : value)
-    }
   }
+}
+
+function addHeat(delta: HeatDelta, slot: DeviceSlot, bin: number): void {
+  const bins = (delta[slot] ??= new Map())
+  bins.set(bin, (bins.get(bin) ?? 0) + 1)
+}
+
+function addElement(delta: ElementDelta, selector: string, kind: NonNullable<Click['kind']>, click: Click): void {
+  let entry = delta.get(selector)
+  if (!entry) {
+    entry = [selector, 0, 0, 0, 0, undefined, undefined]
+    delta.set(selector, entry)
+  }
+  entry[1] += 1
+  if (kind === 'rage') entry[2] += 1
+  else if (kind === 'dead') entry[3] += 1
+  else if (kind === 'error') entry[4] += 1
+  if (click.label !== undefined) entry[5] = click.label
+  if (click.tag !== undefined) entry[6] = click.tag
+}
+
+function spanOver(span: { from: number; to: number }, at: number): void {
+  if (at < span.from) span.from = at
+  if (at > span.to) span.to = at
 }
 
 /** In the `*` scope the entry name carries its page id: overflow stays within its page. */
 function otherOf(selector: string): string {
   const newline = selector.indexOf('\n')
   return newline === -1 ? OTHER_ELEMENTS : `${selector.slice(0, newline)}\n${OTHER_ELEMENTS}`
+}
+
+function sameView(a: ViewState, b: ViewState): boolean {
+  return a.at === b.at && a.vw === b.vw && a.activeMs === b.activeMs && a.maxScrollPct === b.maxScrollPct && a.exit === b.exit && a.quickBack === b.quickBack
 }
 
 function mergeView(before: ViewState | undefined, view: View, page: string, receivedAt: number): ViewState {

@@ -36,7 +36,6 @@ import {
   derivedStateOf,
   emptyPageBucket,
   pageScope,
-  sessionScope,
   shortId,
   type DeviceSlot,
   type ElementEntry,
@@ -44,6 +43,7 @@ import {
   type ErrorOccurrence,
   type FrictionRecord,
   type PageBucket,
+  type SessionRecordOfSignals,
 } from './derive.js'
 import type { Key, Tables } from './index.js'
 
@@ -213,27 +213,42 @@ function pageResolver(tables: Tables, base: (string | number)[]): (pageId: strin
 const olderThan = (a: FrictionPosition, b: FrictionPosition) => a.ts < b.ts || (a.ts === b.ts && a.id < b.id)
 
 export function friction(tables: Tables, projectId: string, query: FrictionQuery): FrictionPage {
-  const base = [projectId, liveGen(tables, projectId)]
-  const scopes = query.sessionKey ? [sessionScope(query.sessionKey)] : query.pages ? query.pages.map((p) => pageScope(shortId(p))) : [ALL_SCOPE]
-  // A session's items filtered by page: the session scope is small, filter as it is read.
-  const onPages = query.sessionKey && query.pages ? new Set(query.pages) : undefined
+  const gen = liveGen(tables, projectId)
+  const base = [projectId, gen]
+  let range_: TimeRange = { since: query.since, until: query.until }
+  let keep: ((entry: { sk: string; page: string }) => boolean) | undefined
+  let scopes = query.pages ? query.pages.map((p) => pageScope(shortId(p))) : [ALL_SCOPE]
+  if (query.sessionKey !== undefined) {
+    // A session's friction is the project's within the span of the session's signals, filtered by session.
+    const span = tables.derived.get([projectId, gen, 'ss', query.sessionKey]) as SessionRecordOfSignals | undefined
+    if (!span) return { items: [] }
+    range_ = { since: Math.max(query.since, span.from), until: Math.min(query.until, span.to + 1) }
+    if (range_.since >= range_.until) return { items: [] }
+    const sk = query.sessionKey
+    const pages = query.pages ? new Set(query.pages) : undefined
+    keep = (entry) => entry.sk === sk && (!pages || pages.has(entry.page))
+    scopes = [ALL_SCOPE]
+  }
   const want = query.limit + 1
   const items: FrictionItem[] = []
 
   for (const scope of scopes) {
     const prefix = [...base, 'fr', scope]
-    const start = query.after ? [...prefix, query.after.ts, query.after.id] : [...prefix, query.until]
+    const start = query.after ? [...prefix, query.after.ts, query.after.id] : [...prefix, range_.until]
     let taken = 0
-    for (const { key, value } of range<FrictionRecord>(tables, start, [...prefix, query.since], true)) {
+    for (const { key, value } of range<FrictionRecord | null>(tables, start, [...prefix, range_.since], true)) {
       const [ts, id] = (key as (string | number)[]).slice(-2) as [number, string]
+      if (ts >= range_.until) continue
       if (query.after && ts === query.after.ts && id === query.after.id) continue
-      if (onPages && !onPages.has(value.page)) continue
-      items.push(frictionItem(ts, id, value))
+      // Page scopes hold keys only; the record is the project scope's.
+      const record = value ?? (tables.derived.get([...base, 'fr', ALL_SCOPE, ts, id]) as FrictionRecord | undefined)
+      if (!record || (keep && !keep(record))) continue
+      items.push(frictionItem(ts, id, record))
       if (++taken >= want) break
     }
   }
 
-  for (const group of errorGroups(tables, base, scopes, query, onPages)) {
+  for (const group of errorGroups(tables, base, scopes, range_, keep)) {
     if (!query.after || olderThan(group, query.after)) items.push(group)
   }
 
@@ -253,7 +268,7 @@ function frictionItem(ts: number, id: string, record: FrictionRecord): FrictionI
  * [since, until), placed at its latest occurrence there (whose session the
  * item names), with the count and the first and last occurrence in the range.
  */
-function errorGroups(tables: Tables, base: (string | number)[], scopes: string[], query: TimeRange, onPages?: Set<string>): FrictionItem[] {
+function errorGroups(tables: Tables, base: (string | number)[], scopes: string[], query: TimeRange, keep?: (occurrence: ErrorOccurrence) => boolean): FrictionItem[] {
   const groups = new Map<string, FrictionItem>()
   const merge = (msgId: string, message: string, count: number, first: number, last: { ts: number; occurrence: ErrorOccurrence }) => {
     const current = groups.get(msgId)
@@ -272,16 +287,15 @@ function errorGroups(tables: Tables, base: (string | number)[], scopes: string[]
   for (const scope of scopes) {
     const registry = [...base, 'em', scope]
     for (const { key, value } of range<ErrorMessage>(tables, registry, [...registry, MAX_KEY_PART])) {
-      if (value.last < query.since || value.first >= query.until) continue
       const msgId = (key as string[])[registry.length]
       const occurrences = [...base, 'eo', scope, msgId]
-      if (onPages) {
-        // One session's occurrences: few, counted one by one.
+      if (keep) {
+        // One session's occurrences, within the span of its signals: few, counted one by one.
         let count = 0
         let first = Infinity
         let last: { ts: number; occurrence: ErrorOccurrence } | undefined
         for (const { key: k, value: occurrence } of range<ErrorOccurrence>(tables, [...occurrences, query.since], [...occurrences, query.until])) {
-          if (!onPages.has(occurrence.page)) continue
+          if (!keep(occurrence)) continue
           const ts = (k as (string | number)[])[occurrences.length] as number
           count += 1
           first = Math.min(first, ts)
@@ -290,11 +304,14 @@ function errorGroups(tables: Tables, base: (string | number)[], scopes: string[]
         if (last) merge(msgId, value.message, count, first, last)
         continue
       }
-      const latest = firstOf(range<ErrorOccurrence>(tables, [...occurrences, query.until], [...occurrences, query.since], true, 1))
+      const latest = firstOf(range<ErrorOccurrence | null>(tables, [...occurrences, query.until], [...occurrences, query.since], true, 1))
       if (!latest) continue
-      const earliest = firstOf(range<ErrorOccurrence>(tables, [...occurrences, query.since], [...occurrences, query.until], false, 1))!
-      const tsOf = (entry: Entry<ErrorOccurrence>) => (entry.key as (string | number)[])[occurrences.length] as number
-      merge(msgId, value.message, countErrors(tables, base, scope, msgId, query), tsOf(earliest), { ts: tsOf(latest), occurrence: latest.value })
+      const earliest = firstOf(range<ErrorOccurrence | null>(tables, [...occurrences, query.since], [...occurrences, query.until], false, 1))!
+      const tsOf = (entry: Entry<unknown>) => (entry.key as (string | number)[])[occurrences.length] as number
+      // Page scopes hold keys only; the occurrence is the project scope's.
+      const [ts, id] = (latest.key as (string | number)[]).slice(-2)
+      const occurrence = latest.value ?? (tables.derived.get([...base, 'eo', ALL_SCOPE, msgId, ts, id]) as ErrorOccurrence)
+      merge(msgId, value.message, countErrors(tables, base, scope, msgId, query), tsOf(earliest), { ts: tsOf(latest), occurrence })
     }
   }
   return [...groups.values()]
@@ -348,7 +365,10 @@ export function pageInsights(tables: Tables, projectId: string, query: TimeRange
 // ---- sessions ----
 
 export function sessionSignals(tables: Tables, projectId: string, sk: string, gen = liveGen(tables, projectId)): SessionSignals {
-  return (tables.derived.get([projectId, gen, 'ss', sk]) as SessionSignals | undefined) ?? emptySessionSignals()
+  const record = tables.derived.get([projectId, gen, 'ss', sk]) as SessionRecordOfSignals | undefined
+  if (!record) return emptySessionSignals()
+  const { from: _from, to: _to, ...counts } = record
+  return counts
 }
 
 export function durationOf(session: SessionRecord): number {
