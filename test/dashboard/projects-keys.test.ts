@@ -200,6 +200,8 @@ t.test('projects, settings and API keys in a browser', async (t) => {
       t.ok(overflow <= 0, `${route}: nothing wider than the screen (${overflow} px over)`)
       await shoot(phone.page, name)
     }
+    const revoke = await phone.page.getByRole('button', { name: 'Revoke' }).first().boundingBox()
+    t.ok(revoke && revoke.x + revoke.width <= PHONE.width, 'a key\'s Revoke button is on screen, not scrolled off')
     t.same(phone.problems, [])
   })
 

@@ -247,6 +247,16 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
   await t.test('on a phone, the replay and the heatmap fit the screen', async (t) => {
     const phone = await openDashboard(browser, cluster.url, { session, viewport: PHONE })
     t.teardown(phone.close)
+    await phone.page.goto(`${base}/sessions`)
+    // The start time links to the replay: on a phone it is on screen even when the last column is not.
+    const replayLink = phone.page.getByTestId('sessions').getByRole('link', { name: 'just now' }).first()
+    await replayLink.waitFor()
+    const box = await replayLink.boundingBox()
+    t.ok(box && box.x + box.width <= PHONE.width, 'sessions: a link to the replay is on screen')
+    t.match(await replayLink.getAttribute('href'), `/replay/${sk}`)
+    const listOverflow = await phone.page.evaluate((width) => document.documentElement.scrollWidth - width, PHONE.width)
+    t.ok(listOverflow <= 0, `sessions: the page is not wider than the screen (${listOverflow} px over)`)
+    await shoot(phone.page, '38a-phone-sessions')
     await phone.page.goto(`${base}/replay/${sk}`)
     await phone.page.frameLocator('.player-target iframe').getByRole('heading', { name: 'Trail Runner 42' }).waitFor()
     await phone.page.waitForTimeout(300)

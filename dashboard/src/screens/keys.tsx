@@ -96,7 +96,9 @@ export function Keys() {
                 <th scope="col" class="hide-narrow">
                   Created
                 </th>
-                <th scope="col">Last used</th>
+                <th scope="col" class="hide-narrow">
+                  Last used
+                </th>
                 <th scope="col">
                   <span class="sr-only">Actions</span>
                 </th>
@@ -105,12 +107,17 @@ export function Keys() {
             <tbody>
               {keys.map((k) => (
                 <tr key={k.keyId} data-key-id={k.keyId}>
-                  <th scope="row">{k.label ?? <span class="muted">unlabelled</span>}</th>
+                  <th scope="row">
+                    {k.label ?? <span class="muted">unlabelled</span>}
+                    <small class="muted show-narrow">{k.lastUsedAt ? `used ${formatAgo(k.lastUsedAt)}` : 'never used'}</small>
+                  </th>
                   <td>
                     <code class="clip">{k.masked}</code>
                   </td>
                   <td class="hide-narrow">{formatDate(k.createdAt)}</td>
-                  <td title={k.lastUsedAt ? formatDate(k.lastUsedAt) : undefined}>{formatAgo(k.lastUsedAt)}</td>
+                  <td class="hide-narrow" title={k.lastUsedAt ? formatDate(k.lastUsedAt) : undefined}>
+                    {formatAgo(k.lastUsedAt)}
+                  </td>
                   <td class="actions">
                     <ConfirmButton label="Revoke" confirm={`Revoke ${k.label ?? 'key'}`} onConfirm={() => revoke(k.keyId)} />
                   </td>

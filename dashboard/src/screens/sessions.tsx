@@ -83,12 +83,14 @@ export function Sessions({ project, query }: { project: Project; query: URLSearc
               <tr>
                 <th scope="col">Started</th>
                 <th scope="col">Who</th>
-                <th scope="col">Duration</th>
+                <th scope="col" class="hide-narrow">
+                  Duration
+                </th>
                 <th scope="col" class="hide-narrow">
                   Pages
                 </th>
                 <th scope="col">Signals</th>
-                <th scope="col">
+                <th scope="col" class="hide-narrow">
                   <span class="sr-only">Replay</span>
                 </th>
               </tr>
@@ -236,9 +238,10 @@ function SessionLine({ project, session: s }: { project: Project; session: Sessi
   return (
     <tr>
       <td>
-        <span title={formatDate(s.startedAt)}>{formatAgo(s.startedAt)}</span>
+        {s.purged ? <span title={formatDate(s.startedAt)}>{formatAgo(s.startedAt)}</span> : <a href={replay} title={`Replay the session of ${formatDate(s.startedAt)}`}>{formatAgo(s.startedAt)}</a>}
         <br />
-        <small class="muted">{formatDate(s.startedAt)}</small>
+        <small class="muted hide-narrow">{formatDate(s.startedAt)}</small>
+        <small class="muted show-narrow">{formatDuration(duration)}</small>
       </td>
       <td>
         <span class={who.known ? 'who known' : 'who'}>{who.primary}</span>
@@ -249,7 +252,7 @@ function SessionLine({ project, session: s }: { project: Project; session: Sessi
           </>
         )}
       </td>
-      <td>
+      <td class="hide-narrow">
         {formatDuration(duration)}
         {s.activeMs !== undefined && (
           <>
@@ -272,7 +275,8 @@ function SessionLine({ project, session: s }: { project: Project; session: Sessi
       <td>
         <Signals s={s} />
       </td>
-      <td class="actions">
+      {/* On a phone the start time, a link to the replay, stands in for this column. */}
+      <td class="actions hide-narrow">
         {s.purged ? (
           <span class="muted small" title="Retention removed the recording; its signals remain.">
             Purged
