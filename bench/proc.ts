@@ -55,6 +55,33 @@ export function rss(pid: number): Rss | undefined {
   }
 }
 
+export interface Mapping {
+  /** Resident bytes of the mapping. */
+  rss: number
+  /** Of which clean: the kernel may drop them at any time, they are a copy of the file. */
+  clean: number
+  dirty: number
+}
+
+/** Resident, clean and dirty bytes of a process's mappings of files whose path ends with `suffix` (/proc/<pid>/smaps). */
+export function mappingOf(pid: number, suffix: string): Mapping {
+  const total: Mapping = { rss: 0, clean: 0, dirty: 0 }
+  let smaps: string
+  try {
+    smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8')
+  } catch {
+    return total
+  }
+  for (const block of smaps.split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/)) {
+    if (!block.split('\n', 1)[0].trimEnd().endsWith(suffix)) continue
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(block)?.[1] ?? 0) * 1024
+    total.rss += kb('Rss')
+    total.clean += kb('Shared_Clean') + kb('Private_Clean')
+    total.dirty += kb('Shared_Dirty') + kb('Private_Dirty')
+  }
+  return total
+}
+
 /** Direct children of `pid`, with their command lines. */
 export function childrenOf(pid: number): { pid: number; cmdline: string }[] {
   const children: { pid: number; cmdline: string }[] = []

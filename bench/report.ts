@@ -5,6 +5,7 @@
  * run compare).
  */
 import type { Figures, MemorySample } from './load.js'
+import type { Mapping } from './proc.js'
 import type { MicroFigure } from './micro.js'
 import type { ProbeResult } from './oversize-probe.js'
 
@@ -21,17 +22,24 @@ export interface StorageFigures {
   otherCpuPct: number
 }
 
-export interface GridRow {
+/**
+ * One setting of the writer-pool grid. Each of its runs sits between two runs
+ * of the defaults, and is judged against their mean: on a shared machine the
+ * load from others drifts within seconds, and the runs on either side see
+ * about the same.
+ */
+export interface GridPoint {
   writerThreads: number
   writeBatchItems: number
-  /** One run per round; the rounds interleave the points. */
-  rounds: Figures[]
+  rounds: { figures: Figures; before: Figures; after: Figures }[]
 }
 
-/** Mean over the rounds of a grid point. */
-export function gridMean(row: GridRow, pick: (f: Figures) => number): number {
-  return row.rounds.reduce((sum, f) => sum + pick(f), 0) / row.rounds.length
+/** This setting's req/s over its neighbouring default runs', per round. */
+export function gridRatios(point: GridPoint): number[] {
+  return point.rounds.map(({ figures, before, after }) => figures.okPerSec / ((before.okPerSec + after.okPerSec) / 2))
 }
+
+const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / (values.length || 1)
 
 export interface Results {
   quick: boolean
@@ -51,7 +59,7 @@ export interface Results {
   commit: string
   workers: number
   connections: number
-  seconds: { main: number; oversize: number; memory: number; grid: number; warm: number }
+  seconds: { main: number; oversize: number; memory: number; memoryWarm: number; grid: number; warm: number }
   bodies: { chunk: number; signals: number; oversize: number }
   defaults: { writerThreads: number; writeBatchItems: number; writeBatchBytes: number; durability: string }
   micro: MicroFigure[]
@@ -60,8 +68,9 @@ export interface Results {
   cluster: { ingest: Figures; signals: Figures; oversize: Figures; probes: ProbeResult[]; probesUnderLoad: ProbeResult[]; storedChunks: number }
   flush: { ingest: Figures }
   aggregates: { signals: Figures }
-  memory: Figures
-  grid: GridRow[]
+  /** With, per front, LMDB's map at the end of the run. */
+  memory: Figures & { lmdbMaps: Mapping[] }
+  grid: { points: GridPoint[]; defaultRuns: Figures[] }
   /** CPU the rest of the machine used while the benchmark ran nothing, just before and just after, % of one core. */
   othersIdlePct: { before: number; after: number }
   totalSeconds: number
@@ -74,8 +83,9 @@ export const TARGETS = {
   p99Ms: 25,
   /**
    * Memory is flat when, for every front, the peak anonymous RSS (heaps, stacks: what the process allocates) of
-   * the last 10 s exceeds that of seconds 6-15 (after warm-up) by at most this much. File-backed RSS is reported
-   * beside it but not judged: it is LMDB's memory map, pages of the data file the kernel can drop at any time.
+   * the last 20 s exceeds that of the 20 s before by at most this much: whatever grew at the start has stopped.
+   * File-backed RSS is reported beside it but not judged: it is LMDB's memory map, clean pages of the data file
+   * that the kernel drops when it needs the memory.
    */
   memoryGrowthFraction: 0.05,
   memoryGrowthFloorBytes: 5 * 1024 * 1024,
@@ -94,17 +104,14 @@ const codes = (f: Figures) =>
     .join(', ') || 'none'
 
 /** What the grid says about more writer threads per front. */
-function threadsSentence(grid: GridRow[]): string {
-  const mean = (threads: number) => {
-    const rows = grid.filter((g) => g.writerThreads === threads)
-    return rows.reduce((sum, g) => sum + gridMean(g, (f) => f.okPerSec), 0) / (rows.length || 1)
-  }
-  const one = mean(1)
-  const two = mean(2)
-  if (!one || !two) return ''
-  return two < one
-    ? `Two writer threads per front were slower than one in the grid below (${int(two)} against ${int(one)} req/s on average): they cut the same requests into more, smaller transactions.`
-    : `Two writer threads per front were not slower than one in the grid below (${int(two)} against ${int(one)} req/s on average).`
+function threadsSentence(r: Results): string {
+  const more = r.grid.points.filter((p) => p.writerThreads > r.defaults.writerThreads)
+  if (more.length === 0) return ''
+  if (gridSpread(r.grid) > GRID_MAX_SPREAD) return 'The grid below was too noisy in this run to say whether more writer threads per front help.'
+  const ratio = mean(more.flatMap(gridRatios))
+  return ratio < 1
+    ? `More writer threads per front were slower in the grid below (${pct(ratio)} of the defaults' throughput on average): they cut the same requests into more, smaller transactions.`
+    : `More writer threads per front were not slower in the grid below (${pct(ratio)} of the defaults' throughput on average).`
 }
 
 /** Server CPU time per answered request, µs. */
@@ -132,7 +139,7 @@ export interface MemoryVerdict {
   anonStart: number
   anonEnd: number
   anonMax: number
-  /** Peak anonymous RSS in seconds 6-15 (after warm-up) and in the last 10 s. */
+  /** Peak anonymous RSS in the 20 s before the last 20 s, and in the last 20 s. */
   warmPeak: number
   latePeak: number
   /** Judged on anonymous memory: see TARGETS. */
@@ -145,9 +152,9 @@ export function memoryVerdicts(samples: MemorySample[]): MemoryVerdict[] {
   for (let i = 0; i < fronts; i++) {
     const total = samples.map((s) => s.total[i]).filter((v) => v > 0)
     const anon = samples.map((s) => s.anon[i]).filter((v) => v > 0)
-    // Warm-up: the first 5 s fill the heap and LMDB's read pages; compare the peak just after with the peak at the end.
-    const warmPeak = Math.max(...anon.slice(5, 15))
-    const latePeak = Math.max(...anon.slice(-10))
+    const window = Math.min(20, Math.floor(anon.length / 2)) // 20 s, or halves of a --quick run
+    const warmPeak = Math.max(...anon.slice(-2 * window, -window))
+    const latePeak = Math.max(...anon.slice(-window))
     const allowed = Math.max(TARGETS.memoryGrowthFloorBytes, warmPeak * TARGETS.memoryGrowthFraction)
     verdicts.push({
       front: i + 1,
@@ -165,9 +172,22 @@ export function memoryVerdicts(samples: MemorySample[]): MemoryVerdict[] {
   return verdicts
 }
 
-/** The grid point with the most acknowledged chunks per second (mean of the rounds). */
-export function bestGridRow(grid: GridRow[]): GridRow | undefined {
-  return [...grid].sort((a, b) => gridMean(b, (f) => f.okPerSec) - gridMean(a, (f) => f.okPerSec))[0]
+/** A setting beats the defaults only if it was faster than the default runs on both sides of it by this much, in every round. */
+export const GRID_MARGIN = 0.1
+/** …and only if the default runs agree with one another within this factor (fastest over slowest): otherwise this run cannot tell settings apart. */
+export const GRID_MAX_SPREAD = 1.5
+
+export function gridSpread(grid: Results['grid']): number {
+  const rates = grid.defaultRuns.map((f) => f.okPerSec)
+  return Math.max(...rates) / Math.min(...rates)
+}
+
+/** The setting the numbers choose over the defaults, if any: the best of those clear of the margin in every round, on a steady enough run. */
+export function gridWinner(grid: Results['grid']): GridPoint | undefined {
+  if (gridSpread(grid) > GRID_MAX_SPREAD) return undefined
+  return grid.points
+    .filter((p) => gridRatios(p).every((ratio) => ratio > 1 + GRID_MARGIN))
+    .sort((a, b) => mean(gridRatios(b)) - mean(gridRatios(a)))[0]
 }
 
 export function renderResults(r: Results): string {
@@ -194,8 +214,7 @@ export function renderResults(r: Results): string {
   const memoryFlat = memory.length > 0 && memory.every((m) => m.flat)
   const p99Ok = ingest.p99 < TARGETS.p99Ms && r.cluster.signals.p99 < TARGETS.p99Ms
   const flushCost = 1 - r.flush.ingest.okPerSec / ingest.okPerSec
-  const best = bestGridRow(r.grid)
-  const current = r.grid.find((g) => g.writerThreads === r.defaults.writerThreads && g.writeBatchItems === r.defaults.writeBatchItems)
+  const winner = gridWinner(r.grid)
   const acknowledged = ingest.statusCodes['200'] ?? 0
 
   const row = (name: string, f: Figures, vs: string) => [
@@ -242,9 +261,9 @@ export function renderResults(r: Results): string {
   out.push(
     [
       `- Every server runs on loopback on this machine, beside the load generator (autocannon, one thread, ${r.connections} connections, no pipelining), which competes with it for the ${r.machine.nproc} cores; its own CPU is in the detailed tables.`,
-      `- The cluster is \`dist/main.js\` with its defaults (WORKERS=${r.workers}, one front per core; WRITER_THREADS=${r.defaults.writerThreads}, WRITE_BATCH_ITEMS=${r.defaults.writeBatchItems}, WRITE_BATCH_BYTES=${int(r.defaults.writeBatchBytes)}), started fresh with its own temporary data directory and a project seeded through the store module; every run is preceded by a ${r.seconds.warm} s warm-up that is not counted.`,
+      `- The cluster is \`dist/main.js\` with its defaults (WORKERS=${r.workers}, one front per core; WRITER_THREADS=${r.defaults.writerThreads}, WRITE_BATCH_ITEMS=${r.defaults.writeBatchItems}, WRITE_BATCH_BYTES=${int(r.defaults.writeBatchBytes)}), started fresh with its own temporary data directory and a project seeded through the store module; every run is preceded by a warm-up that is not counted (${r.seconds.warm} s; ${r.seconds.memoryWarm} s before the memory run, 1 s in the grid).`,
       `- Bodies: a ${int(r.bodies.chunk)} B gzip recording chunk (rrweb-like events), a ${int(r.bodies.signals)} B signals batch (views, clicks, an error; sent as text/plain like sendBeacon), a ${int(r.bodies.oversize)} B body over both caps. Each chunk carries its own X-Svc-Meta (20 chunks per session, every (session, seq) distinct), so none is an idempotent repeat.`,
-      `- Runs: ${r.seconds.main} s each for the ceilings, /ingest and /signals; ${r.seconds.oversize} s for 2 MB bodies; ${r.seconds.memory} s for memory; ${r.seconds.grid} s per grid point.`,
+      `- Runs: ${r.seconds.main} s each for the ceilings, /ingest and /signals; ${r.seconds.oversize} s for 2 MB bodies; ${r.seconds.memory} s for memory; ${r.seconds.grid} s per grid run.`,
       `- **Front ceiling**: a bare uWebSockets.js handler (bench/bare-uws.ts: same package and binary, ${r.workers} processes on one port like the fronts) that reads the body as the front does and answers {ok:true}, driven by the very same requests (path, query, X-Svc-Meta).`,
       `- **Storage ceiling**: raw lmdb-js puts of the same ${int(r.bodies.chunk)} B chunk in one process (bench/storage-ceiling.ts), ${r.connections} concurrent writers each waiting for its put, batched into transactions by lmdb-js itself; \`commit\` waits for the put (the commit), \`flush\` also for \`flushed\` (the disk sync), as the store does.`,
       '- req/s counts every answer; for /ingest and /signals every answer was a 200 (status counts below). Latency is autocannon\'s, per request. Body MB/s is answers × body size. Server CPU is utime + stime of every process of the server (primary, control worker, fronts and their writer threads) from /proc/<pid>/stat, before and after, as % of one core (200% = both cores).',
@@ -299,7 +318,9 @@ export function renderResults(r: Results): string {
         ],
         [
           `Front memory flat over ${r.seconds.memory} s`,
-          memory.map((m) => `front ${m.front}: anonymous ${mib(m.anonStart)} → ${mib(m.anonEnd)} MiB (max ${mib(m.anonMax)}); whole RSS ${mib(m.start)} → ${mib(m.end)} MiB, the growth being LMDB's mapped file`).join('; '),
+          memory
+            .map((m) => `front ${m.front}: anonymous ${mib(m.anonStart)} → ${mib(m.anonEnd)} MiB (max ${mib(m.anonMax)}; last 20 s peak ${mib(m.latePeak)} vs ${mib(m.warmPeak)} before); whole RSS ${mib(m.start)} → ${mib(m.end)} MiB, the growth being LMDB's map (clean file pages)`)
+            .join('; '),
           met(memoryFlat),
         ],
       ],
@@ -323,7 +344,7 @@ export function renderResults(r: Results): string {
         'and the fronts\' writers, in different processes, take turns on the one LMDB write lock; the storage ceiling is a single process in which lmdb-js gathers all ' +
         `${r.connections} pending puts into each transaction. A commit of 20 KB values costs mostly its writes and the sync that lmdb-js overlaps with the next transaction (a large commit waits for the previous sync before it lets the next writer in), ` +
         'so the fewer chunks per transaction, the fewer chunks per second. ' +
-        threadsSentence(r.grid),
+        threadsSentence(r),
       `- **/signals computes.** The server spent ${int(signalsUs)} µs of CPU per 5 KB batch, against ${int(bareSignalsUs)} µs for the bare handler to read the same body: ` +
         'JSON parsing and AJV validation of each entry in the front, the structured clone to the writer thread, page grouping, the signal aggregates ' +
         `(their share is measured below), msgpack encoding and the LMDB transaction. At that cost the ${r.machine.nproc} cores, shared with the load generator, cannot serve more than about ` +
@@ -460,7 +481,7 @@ export function renderResults(r: Results): string {
   out.push('')
   out.push(
     table(
-      ['Front', 'RSS start MiB', 'RSS end MiB', 'RSS max MiB', 'anon start MiB', 'anon end MiB', 'anon max MiB', 'anon peak s 6-15 → last 10 s', 'Flat'],
+      ['Front', 'RSS start MiB', 'RSS end MiB', 'RSS max MiB', 'anon start MiB', 'anon end MiB', 'anon max MiB', 'anon peak, 20 s before → last 20 s', 'LMDB map at the end: resident / clean MiB', 'Flat'],
       memory.map((m) => [
         m.front,
         mib(m.start),
@@ -470,6 +491,7 @@ export function renderResults(r: Results): string {
         mib(m.anonEnd),
         mib(m.anonMax),
         `${mib(m.warmPeak)} → ${mib(m.latePeak)}`,
+        r.memory.lmdbMaps[m.front - 1] ? `${mib(r.memory.lmdbMaps[m.front - 1].rss)} / ${mib(r.memory.lmdbMaps[m.front - 1].clean)}` : '',
         m.flat ? 'yes' : 'no',
       ]),
     ),
@@ -479,7 +501,7 @@ export function renderResults(r: Results): string {
     'RSS is sampled from /proc/<pid>/status every second. "anon" is RssAnon: heaps and stacks, what the process allocates and what a leak grows. ' +
       'The rest is file-backed: the code, and LMDB\'s memory map of the data file, in which pages the writers touch stay mapped; they are clean page cache ' +
       'that the kernel drops under memory pressure, and they grow with the data written, not with time. ' +
-      `"Flat" means the anonymous peak of the last 10 s is within ${pct(TARGETS.memoryGrowthFraction)} (or ${mib(TARGETS.memoryGrowthFloorBytes)} MiB) of the anonymous peak just after warm-up.`,
+      `The run followed a ${r.seconds.memoryWarm} s warm-up. "Flat" means the anonymous peak of the last 20 s is within ${pct(TARGETS.memoryGrowthFraction)} (or ${mib(TARGETS.memoryGrowthFloorBytes)} MiB) of the anonymous peak of the 20 s before: whatever grew at the start has stopped growing.`,
   )
   out.push('')
   out.push(
@@ -493,34 +515,53 @@ export function renderResults(r: Results): string {
   out.push('')
   out.push('## Writer pool: WRITE_BATCH_ITEMS × WRITER_THREADS')
   out.push('')
-  const rounds = r.grid[0]?.rounds.length ?? 0
+  const rounds = r.grid.points[0]?.rounds.length ?? 0
+  const defaultMean = mean(r.grid.defaultRuns.map((f) => f.okPerSec))
   out.push(
     table(
-      ['WRITER_THREADS', 'WRITE_BATCH_ITEMS', 'req/s (mean)', ...Array.from({ length: rounds }, (_, i) => `round ${i + 1}`), 'p50 ms', 'p99 ms', 'server CPU %', 'others CPU %', 'vs ceiling'],
-      r.grid.map((g) => [
-        g.writerThreads,
-        g.writeBatchItems + (g.writerThreads === r.defaults.writerThreads && g.writeBatchItems === r.defaults.writeBatchItems ? ' (default)' : ''),
-        int(gridMean(g, (f) => f.okPerSec)),
-        ...g.rounds.map((f) => int(f.okPerSec)),
-        ms(gridMean(g, (f) => f.p50)),
-        ms(gridMean(g, (f) => f.p99)),
-        int(gridMean(g, (f) => f.serverCpuPct)),
-        int(gridMean(g, (f) => f.otherCpuPct)),
-        pct(gridMean(g, (f) => f.okPerSec) / commitCeiling.perSec),
-      ]),
+      [
+        'WRITER_THREADS',
+        'WRITE_BATCH_ITEMS',
+        ...Array.from({ length: rounds }, (_, i) => `round ${i + 1}: req/s (defaults on either side)`),
+        'vs the defaults beside it',
+        'p99 ms',
+        'others CPU %',
+        'vs ceiling',
+      ],
+      [
+        [
+          r.defaults.writerThreads,
+          `${r.defaults.writeBatchItems} (defaults)`,
+          ...Array.from({ length: rounds }, () => ''),
+          `${r.grid.defaultRuns.length} runs: ${r.grid.defaultRuns.map((f) => int(f.okPerSec)).join(', ')}`,
+          ms(mean(r.grid.defaultRuns.map((f) => f.p99))),
+          int(mean(r.grid.defaultRuns.map((f) => f.otherCpuPct))),
+          pct(defaultMean / commitCeiling.perSec),
+        ],
+        ...r.grid.points.map((p) => [
+          p.writerThreads,
+          p.writeBatchItems,
+          ...p.rounds.map(({ figures, before, after }) => `${int(figures.okPerSec)} (${int(before.okPerSec)}, ${int(after.okPerSec)})`),
+          gridRatios(p).map(pct).join(', '),
+          ms(mean(p.rounds.map(({ figures }) => figures.p99))),
+          int(mean(p.rounds.map(({ figures }) => figures.otherCpuPct))),
+          pct(mean(p.rounds.map(({ figures }) => figures.okPerSec)) / commitCeiling.perSec),
+        ]),
+      ],
     ),
   )
   out.push('')
-  const bestMean = best ? gridMean(best, (f) => f.okPerSec) : 0
-  const currentMean = current ? gridMean(current, (f) => f.okPerSec) : 0
   out.push(
-    `Each point is a fresh cluster (DURABILITY=commit, ${r.workers} fronts) and a ${r.seconds.grid} s /ingest run, in ${rounds} interleaved rounds (figures are means over them). ` +
-      `With ${r.connections} connections over ${r.workers} fronts, a front never has more than about ${Math.ceil(r.connections / r.workers)} requests waiting, so limits above that behave alike; ` +
-      'the front hands a batch over as soon as one of its 2 × WRITER_THREADS slots is free, so batches form by themselves under load. ' +
-      (best
-        ? `Fastest here: WRITER_THREADS=${best.writerThreads}, WRITE_BATCH_ITEMS=${best.writeBatchItems} at ${int(bestMean)} req/s` +
-          (current ? `; the defaults (${r.defaults.writerThreads}, ${r.defaults.writeBatchItems}) ran at ${int(currentMean)} req/s (${pct(currentMean / bestMean)} of it).` : '.')
-        : ''),
+    `Each run is a fresh cluster (DURABILITY=commit, ${r.workers} fronts) and ${r.seconds.grid} s of /ingest. Every setting ran ${rounds === 1 ? 'once' : `${rounds} times`}, each time between two runs of the defaults, ` +
+      'and is judged against their mean, since the load from others on this machine drifts within seconds. ' +
+      `With ${r.connections} connections over ${r.workers} fronts, a front never has more than about ${Math.ceil(r.connections / r.workers)} requests waiting, so batch limits above that behave alike; ` +
+      'a front hands a batch over as soon as one of its 2 × WRITER_THREADS slots is free, so batches form by themselves under load. ' +
+      `A setting replaces the defaults only if it beat the default runs beside it by more than ${pct(GRID_MARGIN)} in every round, and only if the default runs themselves agree within a factor of ${GRID_MAX_SPREAD}. ` +
+      (gridSpread(r.grid) > GRID_MAX_SPREAD
+        ? `**Here they did not (fastest ${gridSpread(r.grid).toFixed(1)} × the slowest, as the load from others came and went): this run cannot tell the settings apart, and the defaults (WRITER_THREADS=${r.defaults.writerThreads}, WRITE_BATCH_ITEMS=${r.defaults.writeBatchItems}) stay.**`
+        : winner
+          ? `**WRITER_THREADS=${winner.writerThreads}, WRITE_BATCH_ITEMS=${winner.writeBatchItems} did** (${gridRatios(winner).map(pct).join(', ')} of the defaults).`
+          : `**None did: the defaults (WRITER_THREADS=${r.defaults.writerThreads}, WRITE_BATCH_ITEMS=${r.defaults.writeBatchItems}) stay.**`),
   )
   out.push('')
   out.push('## Micro-benchmark of the hot pure functions (bench/micro.ts)')

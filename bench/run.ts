@@ -10,7 +10,8 @@
  *   4. /ingest again with DURABILITY=flush, and /signals again without the
  *      signal aggregates (AGGREGATE_SIGNALS=0), to price each;
  *   5. the fronts' memory over a 60 s /ingest run;
- *   6. a small grid of WRITE_BATCH_ITEMS × WRITER_THREADS, two rounds;
+ *   6. a small grid of WRITE_BATCH_ITEMS × WRITER_THREADS, each setting run
+ *      between two runs of the defaults, twice;
  * then writes bench/RESULTS.md. Loopback only; every server is stopped and
  * every data directory removed at the end.
  *
@@ -23,7 +24,7 @@
  */
 import { execFileSync, execSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -31,9 +32,9 @@ import { LIMITS, loadConfig } from '../src/config.js'
 import { runLoad, type Figures, type LoadSpec } from './load.js'
 import type { MicroFigure } from './micro.js'
 import { probeDeclared, probeOversize, type ProbeResult } from './oversize-probe.js'
-import { machineBusySeconds } from './proc.js'
+import { machineBusySeconds, mappingOf } from './proc.js'
 import { chunkBody, chunkMeta, OVERSIZE_BYTES, signalsBody } from './payloads.js'
-import { renderResults, type GridRow, type Results, type StorageFigures } from './report.js'
+import { renderResults, type GridPoint, type Results, type StorageFigures } from './report.js'
 import { startBareUws, startBenchCluster, type ClusterTarget, type Target } from './targets.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -45,19 +46,30 @@ const stage = (name: string) => !ONLY || ONLY.includes(name)
 const WAIT_QUIET_S = Number(process.argv.find((a) => a.startsWith('--wait-quiet='))?.slice(13) ?? 0)
 
 /** The cluster's default: one front per core (WORKERS unset). */
-const WORKERS = Number(process.env.BENCH_WORKERS) || loadConfig({}).workers
+const WORKERS = loadConfig({}).workers
 const CONNECTIONS = 100
 /** Seconds per measured run; --quick divides by 4. */
 const secs = (s: number) => (QUICK ? Math.max(2, Math.round(s / 4)) : s)
-const MAIN_S = secs(12)
-const OVERSIZE_S = secs(8)
+const MAIN_S = secs(10)
+const OVERSIZE_S = secs(6)
 const MEMORY_S = QUICK ? 10 : 60
-const GRID_S = secs(6)
+/** The memory run's warm-up: heaps and allocator arenas grow to the load's size in the first seconds. */
+const MEMORY_WARM_S = QUICK ? 1 : 10
+const GRID_S = secs(5)
 const GRID_ROUNDS = QUICK ? 1 : 2
 const WARM_S = QUICK ? 1 : 2
-/** 64 is the default; with 100 connections over two fronts, no front ever has more than about 50 items waiting. */
-const GRID_ITEMS = [8, 16, 32, 64]
-const GRID_THREADS = [1, 2]
+/**
+ * Settings tried against the defaults, [WRITER_THREADS, WRITE_BATCH_ITEMS]: smaller batches with one thread,
+ * and two threads. With 100 connections over two fronts no front has more than about 50 items waiting, so
+ * limits above that (the default is 64) all behave alike.
+ */
+const GRID_POINTS: [number, number][] = [
+  [1, 8],
+  [1, 16],
+  [1, 32],
+  [2, 16],
+  [2, 64],
+]
 
 const began = performance.now()
 function progress(message: string): void {
@@ -194,8 +206,7 @@ async function clusterCommit(): Promise<Results['cluster']> {
   progress(`cluster (WORKERS=${WORKERS}, DURABILITY=commit): start and seed a project`)
   const cluster = await startBenchCluster(WORKERS, { DURABILITY: 'commit' })
   try {
-    const warmSpec = ingestSpec('warm', cluster.publicKey, WARM_S)
-    await warm(cluster, warmSpec)
+    await warm(cluster, ingestSpec('warm', cluster.publicKey, WARM_S))
     const ingest = await measure(cluster, ingestSpec('/ingest, 20 KB gzip chunks', cluster.publicKey, MAIN_S))
     const signalsFigures = await measure(cluster, signalsSpec('/signals, 5 KB batches', cluster.publicKey, MAIN_S))
     // While 100 connections push 2 MB bodies, probe now and then with headers alone: the 413 must still come back at once.
@@ -253,6 +264,7 @@ async function main(): Promise<void> {
   if (QUICK) progress('--quick: short runs, a smoke check of the benchmark; the figures are not results')
   const othersBefore = await waitQuiet()
   progress(`before starting, the rest of the machine used ${Math.round(othersBefore)}% of a core`)
+  const started = performance.now()
   const defaults = loadConfig({})
   const results: Partial<Results> = {
     quick: QUICK,
@@ -261,7 +273,7 @@ async function main(): Promise<void> {
     commit: commit(),
     workers: WORKERS,
     connections: CONNECTIONS,
-    seconds: { main: MAIN_S, oversize: OVERSIZE_S, memory: MEMORY_S, grid: GRID_S, warm: WARM_S },
+    seconds: { main: MAIN_S, oversize: OVERSIZE_S, memory: MEMORY_S, memoryWarm: MEMORY_WARM_S, grid: GRID_S, warm: WARM_S },
     bodies: { chunk: chunk.byteLength, signals: signals.byteLength, oversize: oversize.byteLength },
     defaults: { writerThreads: defaults.writerThreads, writeBatchItems: defaults.writeBatchItems, writeBatchBytes: defaults.writeBatchBytes, durability: defaults.durability },
   }
@@ -277,8 +289,14 @@ async function main(): Promise<void> {
     }))
   }
   if (stage('memory')) {
-    results.memory = await withCluster({ DURABILITY: 'commit' }, `front memory over a ${MEMORY_S} s /ingest run`, async (cluster) =>
-      measure(cluster, ingestSpec(`/ingest, ${MEMORY_S} s, RSS sampled every second`, cluster.publicKey, MEMORY_S, true)),
+    results.memory = await withCluster(
+      { DURABILITY: 'commit' },
+      `front memory over a ${MEMORY_S} s /ingest run`,
+      async (cluster) => {
+        const figures = await measure(cluster, ingestSpec(`/ingest, ${MEMORY_S} s, RSS sampled every second`, cluster.publicKey, MEMORY_S, true))
+        return { ...figures, lmdbMaps: cluster.frontPids().map((pid) => mappingOf(pid, '/data.mdb')) }
+      },
+      MEMORY_WARM_S,
     )
   }
   if (stage('aggregates')) {
@@ -287,32 +305,37 @@ async function main(): Promise<void> {
     }))
   }
   if (stage('grid')) {
-    // Rounds interleave the points, so that a burst of other work on this shared machine hits several points, not one.
-    const grid: GridRow[] = []
+    // D A D B D C …: each setting between two runs of the defaults, so that both see about the same load from others.
+    const run = (threads: number, items: number, label: string) =>
+      withCluster(
+        { DURABILITY: 'commit', WRITER_THREADS: String(threads), WRITE_BATCH_ITEMS: String(items) },
+        label,
+        (cluster) => measure(cluster, ingestSpec(`/ingest, WRITER_THREADS=${threads} WRITE_BATCH_ITEMS=${items}`, cluster.publicKey, GRID_S)),
+        1,
+      )
+    const points = GRID_POINTS.filter(([t, i]) => t !== defaults.writerThreads || i !== defaults.writeBatchItems).map(
+      ([writerThreads, writeBatchItems]): GridPoint => ({ writerThreads, writeBatchItems, rounds: [] }),
+    )
+    const defaultRuns: Figures[] = []
     for (let round = 1; round <= GRID_ROUNDS; round++) {
-      for (const threads of GRID_THREADS) {
-        for (const items of GRID_ITEMS) {
-          const env = { DURABILITY: 'commit', WRITER_THREADS: String(threads), WRITE_BATCH_ITEMS: String(items) }
-          const figures = await withCluster(
-            env,
-            `grid point, round ${round} of ${GRID_ROUNDS}`,
-            (cluster) => measure(cluster, ingestSpec(`/ingest, WRITER_THREADS=${threads} WRITE_BATCH_ITEMS=${items}`, cluster.publicKey, GRID_S)),
-            1,
-          )
-          const row = grid.find((g) => g.writerThreads === threads && g.writeBatchItems === items)
-          if (row) row.rounds.push(figures)
-          else grid.push({ writerThreads: threads, writeBatchItems: items, rounds: [figures] })
-        }
+      let before = await run(defaults.writerThreads, defaults.writeBatchItems, `grid round ${round} of ${GRID_ROUNDS}, the defaults`)
+      defaultRuns.push(before)
+      for (const point of points) {
+        const figures = await run(point.writerThreads, point.writeBatchItems, `grid round ${round} of ${GRID_ROUNDS}`)
+        const after = await run(defaults.writerThreads, defaults.writeBatchItems, `grid round ${round} of ${GRID_ROUNDS}, the defaults`)
+        defaultRuns.push(after)
+        point.rounds.push({ figures, before, after })
+        before = after
       }
     }
-    results.grid = grid
+    results.grid = { points, defaultRuns }
   }
   if (ONLY) {
     progress(`--only=${ONLY.join(',')}: ${OUT} not written`)
     return
   }
   results.othersIdlePct = { before: othersBefore, after: await othersIdle(3) }
-  results.totalSeconds = (performance.now() - began) / 1000
+  results.totalSeconds = (performance.now() - started) / 1000
 
   const markdown = renderResults(results as Results)
   writeFileSync(OUT, markdown)
