@@ -92,6 +92,28 @@ t.test('loading and first recording', async (t) => {
     t.equal(tab.pageErrors.length, 0, 'no page errors')
   })
 
+  await t.test('an interaction while an idle-time tracker.js is still downloading starts the recording', async (t) => {
+    const tab = await openPage(browser)
+    t.teardown(tab.close)
+    // Hold tracker.js back so that the interaction lands between the idle-time load and the script running.
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let requested = false
+    await tab.page.route('**/tracker.js', async (route) => {
+      requested = true
+      await held
+      await route.continue()
+    })
+    await tab.page.goto(`${fixtures.url}/basic.html`, { waitUntil: 'load' })
+    await until('the idle-time load of tracker.js', () => requested)
+    await tab.page.mouse.move(120, 140)
+    release()
+    // No further interaction: the one made during the download must be enough.
+    await trackerStarted(tab.page)
+    t.equal(await tab.page.evaluate('window.svc("stats").started'), true)
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+
   await t.test('a blocked tracker script leaves the page without errors', async (t) => {
     const tab = await openPage(browser, { noIdle: true })
     t.teardown(tab.close)

@@ -24,12 +24,9 @@
     if (!key || !url) return
     const events = ['pointerdown', 'keydown', 'touchstart', 'scroll', 'mousemove']
     let loaded = 0
-    const load = (interacted?: number) => {
+    const load = () => {
       if (loaded) return
       loaded = 1
-      // The tracker records only once the visitor has interacted; it learns here whether that already happened.
-      if (interacted) s.i = 1
-      events.forEach((e) => w.removeEventListener(e, onInteraction, true))
       const t = d.createElement('script')
       t.async = true
       t.src = url
@@ -38,9 +35,15 @@
       if (me.nonce) t.nonce = me.nonce
       ;(d.head || d.documentElement).appendChild(t)
     }
-    const onInteraction = () => load(1)
+    // The tracker records only once the visitor has interacted, and learns from `svc.i` whether that already
+    // happened: so the stub keeps listening after an idle-time load, until tracker.js has run and taken over.
+    const onInteraction = () => {
+      s.i = 1
+      events.forEach((e) => w.removeEventListener(e, onInteraction, true))
+      load()
+    }
     events.forEach((e) => w.addEventListener(e, onInteraction, { capture: true, passive: true }))
-    const idle = () => (w.requestIdleCallback ? w.requestIdleCallback(() => load(), { timeout: 4000 }) : setTimeout(load, 4000))
+    const idle = () => (w.requestIdleCallback ? w.requestIdleCallback(() => load(), { timeout: 4000 }) : setTimeout(() => load(), 4000))
     if (d.readyState === 'complete') idle()
     else w.addEventListener('load', idle)
   } catch (e) {
