@@ -4,7 +4,7 @@
  * feed and the page list. Request bodies refuse unknown members: a misspelt
  * filter would otherwise answer unfiltered data without a word.
  */
-import { HEAT_X_BINS, HEAT_Y_BIN_PX, SCROLL_STEPS } from '../store/insights.js'
+import { HEAT_X_BINS, HEAT_Y_BIN_PX, SCROLL_STEPS, SESSION_SCAN_BUDGET } from '../store/insights.js'
 import { projectId } from './control.js'
 
 const epochMs = { type: 'integer', format: 'int64', minimum: 0, maximum: 8_640_000_000_000_000 } as const
@@ -151,7 +151,7 @@ export const sessionsListAnswer = {
   type: 'object',
   required: ['sessions', 'nextCursor'],
   properties: {
-    sessions: { type: 'array', items: sessionSummarySchema, description: 'Newest first. A filtered page may hold fewer than `limit` (even none) while `nextCursor` is set: at most 20,000 sessions are examined per call.' },
+    sessions: { type: 'array', items: sessionSummarySchema, description: `Newest first. A filtered page may hold fewer than \`limit\` (even none) while \`nextCursor\` is set: at most ${SESSION_SCAN_BUDGET.toLocaleString('en')} sessions are examined per call.` },
     nextCursor,
   },
 } as const

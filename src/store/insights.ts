@@ -238,5 +238,5 @@ export interface SessionPosition {
   sk: string
 }
 
-/** Index entries a filtered list examines per call at most; a page can then be short (even empty) with a cursor to go on. */
-export const SESSION_SCAN_BUDGET = 20_000
+/** Index entries a filtered list examines per call at most (about 10 ms of reads): a page can then be short, even empty, with a cursor to go on. */
+export const SESSION_SCAN_BUDGET = 5_000

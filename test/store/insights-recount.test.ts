@@ -39,13 +39,14 @@ const SESSIONS = ['s1', 's2', 's3']
 const MESSAGES = ['TypeError: a', 'TypeError: b', 'RangeError: c']
 const SELECTORS = ['#buy', 'a.help', 'nav > a']
 const NEW_RULES = ['/{section}/*']
-const SPAN = 6 * HOUR_MS
+/** Three days: ranges then cover whole days (read from the daily buckets) and partial ones (from the hourly). */
+const SPAN = 72 * HOUR_MS
 
 // ---- generators ----
 
 const time = fc.integer({ min: T0, max: T0 + SPAN })
 /** Few distinct view starts, so that the same view is often sent again. */
-const viewStart = fc.constantFrom(T0 + 1_000, T0 + 2 * HOUR_MS + 7, T0 + 4 * HOUR_MS - 3)
+const viewStart = fc.constantFrom(T0 + 1_000, T0 + 26 * HOUR_MS + 7, T0 + 50 * HOUR_MS - 3)
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined })
 
 const viewArb = fc.record({

@@ -9,9 +9,12 @@
  * live and the old one is deleted in bounded steps (lifecycle.ts). Tags:
  *
  *   pg  [pageId]                          → { key }                    pages of this generation
- *   pb  [pageId, hour]                    → PageBucket                 views, sessions, times, scroll histogram
+ *   pb  [pageId, hour]                    → StoredPageBucket           views, sessions, times, scroll histogram
+ *   pd  [pageId, day]                     → StoredPageBucket           the same by the day
  *   ht  [pageId, kind a|r|d, hour]        → { m?, t?, d?, u?: Buffer } click bins per device (sorted uint32 pairs bin,count)
- *   el  [scope, hour]                     → ElementEntry[]             element counts (scope `*` or `p:<pageId>`)
+ *   el  [scope, hour]                     → Buffer                     element counts (scope `*` or `p:<pageId>`): sorted uint32 records id-high, id-low, clicks, rage, dead, error clicks
+ *   ed  [scope, day]                      → Buffer                     the same by the day
+ *   en  [elementId]                       → ElementName                page, selector and the latest label and tag of an element
  *   fr  [scope, ts, id]                   → FrictionRecord             rage, dead and error clicks, quick backs (null in page scopes)
  *   em  [scope, msgId]                    → { message }                JS error messages (written once)
  *   eh  [scope, msgId, hour]              → count                      JS errors per hour
@@ -91,12 +94,52 @@ export interface PageBucket {
   sh: Partial<Record<DeviceSlot, number[]>>
 }
 
+/** A page bucket as stored: each scroll histogram as 101 little-endian int32 (decoding it is a copy, not 101 numbers). */
+export type StoredPageBucket = Omit<PageBucket, 'sh'> & { sh: Partial<Record<DeviceSlot, Uint8Array>> }
+
+export function decodeHistogram(bytes: Uint8Array | undefined): Int32Array {
+  const histogram = new Int32Array(SCROLL_STEPS)
+  if (bytes) new Uint8Array(histogram.buffer).set(bytes.subarray(0, SCROLL_STEPS * 4))
+  return histogram
+}
+
 export function emptyPageBucket(): PageBucket {
   return { v: 0, s: 0, am: 0, av: 0, sp: 0, sv: 0, ex: 0, qb: 0, er: 0, cl: 0, sh: {} }
 }
 
-/** [selector, clicks, rage, dead, errorClicks, label, tag]; in the `*` scope the selector is prefixed by `<pageId>\n`. */
-export type ElementEntry = [string, number, number, number, number, string | undefined, string | undefined]
+/** What an element id stands for. */
+export interface ElementName {
+  page: string
+  selector: string
+  label?: string
+  tag?: string
+}
+
+/** uint32 fields per element record of an `el` bucket: id high (20 bits), id low, clicks, rage, dead, error clicks. */
+export const ELEMENT_FIELDS = 6
+
+/**
+ * An element's id: 52 bits of SHA-1 of its page key and selector, exact in a
+ * double, so that buckets hold fixed-size binary records instead of strings
+ * (cheap to merge at ingest, cheap to add up over 720 hours at read time).
+ */
+export function elementIdOf(page: string, selector: string): number {
+  const text = `${page}\n${selector}`
+  let id = elementIds.get(text)
+  if (id === undefined) {
+    const digest = createHash('sha1').update(text).digest()
+    id = (digest.readUInt32BE(0) & 0xfffff) * 0x1_0000_0000 + digest.readUInt32BE(4)
+    if (elementIds.size >= 50_000) elementIds.clear()
+    elementIds.set(text, id)
+  }
+  return id
+}
+
+const elementIds = new Map<string, number>()
+
+export function decodeRecords(bytes: Uint8Array | undefined): Uint32Array {
+  return decodePairs(bytes)
+}
 
 export interface FrictionRecord {
   kind: Exclude<FrictionKind, 'jsError'>
@@ -144,6 +187,13 @@ const idCache = new Map<string, string>()
  * (whose number is in the id), so a hit is never stale.
  */
 const registeredKeys = new Set<string>()
+
+/**
+ * Element names as this thread last read them (committed). A label another
+ * thread wrote meanwhile is overwritten only when this one sees a different
+ * label: either way the registry holds a label recently seen.
+ */
+const elementNames = new Map<string, ElementName>()
 
 /** 96 bits of SHA-1, base64url: a page key or message as a key part. Collisions are not a practical concern at this width. */
 export function shortId(text: string): string {
@@ -226,7 +276,14 @@ function pending<V>(map: Map<string, Pending<V>>, key: Part[], init: () => V): V
 }
 
 type HeatDelta = Partial<Record<DeviceSlot, Map<number, number>>>
-type ElementDelta = Map<string, ElementEntry>
+interface ElementCount {
+  page: string
+  clicks: number
+  rage: number
+  dead: number
+  errors: number
+}
+type ElementDelta = Map<number, ElementCount>
 
 interface ClickBuckets {
   pageId: string
@@ -253,8 +310,10 @@ export class Deriver {
   private pageBuckets = new Map<string, Pending<PageBucket>>()
   private sessions = new Map<string, Pending<SessionSignals>>()
   private errorHours = new Map<string, Pending<number>>()
-  /** Pages this transaction registered. */
+  /** Pages and messages this transaction registered. */
   private written = new Set<string>()
+  /** Element names this transaction wrote. */
+  private names = new Map<string, ElementName>()
   private clickRefs = new Map<string, ClickBuckets>()
   private spans = new Map<string, Pending<{ from: number; to: number }>>()
 
@@ -364,8 +423,9 @@ export class Deriver {
     else if (kind === 'error') session.errorClicks += 1
 
     if (click.selector) {
-      addElement(refs.elements, click.selector, kind, click)
-      addElement(refs.allElements, `${pageId}\n${click.selector}`, kind, click)
+      const elementId = this.noteElement(base, page, click.selector, click.label, click.tag)
+      addElement(refs.elements, elementId, page, kind)
+      addElement(refs.allElements, elementId, page, kind)
     }
     if (kind === 'click') return
     const record: FrictionRecord = { kind: kind === 'error' ? 'errorClick' : kind, sk, page, url: click.url, xRatio: click.xRatio, yDoc: click.yDoc }
@@ -443,6 +503,37 @@ export class Deriver {
     if (view.quickBack) bucket.qb += sign
   }
 
+  /**
+   * An element's id, registering its name the first time and whenever its
+   * label or tag changes (the latest wins). What this thread last wrote or
+   * read is remembered, so a steady element costs no read.
+   */
+  private noteElement(base: Part[], page: string, selector: string, label: string | undefined, tag: string | undefined): number {
+    const id = elementIdOf(page, selector)
+    const cacheId = `${base[0]}\u0000${base[1]}\u0000${id}`
+    const unchanged = (name: ElementName) => (label === undefined || label === name.label) && (tag === undefined || tag === name.tag)
+    const local = this.names.get(cacheId)
+    if (local && unchanged(local)) return id
+    const cached = local ? undefined : elementNames.get(cacheId)
+    if (cached && unchanged(cached)) return id
+    const key = [...base, 'en', id]
+    const stored = local ?? (this.tables.derived.get(key) as ElementName | undefined)
+    const next: ElementName = { page, selector }
+    const nextLabel = label ?? stored?.label
+    const nextTag = tag ?? stored?.tag
+    if (nextLabel !== undefined) next.label = nextLabel
+    if (nextTag !== undefined) next.tag = nextTag
+    if (!stored || stored.label !== next.label || stored.tag !== next.tag) {
+      this.tables.derived.put(key, next)
+      this.names.set(cacheId, next)
+    } else if (!local) {
+      // Read, so committed: this thread may remember it.
+      if (elementNames.size >= 50_000) elementNames.clear()
+      elementNames.set(cacheId, stored)
+    }
+    return id
+  }
+
   /** Registers a message in its scope the first time (like a page: a hit in this thread is never stale). */
   private noteMessage(key: Part[], message: string): void {
     const id = key.join('\u0000')
@@ -487,34 +578,51 @@ export class Deriver {
       }
       derived.put(key, next)
     }
+    // Element and page buckets are kept by the hour and, added up, by the day (tags ed and pd), so that a
+    // 30-day read takes 30 daily buckets and the partial days at its ends by the hour.
+    const elementDays = new Map<string, Pending<ElementDelta>>()
     for (const { key, value } of this.elements.values()) {
-      if (value.size === 0) continue
-      const entries = new Map<string, ElementEntry>()
-      for (const entry of (derived.get(key) ?? []) as ElementEntry[]) entries.set(entry[0], entry)
-      for (const [selector, add] of value) {
-        const name = entries.has(selector) || entries.size < ELEMENTS_PER_BUCKET ? selector : otherOf(selector)
-        const entry = entries.get(name) ?? ([name, 0, 0, 0, 0, undefined, undefined] as ElementEntry)
-        entry[1] += add[1]
-        entry[2] += add[2]
-        entry[3] += add[3]
-        entry[4] += add[4]
-        if (name === selector) {
-          if (add[5] !== undefined) entry[5] = add[5]
-          if (add[6] !== undefined) entry[6] = add[6]
-        }
-        entries.set(name, entry)
+      const [projectId, gen, , scope, hour] = key as Part[]
+      const day = pending(elementDays, [projectId, gen, 'ed', scope, Math.floor((hour as number) / 24)], () => new Map())
+      for (const [id, add] of value) {
+        const sum = day.get(id) ?? { page: add.page, clicks: 0, rage: 0, dead: 0, errors: 0 }
+        sum.clicks += add.clicks
+        sum.rage += add.rage
+        sum.dead += add.dead
+        sum.errors += add.errors
+        day.set(id, sum)
       }
-      derived.put(key, [...entries.values()])
     }
+    for (const { key, value } of [...this.elements.values(), ...elementDays.values()]) {
+      if (value.size === 0) continue
+      const base = (key as Part[]).slice(0, 2)
+      const other = (page: string) => this.noteElement(base, page, OTHER_ELEMENTS, undefined, undefined)
+      derived.put(key, mergeRecords(decodeRecords(derived.get(key) as Uint8Array | undefined), value, other))
+    }
+    const pageDays = new Map<string, Pending<PageBucket>>()
     for (const { key, value } of this.pageBuckets.values()) {
-      const bucket = (derived.get(key) as PageBucket | undefined) ?? emptyPageBucket()
+      const [projectId, gen, , pageId, hour] = key as Part[]
+      const day = pending(pageDays, [projectId, gen, 'pd', pageId, Math.floor((hour as number) / 24)], emptyPageBucket)
       const { sh, ...counts } = value
-      addTo(bucket, counts)
+      addTo(day, counts)
       for (const slot of Object.keys(sh) as DeviceSlot[]) {
-        const histogram = (bucket.sh[slot] ??= new Array<number>(SCROLL_STEPS).fill(0))
+        const histogram = (day.sh[slot] ??= new Array<number>(SCROLL_STEPS).fill(0))
         sh[slot]!.forEach((n, i) => (histogram[i] += n))
       }
-      derived.put(key, bucket)
+    }
+    for (const { key, value } of [...this.pageBuckets.values(), ...pageDays.values()]) {
+      const stored = derived.get(key) as StoredPageBucket | undefined
+      const { sh, ...counts } = value
+      const { sh: storedSh, ...sums }: StoredPageBucket = stored ?? { ...emptyPageBucket(), sh: {} }
+      addTo(sums, counts)
+      const histograms: Partial<Record<DeviceSlot, Buffer>> = {}
+      for (const slot of ALL_SLOTS) {
+        if (!sh[slot] && !storedSh[slot]) continue
+        const histogram = decodeHistogram(storedSh[slot])
+        sh[slot]?.forEach((n, i) => (histogram[i] += n))
+        histograms[slot] = Buffer.from(histogram.buffer)
+      }
+      derived.put(key, { ...sums, sh: histograms } satisfies StoredPageBucket)
     }
     for (const [id, { key, value }] of this.sessions) {
       const counts = (derived.get(key) as SessionRecordOfSignals | undefined) ?? { ...emptySessionSignals(), from: Infinity, to: -Infinity }
@@ -532,18 +640,44 @@ function addHeat(delta: HeatDelta, slot: DeviceSlot, bin: number): void {
   bins.set(bin, (bins.get(bin) ?? 0) + 1)
 }
 
-function addElement(delta: ElementDelta, selector: string, kind: NonNullable<Click['kind']>, click: Click): void {
-  let entry = delta.get(selector)
+function addElement(delta: ElementDelta, id: number, page: string, kind: NonNullable<Click['kind']>): void {
+  let entry = delta.get(id)
   if (!entry) {
-    entry = [selector, 0, 0, 0, 0, undefined, undefined]
-    delta.set(selector, entry)
+    entry = { page, clicks: 0, rage: 0, dead: 0, errors: 0 }
+    delta.set(id, entry)
   }
-  entry[1] += 1
-  if (kind === 'rage') entry[2] += 1
-  else if (kind === 'dead') entry[3] += 1
-  else if (kind === 'error') entry[4] += 1
-  if (click.label !== undefined) entry[5] = click.label
-  if (click.tag !== undefined) entry[6] = click.tag
+  entry.clicks += 1
+  if (kind === 'rage') entry.rage += 1
+  else if (kind === 'dead') entry.dead += 1
+  else if (kind === 'error') entry.errors += 1
+}
+
+/** Merges counts into a bucket's sorted records; ids new to a full bucket go to their page's `(other)`. */
+function mergeRecords(existing: Uint32Array, delta: ElementDelta, other: (page: string) => number): Buffer {
+  const index = new Map<number, number>()
+  const fields = ELEMENT_FIELDS
+  for (let i = 0; i < existing.length; i += fields) index.set(existing[i] * 0x1_0000_0000 + existing[i + 1], i / fields)
+  const records: number[][] = []
+  for (let i = 0; i < existing.length; i += fields) records.push(Array.from(existing.subarray(i, i + fields)))
+  for (const [id, add] of delta) {
+    let target = id
+    if (!index.has(id) && index.size >= ELEMENTS_PER_BUCKET) target = other(add.page)
+    let at = index.get(target)
+    if (at === undefined) {
+      at = records.length
+      index.set(target, at)
+      records.push([Math.floor(target / 0x1_0000_0000), target >>> 0, 0, 0, 0, 0])
+    }
+    const record = records[at]
+    record[2] += add.clicks
+    record[3] += add.rage
+    record[4] += add.dead
+    record[5] += add.errors
+  }
+  records.sort((a, b) => a[0] - b[0] || a[1] - b[1])
+  const out = new Uint32Array(records.length * fields)
+  records.forEach((record, i) => out.set(record, i * fields))
+  return Buffer.from(out.buffer)
 }
 
 function spanOver(span: { from: number; to: number }, at: number): void {
@@ -551,11 +685,6 @@ function spanOver(span: { from: number; to: number }, at: number): void {
   if (at > span.to) span.to = at
 }
 
-/** In the `*` scope the entry name carries its page id: overflow stays within its page. */
-function otherOf(selector: string): string {
-  const newline = selector.indexOf('\n')
-  return newline === -1 ? OTHER_ELEMENTS : `${selector.slice(0, newline)}\n${OTHER_ELEMENTS}`
-}
 
 function sameView(a: ViewState, b: ViewState): boolean {
   return a.at === b.at && a.vw === b.vw && a.activeMs === b.activeMs && a.maxScrollPct === b.maxScrollPct && a.exit === b.exit && a.quickBack === b.quickBack

@@ -32,18 +32,22 @@ import {
   ALL_SCOPE,
   ALL_SLOTS,
   DEVICE_SLOT,
+  ELEMENT_FIELDS,
+  decodeHistogram,
   decodePairs,
+  decodeRecords,
   derivedStateOf,
   emptyPageBucket,
   pageScope,
   shortId,
   type DeviceSlot,
-  type ElementEntry,
+  type ElementName,
   type ErrorMessage,
   type ErrorOccurrence,
   type FrictionRecord,
   type PageBucket,
   type SessionRecordOfSignals,
+  type StoredPageBucket,
 } from './derive.js'
 import type { Key, Tables } from './index.js'
 
@@ -66,10 +70,32 @@ export function derivedPages(tables: Tables, projectId: string): string[] {
   return Array.from(range<{ key: string }>(tables, base, [...base, MAX_KEY_PART]), ({ value }) => value.key)
 }
 
-function sumPageBuckets(tables: Tables, base: (string | number)[], pageId: string, since: number, until: number): PageBucket {
+interface PageTotals extends Omit<PageBucket, 'sh'> {
+  sh: Partial<Record<DeviceSlot, Int32Array>>
+}
+
+/**
+ * The buckets of the hours of a range: the whole days in it from the daily
+ * buckets (`dayTag`), the hours before and after them from the hourly ones.
+ */
+function* hourBuckets<V>(tables: Tables, hourly: (string | number)[], daily: (string | number)[], since: number, until: number): Iterable<Entry<V>> {
   const { from, to } = hoursOf(since, until)
-  const total = emptyPageBucket()
-  for (const { value } of range<PageBucket>(tables, [...base, 'pb', pageId, from], [...base, 'pb', pageId, to])) {
+  const firstDay = Math.ceil(from / 24)
+  const endDay = Math.floor(to / 24)
+  if (firstDay >= endDay) {
+    yield* range<V>(tables, [...hourly, from], [...hourly, to])
+    return
+  }
+  yield* range<V>(tables, [...hourly, from], [...hourly, firstDay * 24])
+  yield* range<V>(tables, [...daily, firstDay], [...daily, endDay])
+  yield* range<V>(tables, [...hourly, endDay * 24], [...hourly, to])
+}
+
+/** A page's buckets over the hours of a range, added up; scroll histograms only when asked for. */
+function sumPageBuckets(tables: Tables, base: (string | number)[], pageId: string, since: number, until: number, histograms = false): PageTotals {
+  const { sh: _none, ...empty } = emptyPageBucket()
+  const total: PageTotals = { ...empty, sh: {} }
+  for (const { value } of hourBuckets<StoredPageBucket>(tables, [...base, 'pb', pageId], [...base, 'pd', pageId], since, until)) {
     total.v += value.v
     total.s += value.s
     total.am += value.am
@@ -80,9 +106,10 @@ function sumPageBuckets(tables: Tables, base: (string | number)[], pageId: strin
     total.qb += value.qb
     total.er += value.er
     total.cl += value.cl
+    if (!histograms) continue
     for (const slot of Object.keys(value.sh) as DeviceSlot[]) {
-      const histogram = (total.sh[slot] ??= new Array<number>(SCROLL_STEPS).fill(0))
-      value.sh[slot]!.forEach((n, i) => (histogram[i] += n))
+      const histogram = (total.sh[slot] ??= new Int32Array(SCROLL_STEPS))
+      decodeHistogram(value.sh[slot]).forEach((n, i) => (histogram[i] += n))
     }
   }
   return total
@@ -96,7 +123,7 @@ export function heatmap(tables: Tables, projectId: string, query: HeatmapQuery):
   if (query.kind === 'scroll') {
     const histogram = new Array<number>(SCROLL_STEPS).fill(0)
     for (const page of query.pages) {
-      const bucket = sumPageBuckets(tables, base, shortId(page), query.since, query.until)
+      const bucket = sumPageBuckets(tables, base, shortId(page), query.since, query.until, true)
       for (const slot of slots) bucket.sh[slot]?.forEach((n, i) => (histogram[i] += n))
     }
     const views = histogram.reduce((a, b) => a + b, 0)
@@ -149,41 +176,57 @@ function round(x: number): number {
 
 export function topElements(tables: Tables, projectId: string, query: ElementsQuery): ElementRow[] {
   const base = [projectId, liveGen(tables, projectId)]
-  const { from, to } = hoursOf(query.since, query.until)
-  const rows = new Map<string, ElementRow>()
-  const add = (page: string, selector: string, entry: ElementEntry) => {
-    const id = `${page}\n${selector}`
-    let row = rows.get(id)
-    if (!row) {
-      row = { page, selector, clicks: 0, rage: 0, dead: 0, errors: 0, share: 0 }
-      rows.set(id, row)
-    }
-    row.clicks += entry[1]
-    row.rage += entry[2]
-    row.dead += entry[3]
-    row.errors += entry[4]
-    // Buckets are read oldest first: the latest label and tag win.
-    if (entry[5] !== undefined) row.label = entry[5]
-    if (entry[6] !== undefined) row.tag = entry[6]
-  }
-  if (query.pages) {
-    for (const page of query.pages) {
-      const prefix = [...base, 'el', pageScope(shortId(page))]
-      for (const { value } of range<ElementEntry[]>(tables, [...prefix, from], [...prefix, to])) {
-        for (const entry of value) add(page, entry[0], entry)
-      }
-    }
-  } else {
-    const pageOf = pageResolver(tables, base)
-    const prefix = [...base, 'el', ALL_SCOPE]
-    for (const { value } of range<ElementEntry[]>(tables, [...prefix, from], [...prefix, to])) {
-      for (const entry of value) {
-        const newline = entry[0].indexOf('\n')
-        add(pageOf(entry[0].slice(0, newline)), entry[0].slice(newline + 1), entry)
+  // Counts by element id, added up over every bucket of the range: fixed-size binary records, no strings.
+  const slots = new Map<number, number>()
+  const ids: number[] = []
+  const counts: number[] = []
+  const addBuckets = (scope: string) => {
+    for (const { value } of hourBuckets<Uint8Array>(tables, [...base, 'el', scope], [...base, 'ed', scope], query.since, query.until)) {
+      const records = decodeRecords(value)
+      for (let i = 0; i < records.length; i += ELEMENT_FIELDS) {
+        const id = records[i] * 0x1_0000_0000 + records[i + 1]
+        let slot = slots.get(id)
+        if (slot === undefined) {
+          slot = ids.length
+          slots.set(id, slot)
+          ids.push(id)
+          counts.push(0, 0, 0, 0)
+        }
+        const at = slot * 4
+        counts[at] += records[i + 2]
+        counts[at + 1] += records[i + 3]
+        counts[at + 2] += records[i + 4]
+        counts[at + 3] += records[i + 5]
       }
     }
   }
-  const top = [...rows.values()]
+  if (query.pages) for (const page of query.pages) addBuckets(pageScope(shortId(page)))
+  else addBuckets(ALL_SCOPE)
+
+  // Most clicked first, then rage, dead and error clicks; ties at the cut are all named and ordered by page and selector.
+  const byCounts = (a: number, b: number) => {
+    for (let f = 0; f < 4; f++) if (counts[b * 4 + f] !== counts[a * 4 + f]) return counts[b * 4 + f] - counts[a * 4 + f]
+    return 0
+  }
+  const order = ids.map((_, slot) => slot).sort(byCounts)
+  let cut = Math.min(query.limit, order.length)
+  while (cut < order.length && cut > 0 && byCounts(order[cut - 1], order[cut]) === 0) cut += 1
+  const rows: ElementRow[] = order.slice(0, cut).map((slot) => {
+    const name = tables.derived.get([...base, 'en', ids[slot]]) as ElementName | undefined
+    const row: ElementRow = {
+      page: name?.page ?? '',
+      selector: name?.selector ?? '',
+      clicks: counts[slot * 4],
+      rage: counts[slot * 4 + 1],
+      dead: counts[slot * 4 + 2],
+      errors: counts[slot * 4 + 3],
+      share: 0,
+    }
+    if (name?.label !== undefined) row.label = name.label
+    if (name?.tag !== undefined) row.tag = name.tag
+    return row
+  })
+  const top = rows
     .sort((a, b) => b.clicks - a.clicks || b.rage - a.rage || b.dead - a.dead || b.errors - a.errors || compare(a.page, b.page) || compare(a.selector, b.selector))
     .slice(0, query.limit)
   const pageClicks = new Map<string, number>()
@@ -193,19 +236,6 @@ export function topElements(tables: Tables, projectId: string, query: ElementsQu
     row.share = clicks === 0 ? 0 : round(row.clicks / clicks)
   }
   return top
-}
-
-/** Page key of a page id of this generation (from its registry entry). */
-function pageResolver(tables: Tables, base: (string | number)[]): (pageId: string) => string {
-  const cache = new Map<string, string>()
-  return (pageId) => {
-    let page = cache.get(pageId)
-    if (page === undefined) {
-      page = (tables.derived.get([...base, 'pg', pageId]) as { key: string } | undefined)?.key ?? ''
-      cache.set(pageId, page)
-    }
-    return page
-  }
 }
 
 // ---- friction feed ----
