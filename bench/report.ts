@@ -114,6 +114,12 @@ function threadsSentence(r: Results): string {
     : `More writer threads per front were not slower in the grid below (${pct(ratio)} of the defaults' throughput on average).`
 }
 
+/** What waiting for the sync cost, as a share of the `commit` figure; a negative cost is noise, and said so. */
+function cost(commit: number, flush: number): string {
+  const c = 1 - flush / commit
+  return c >= 0 ? pct(c) : `none measurable (flush ran ${pct(-c)} faster here: noise)`
+}
+
 /** Server CPU time per answered request, µs. */
 export function cpuPerRequestUs(f: Figures): number {
   return f.answersPerSec > 0 ? (f.serverCpuPct / 100 / f.answersPerSec) * 1e6 : 0
@@ -339,7 +345,7 @@ export function renderResults(r: Results): string {
         `(${int(ingestBusy)}% in all), at ${int(cpuPerRequestUs(ingest))} µs of server CPU per chunk; with ${r.connections} connections each waiting for its answer, ${int(ingest.okPerSec)} req/s means ${ms((r.connections / ingest.okPerSec) * 1000)} ms per request. ` +
         (ingestBusy < cores * 0.85
           ? 'The machine had idle CPU meanwhile: /ingest was waiting for LMDB, not computing. '
-          : 'The machine was saturated meanwhile, mostly by other work, so this run starved the server and cannot tell waiting from computing; the CPU per chunk is the steadier figure. ') +
+          : `The machine was nearly saturated meanwhile (${ingest.otherCpuPct > ingest.serverCpuPct ? 'mostly by other work' : 'by the server and the load generator, with other work beside them'}), so this run cannot tell waiting from computing; the CPU per chunk is the steadier figure. `) +
         `Why the write path trails the storage ceiling: each front hands its writer thread the requests that arrived meanwhile as one batch and one transaction, so with ${r.workers} fronts and ${r.connections} connections a transaction holds a few dozen chunks at most, ` +
         'and the fronts\' writers, in different processes, take turns on the one LMDB write lock; the storage ceiling is a single process in which lmdb-js gathers all ' +
         `${r.connections} pending puts into each transaction. A commit of 20 KB values costs mostly its writes and the sync that lmdb-js overlaps with the next transaction (a large commit waits for the previous sync before it lets the next writer in), ` +
@@ -359,9 +365,9 @@ export function renderResults(r: Results): string {
     table(
       ['', 'commit', 'flush', 'cost of waiting for the sync'],
       [
-        ['Storage ceiling, puts/s', int(r.storage.commit.putsPerSec), int(r.storage.flush.putsPerSec), pct(1 - r.storage.flush.putsPerSec / r.storage.commit.putsPerSec)],
+        ['Storage ceiling, puts/s', int(r.storage.commit.putsPerSec), int(r.storage.flush.putsPerSec), cost(r.storage.commit.putsPerSec, r.storage.flush.putsPerSec)],
         ['Storage ceiling p99, ms', ms(r.storage.commit.p99), ms(r.storage.flush.p99), ''],
-        ['/ingest req/s', int(ingest.okPerSec), int(r.flush.ingest.okPerSec), pct(flushCost)],
+        ['/ingest req/s', int(ingest.okPerSec), int(r.flush.ingest.okPerSec), cost(ingest.okPerSec, r.flush.ingest.okPerSec)],
         ['/ingest p50 / p99, ms', `${ms(ingest.p50)} / ${ms(ingest.p99)}`, `${ms(r.flush.ingest.p50)} / ${ms(r.flush.ingest.p99)}`, ''],
         ['/ingest server CPU %', int(ingest.serverCpuPct), int(r.flush.ingest.serverCpuPct), ''],
       ],

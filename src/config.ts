@@ -97,6 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: url(env, 'PUBLIC_URL', `${directUrl}/api/v1`),
     directUrl,
     durability,
+    // 1 thread, 64 items: kept by the benchmark's writer-pool grid (bench/RESULTS.md, "Writer pool"): no setting,
+    // smaller batches or two writer threads per front, beat them beyond the noise of the machine it ran on.
     writerThreads: int(env, 'WRITER_THREADS', 1, 1, 16),
     writeBatchItems: int(env, 'WRITE_BATCH_ITEMS', 64, 1, 4096),
     writeBatchBytes: int(env, 'WRITE_BATCH_BYTES', 4 * MB, 64 * KB, 256 * MB),
