@@ -66,7 +66,8 @@ export interface Results {
   front: { chunk: Figures; signals: Figures; oversize: Figures }
   storage: { commit: StorageFigures; flush: StorageFigures }
   cluster: { ingest: Figures; signals: Figures; oversize: Figures; probes: ProbeResult[]; probesUnderLoad: ProbeResult[]; storedChunks: number }
-  flush: { ingest: Figures }
+  /** `commitAfter`: /ingest with commit again, just after the flush run; flush is priced against it and the first commit run. */
+  flush: { ingest: Figures; commitAfter: Figures }
   aggregates: { signals: Figures }
   /** With, per front, LMDB's map at the end of the run. */
   memory: Figures & { lmdbMaps: Mapping[] }
@@ -219,7 +220,9 @@ export function renderResults(r: Results): string {
   const memory = memoryVerdicts(samples)
   const memoryFlat = memory.length > 0 && memory.every((m) => m.flat)
   const p99Ok = ingest.p99 < TARGETS.p99Ms && r.cluster.signals.p99 < TARGETS.p99Ms
-  const flushCost = 1 - r.flush.ingest.okPerSec / ingest.okPerSec
+  const commitRuns = [ingest, r.flush.commitAfter]
+  const commitMean = mean(commitRuns.map((f) => f.okPerSec))
+  const flushCost = 1 - r.flush.ingest.okPerSec / commitMean
   const winner = gridWinner(r.grid)
   const acknowledged = ingest.statusCodes['200'] ?? 0
 
@@ -367,9 +370,15 @@ export function renderResults(r: Results): string {
       [
         ['Storage ceiling, puts/s', int(r.storage.commit.putsPerSec), int(r.storage.flush.putsPerSec), cost(r.storage.commit.putsPerSec, r.storage.flush.putsPerSec)],
         ['Storage ceiling p99, ms', ms(r.storage.commit.p99), ms(r.storage.flush.p99), ''],
-        ['/ingest req/s', int(ingest.okPerSec), int(r.flush.ingest.okPerSec), cost(ingest.okPerSec, r.flush.ingest.okPerSec)],
-        ['/ingest p50 / p99, ms', `${ms(ingest.p50)} / ${ms(ingest.p99)}`, `${ms(r.flush.ingest.p50)} / ${ms(r.flush.ingest.p99)}`, ''],
-        ['/ingest server CPU %', int(ingest.serverCpuPct), int(r.flush.ingest.serverCpuPct), ''],
+        [
+          '/ingest req/s (commit: the runs before and after flush)',
+          `${int(ingest.okPerSec)}, ${int(r.flush.commitAfter.okPerSec)}`,
+          int(r.flush.ingest.okPerSec),
+          cost(commitMean, r.flush.ingest.okPerSec),
+        ],
+        ['/ingest p50 / p99, ms', commitRuns.map((f) => `${ms(f.p50)} / ${ms(f.p99)}`).join(', '), `${ms(r.flush.ingest.p50)} / ${ms(r.flush.ingest.p99)}`, ''],
+        ['/ingest others CPU %', commitRuns.map((f) => int(f.otherCpuPct)).join(', '), int(r.flush.ingest.otherCpuPct), ''],
+        ['/ingest server CPU %', commitRuns.map((f) => int(f.serverCpuPct)).join(', '), int(r.flush.ingest.serverCpuPct), ''],
       ],
     ),
   )
@@ -379,7 +388,7 @@ export function renderResults(r: Results): string {
       'which makes it visible to every process and safe from a killed process (SIGKILL, a crash, an OOM kill): the committed pages ' +
       'are in the kernel\'s page cache and reach the disk without the process. It is not safe from a power cut or a kernel panic ' +
       'in the few seconds before the OS writes them back. `DURABILITY=flush` waits for lmdb-js\'s `flushed` promise, after the ' +
-      `sync to the disk, and survives power loss too, at the cost measured above (${pct(flushCost)} of /ingest throughput in this run, and higher latency). ` +
+      `sync to the disk, and survives power loss too, at the cost measured above (${flushCost > 0 ? `${pct(flushCost)} of /ingest throughput in this run` : 'which this run could not separate from the noise of the machine'}). ` +
       'A recorder that loses a few seconds of sessions in a power cut loses little, while every tracker waits for each answer, so `commit` is the default; ' +
       'a deployment without a battery-backed disk that must not lose any acknowledged chunk sets `flush`.',
   )
@@ -439,6 +448,7 @@ export function renderResults(r: Results): string {
         detail('bare uWS, 2 MB read whole', r.front.oversize),
         detail('/ingest 20 KB, commit', ingest),
         detail('/ingest 20 KB, flush', r.flush.ingest),
+        detail('/ingest 20 KB, commit again (after flush)', r.flush.commitAfter),
         detail('/signals 5 KB', r.cluster.signals),
         detail('/signals 5 KB, AGGREGATE_SIGNALS=0', r.aggregates.signals),
         detail('/ingest 2 MB (413)', r.cluster.oversize),
