@@ -82,7 +82,10 @@ export interface ClusterTarget extends Target {
 export async function startBenchCluster(workers: number, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ClusterTarget> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'))
   const port = await freePort()
-  const child = await startMain(port, dataDir, { WORKERS: String(workers), ...env }, nodeArgs)
+  const child = await startMain(port, dataDir, { WORKERS: String(workers), ...env }, nodeArgs).catch((error: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true }) // a cluster that did not start leaves no data directory behind
+    throw error
+  })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const { project } = await seedProject(dataDir, 'Bench', 'bench@bench.test')
   // Close at once: this process only reads the store again to count, and must not hold a reader open under load.
