@@ -37,6 +37,9 @@ t.test('every credential kind on every operation: only the right kind succeeds',
   const spare = await call(cluster.url, '/cli/keys.create', { token: seeded.apiKey, body: { label: 'spare' } })
   // Likewise a second project whose setup tokens the revoke row revokes.
   const spareProject = await call(cluster.url, '/cli/projects.create', { token: seeded.apiKey, body: { name: 'Spare' } })
+  t.equal(spare.status, 200, `spare key: ${JSON.stringify(spare.body)}`)
+  t.equal(spareProject.status, 200, `spare project: ${JSON.stringify(spareProject.body)}`)
+  if (spareProject.status !== 200) return
   const credentials = {
     none: undefined,
     publicKey: seeded.project.publicKey,
