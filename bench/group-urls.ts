@@ -4,7 +4,7 @@
  * rules, beside the same URLs with no rules, and rule compilation (cached per
  * project, so paid only when the rules change).
  *
- * Usage: node bench/build/group-urls.js [--json]
+ * Usage: node dist/bench/group-urls.js [--json]
  */
 import { groupUrl, RulesCache } from '../src/pages/group.js'
 import { compileRules } from '../src/pages/rules.js'
