@@ -14,6 +14,7 @@ export default defineConfig({
     'storage-ceiling': 'bench/storage-ceiling.ts',
     micro: 'bench/micro.ts',
     'group-urls': 'bench/group-urls.ts',
+    'read-queries': 'bench/read-queries.ts',
   },
   format: 'esm',
   target: 'node20',
