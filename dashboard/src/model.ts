@@ -66,24 +66,9 @@ export interface SessionPage {
   nextCursor?: string | null
 }
 
-export type FrictionKind = 'rage' | 'dead' | 'errorClick' | 'quickBack' | 'jsError'
-
-export interface FrictionItem {
-  kind: FrictionKind
-  ts: number
-  id: string
-  sessionKey: string
-  page: string
-  url: string
-  selector?: string
-  label?: string
-  tag?: string
-  n?: number
-  message?: string
-  count?: number
-  firstSeen?: number
-  lastSeen?: number
-}
+// The friction feed's items as the read API answers them (type only: nothing of the store reaches the bundle).
+export type { FrictionItem, FrictionKind } from '../../src/store/insights.js'
+import type { FrictionItem } from '../../src/store/insights.js'
 
 export interface FrictionPage {
   items: FrictionItem[]
