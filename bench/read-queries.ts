@@ -30,6 +30,7 @@ import { Pool } from 'undici'
 import { groupUrl } from '../src/pages/group.js'
 import { openLmdbStore } from '../src/store/lmdb/index.js'
 import type { Click, IngestItem, PageRecord, SignalsRecord, Store, View } from '../src/store/store.js'
+import { freePort } from '../test/helpers/cluster.js'
 import { seedProject, storeAt } from '../test/helpers/seed.js'
 
 const QUICK = process.argv.includes('--quick')
@@ -175,17 +176,6 @@ async function load(store: Store, projectId: string): Promise<{ seconds: number;
 
 // ---- the cluster ----
 
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net')
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
-}
 
 interface Running {
   url: string

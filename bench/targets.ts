@@ -8,26 +8,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { freePort } from '../test/helpers/cluster.js'
 import { seedProject, storeAt } from '../test/helpers/seed.js'
 import { childrenOf } from './proc.js'
 
 /** dist/, the service's build; this file is bundled into dist/bench/. */
 const DIST = fileURLToPath(new URL('../', import.meta.url))
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
-}
 
 /** Starts `main.js` and resolves once the primary logs "listening" (every front and the control worker are up). */
 function startMain(port: number, dataDir: string, env: Record<string, string>, nodeArgs: string[]): Promise<ChildProcess> {

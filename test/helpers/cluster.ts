@@ -33,14 +33,24 @@ export interface ClusterOptions {
   env?: Record<string, string>
 }
 
+/**
+ * A port that is free now, chosen below the kernel's ephemeral range (32768 and up
+ * on Linux): ports handed out for `listen(0)` and for outgoing connections come from
+ * that range, so a port picked from it can be taken by another test before the
+ * cluster binds it.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    if (await canListen(port)) return port
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
   })
 }
 
@@ -49,8 +59,19 @@ export function tempDataDir(name = 'svc-test-'): string {
 }
 
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
-  const port = await freePort()
+  // Another test can still bind the chosen port first; only that failure is retried.
   const dataDir = options.dataDir ?? tempDataDir()
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startClusterOnce(options, dataDir)
+    } catch (error) {
+      if (attempt >= 3 || !/could not listen/.test(String(error))) throw error
+    }
+  }
+}
+
+async function startClusterOnce(options: ClusterOptions, dataDir: string): Promise<Cluster> {
+  const port = await freePort()
   let output = ''
   const child = spawn(process.execPath, [join(DIST, 'main.js')], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: String(options.workers ?? 2), ...options.env },
