@@ -31,6 +31,7 @@ export interface StorageFigures {
 export interface GridPoint {
   writerThreads: number
   writeBatchItems: number
+  writerTasks: number
   rounds: { figures: Figures; before: Figures; after: Figures }[]
 }
 
@@ -61,7 +62,7 @@ export interface Results {
   connections: number
   seconds: { main: number; oversize: number; memory: number; memoryWarm: number; grid: number; warm: number }
   bodies: { chunk: number; signals: number; oversize: number }
-  defaults: { writerThreads: number; writeBatchItems: number; writeBatchBytes: number; durability: string }
+  defaults: { writerThreads: number; writeBatchItems: number; writerTasks: number; writeBatchBytes: number; durability: string }
   micro: MicroFigure[]
   front: { chunk: Figures; signals: Figures; oversize: Figures }
   storage: { commit: StorageFigures; flush: StorageFigures }
@@ -103,6 +104,9 @@ const codes = (f: Figures) =>
   Object.entries(f.statusCodes)
     .map(([code, n]) => `${code}: ${int(n)}`)
     .join(', ') || 'none'
+
+const settings = (s: { writerThreads: number; writeBatchItems: number; writerTasks: number }) =>
+  `WRITER_THREADS=${s.writerThreads}, WRITE_BATCH_ITEMS=${s.writeBatchItems}, WRITER_TASKS=${s.writerTasks}`
 
 /** What the grid says about more writer threads per front. */
 function threadsSentence(r: Results): string {
@@ -270,7 +274,7 @@ export function renderResults(r: Results): string {
   out.push(
     [
       `- Every server runs on loopback on this machine, beside the load generator (autocannon, one thread, ${r.connections} connections, no pipelining), which competes with it for the ${r.machine.nproc} cores; its own CPU is in the detailed tables.`,
-      `- The cluster is \`dist/main.js\` with its defaults (WORKERS=${r.workers}, one front per core; WRITER_THREADS=${r.defaults.writerThreads}, WRITE_BATCH_ITEMS=${r.defaults.writeBatchItems}, WRITE_BATCH_BYTES=${int(r.defaults.writeBatchBytes)}), started fresh with its own temporary data directory and a project seeded through the store module; every run is preceded by a warm-up that is not counted (${r.seconds.warm} s; ${r.seconds.memoryWarm} s before the memory run, 1 s in the grid).`,
+      `- The cluster is \`dist/main.js\` with its defaults (WORKERS=${r.workers}, one front per core; WRITER_THREADS=${r.defaults.writerThreads}, WRITER_TASKS=${r.defaults.writerTasks}, WRITE_BATCH_ITEMS=${r.defaults.writeBatchItems}, WRITE_BATCH_BYTES=${int(r.defaults.writeBatchBytes)}), started fresh with its own temporary data directory and a project seeded through the store module; every run is preceded by a warm-up that is not counted (${r.seconds.warm} s; ${r.seconds.memoryWarm} s before the memory run, 1 s in the grid).`,
       `- Bodies: a ${int(r.bodies.chunk)} B gzip recording chunk (rrweb-like events), a ${int(r.bodies.signals)} B signals batch (views, clicks, an error; sent as text/plain like sendBeacon), a ${int(r.bodies.oversize)} B body over both caps. Each chunk carries its own X-Svc-Meta (20 chunks per session, every (session, seq) distinct), so none is an idempotent repeat.`,
       `- Runs: ${r.seconds.main} s each for the ceilings, /ingest and /signals; ${r.seconds.oversize} s for 2 MB bodies; ${r.seconds.memory} s for memory; ${r.seconds.grid} s per grid run.`,
       `- **Front ceiling**: a bare uWebSockets.js handler (bench/bare-uws.ts: same package and binary, ${r.workers} processes on one port like the fronts) that reads the body as the front does and answers {ok:true}, driven by the very same requests (path, query, X-Svc-Meta).`,
@@ -529,7 +533,7 @@ export function renderResults(r: Results): string {
   out.push('')
   out.push(`The run stored ${int(((r.memory.statusCodes['200'] ?? 0) * r.bodies.chunk) / MiB)} MiB of chunks.`)
   out.push('')
-  out.push('## Writer pool: WRITE_BATCH_ITEMS × WRITER_THREADS')
+  out.push('## Writer pool: WRITER_THREADS × WRITE_BATCH_ITEMS × WRITER_TASKS')
   out.push('')
   const rounds = r.grid.points[0]?.rounds.length ?? 0
   const defaultMean = mean(r.grid.defaultRuns.map((f) => f.okPerSec))
@@ -538,6 +542,7 @@ export function renderResults(r: Results): string {
       [
         'WRITER_THREADS',
         'WRITE_BATCH_ITEMS',
+        'WRITER_TASKS',
         ...Array.from({ length: rounds }, (_, i) => `round ${i + 1}: req/s (defaults on either side)`),
         'vs the defaults beside it',
         'p99 ms',
@@ -547,7 +552,8 @@ export function renderResults(r: Results): string {
       [
         [
           r.defaults.writerThreads,
-          `${r.defaults.writeBatchItems} (defaults)`,
+          r.defaults.writeBatchItems,
+          `${r.defaults.writerTasks} (defaults)`,
           ...Array.from({ length: rounds }, () => ''),
           `${r.grid.defaultRuns.length} runs: ${r.grid.defaultRuns.map((f) => int(f.okPerSec)).join(', ')}`,
           ms(mean(r.grid.defaultRuns.map((f) => f.p99))),
@@ -557,6 +563,7 @@ export function renderResults(r: Results): string {
         ...r.grid.points.map((p) => [
           p.writerThreads,
           p.writeBatchItems,
+          p.writerTasks,
           ...p.rounds.map(({ figures, before, after }) => `${int(figures.okPerSec)} (${int(before.okPerSec)}, ${int(after.okPerSec)})`),
           gridRatios(p).map(pct).join(', '),
           ms(mean(p.rounds.map(({ figures }) => figures.p99))),
@@ -571,13 +578,13 @@ export function renderResults(r: Results): string {
     `Each run is a fresh cluster (DURABILITY=commit, ${r.workers} fronts) and ${r.seconds.grid} s of /ingest. Every setting ran ${rounds === 1 ? 'once' : `${rounds} times`}, each time between two runs of the defaults, ` +
       'and is judged against their mean, since the load from others on this machine drifts within seconds. ' +
       `With ${r.connections} connections over ${r.workers} fronts, a front never has more than about ${Math.ceil(r.connections / r.workers)} requests waiting, so batch limits above that behave alike; ` +
-      'a front hands a batch over as soon as one of its 2 × WRITER_THREADS slots is free, so batches form by themselves under load. ' +
+      'a front hands a batch over as soon as one of its WRITER_THREADS × WRITER_TASKS slots is free, so batches form by themselves under load. ' +
       `A setting replaces the defaults only if it beat the default runs beside it by more than ${pct(GRID_MARGIN)} in every round, and only if the default runs themselves agree within a factor of ${GRID_MAX_SPREAD}. ` +
       (gridSpread(r.grid) > GRID_MAX_SPREAD
-        ? `**Here they did not (fastest ${gridSpread(r.grid).toFixed(1)} × the slowest, as the load from others came and went): this run cannot tell the settings apart, and the defaults (WRITER_THREADS=${r.defaults.writerThreads}, WRITE_BATCH_ITEMS=${r.defaults.writeBatchItems}) stay.**`
+        ? `**Here they did not (fastest ${gridSpread(r.grid).toFixed(1)} × the slowest, as the load from others came and went): this run cannot tell the settings apart, and the defaults (${settings(r.defaults)}) stay.**`
         : winner
-          ? `**WRITER_THREADS=${winner.writerThreads}, WRITE_BATCH_ITEMS=${winner.writeBatchItems} did** (${gridRatios(winner).map(pct).join(', ')} of the defaults).`
-          : `**None did: the defaults (WRITER_THREADS=${r.defaults.writerThreads}, WRITE_BATCH_ITEMS=${r.defaults.writeBatchItems}) stay.**`),
+          ? `**${settings(winner)} did** (${gridRatios(winner).map(pct).join(', ')} of the defaults).`
+          : `**None did: the defaults (${settings(r.defaults)}) stay.**`),
   )
   out.push('')
   out.push('## Micro-benchmark of the hot pure functions (bench/micro.ts)')

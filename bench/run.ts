@@ -11,7 +11,7 @@
  *      the commit runs on both sides), and /signals again without the
  *      signal aggregates (AGGREGATE_SIGNALS=0), to price each;
  *   5. the fronts' memory over a 60 s /ingest run;
- *   6. a small grid of WRITE_BATCH_ITEMS × WRITER_THREADS, each setting run
+ *   6. a small grid of WRITER_THREADS × WRITE_BATCH_ITEMS × WRITER_TASKS, each setting run
  *      between two runs of the defaults, twice;
  * then writes bench/RESULTS.md. Loopback only; every server is stopped and
  * every data directory removed at the end.
@@ -60,16 +60,17 @@ const GRID_S = secs(5)
 const GRID_ROUNDS = QUICK ? 1 : 2
 const WARM_S = QUICK ? 1 : 2
 /**
- * Settings tried against the defaults, [WRITER_THREADS, WRITE_BATCH_ITEMS]: smaller batches with one thread,
- * and two threads. With 100 connections over two fronts no front has more than about 50 items waiting, so
- * limits above that (the default is 64) all behave alike.
+ * Settings tried against the defaults, [WRITER_THREADS, WRITE_BATCH_ITEMS, WRITER_TASKS]: one transaction in
+ * flight per thread (the setting before WRITER_TASKS existed), two, smaller batches, and two threads. With 100
+ * connections over two fronts no front has more than about 50 items waiting, so limits above that (the default
+ * is 64) all behave alike.
  */
-const GRID_POINTS: [number, number][] = [
-  [1, 8],
-  [1, 16],
-  [1, 32],
-  [2, 16],
-  [2, 64],
+const GRID_POINTS: [number, number, number][] = [
+  [1, 64, 1],
+  [1, 64, 2],
+  [1, 16, 4],
+  [1, 32, 4],
+  [2, 64, 2],
 ]
 
 const began = performance.now()
@@ -276,7 +277,7 @@ async function main(): Promise<void> {
     connections: CONNECTIONS,
     seconds: { main: MAIN_S, oversize: OVERSIZE_S, memory: MEMORY_S, memoryWarm: MEMORY_WARM_S, grid: GRID_S, warm: WARM_S },
     bodies: { chunk: chunk.byteLength, signals: signals.byteLength, oversize: oversize.byteLength },
-    defaults: { writerThreads: defaults.writerThreads, writeBatchItems: defaults.writeBatchItems, writeBatchBytes: defaults.writeBatchBytes, durability: defaults.durability },
+    defaults: { writerThreads: defaults.writerThreads, writeBatchItems: defaults.writeBatchItems, writerTasks: defaults.writerTasks, writeBatchBytes: defaults.writeBatchBytes, durability: defaults.durability },
   }
   progress(`machine: ${results.machine!.nproc} cores, ${results.machine!.cpuModel}, Node ${results.machine!.node}; chunk ${chunk.byteLength} B, signals ${signals.byteLength} B`)
 
@@ -313,23 +314,24 @@ async function main(): Promise<void> {
   }
   if (stage('grid')) {
     // D A D B D C …: each setting between two runs of the defaults, so that both see about the same load from others.
-    const run = (threads: number, items: number, label: string) =>
+    const run = (threads: number, items: number, tasks: number, label: string) =>
       withCluster(
-        { DURABILITY: 'commit', WRITER_THREADS: String(threads), WRITE_BATCH_ITEMS: String(items) },
+        { DURABILITY: 'commit', WRITER_THREADS: String(threads), WRITE_BATCH_ITEMS: String(items), WRITER_TASKS: String(tasks) },
         label,
-        (cluster) => measure(cluster, ingestSpec(`/ingest, WRITER_THREADS=${threads} WRITE_BATCH_ITEMS=${items}`, cluster.publicKey, GRID_S)),
+        (cluster) => measure(cluster, ingestSpec(`/ingest, WRITER_THREADS=${threads} WRITE_BATCH_ITEMS=${items} WRITER_TASKS=${tasks}`, cluster.publicKey, GRID_S)),
         1,
       )
-    const points = GRID_POINTS.filter(([t, i]) => t !== defaults.writerThreads || i !== defaults.writeBatchItems).map(
-      ([writerThreads, writeBatchItems]): GridPoint => ({ writerThreads, writeBatchItems, rounds: [] }),
+    const isDefault = ([t, i, k]: [number, number, number]) => t === defaults.writerThreads && i === defaults.writeBatchItems && k === defaults.writerTasks
+    const points = GRID_POINTS.filter((point) => !isDefault(point)).map(
+      ([writerThreads, writeBatchItems, writerTasks]): GridPoint => ({ writerThreads, writeBatchItems, writerTasks, rounds: [] }),
     )
     const defaultRuns: Figures[] = []
     for (let round = 1; round <= GRID_ROUNDS; round++) {
-      let before = await run(defaults.writerThreads, defaults.writeBatchItems, `grid round ${round} of ${GRID_ROUNDS}, the defaults`)
+      let before = await run(defaults.writerThreads, defaults.writeBatchItems, defaults.writerTasks, `grid round ${round} of ${GRID_ROUNDS}, the defaults`)
       defaultRuns.push(before)
       for (const point of points) {
-        const figures = await run(point.writerThreads, point.writeBatchItems, `grid round ${round} of ${GRID_ROUNDS}`)
-        const after = await run(defaults.writerThreads, defaults.writeBatchItems, `grid round ${round} of ${GRID_ROUNDS}, the defaults`)
+        const figures = await run(point.writerThreads, point.writeBatchItems, point.writerTasks, `grid round ${round} of ${GRID_ROUNDS}`)
+        const after = await run(defaults.writerThreads, defaults.writeBatchItems, defaults.writerTasks, `grid round ${round} of ${GRID_ROUNDS}, the defaults`)
         defaultRuns.push(after)
         point.rounds.push({ figures, before, after })
         before = after

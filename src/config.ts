@@ -31,6 +31,8 @@ export interface Config {
   durability: Durability
   /** piscina threads per front process that write to LMDB. */
   writerThreads: number
+  /** Batches each writer thread keeps in flight (piscina concurrentTasksPerWorker). */
+  writerTasks: number
   /** Most chunks or signal batches handed to the pool in one task (one LMDB transaction). */
   writeBatchItems: number
   /** Most body bytes in one pool task. */
@@ -100,6 +102,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // 1 thread, 64 items: kept by the benchmark's writer-pool grid (bench/RESULTS.md, "Writer pool"): no setting,
     // smaller batches or two writer threads per front, beat them beyond the noise of the machine it ran on.
     writerThreads: int(env, 'WRITER_THREADS', 1, 1, 16),
+    // Transactions each writer thread keeps pending at once. With one, the thread sat idle while its commit ran and
+    // the next batch waited for the reply; with several, lmdb-js starts the next transaction as the last one commits.
+    writerTasks: int(env, 'WRITER_TASKS', 4, 1, 64),
     writeBatchItems: int(env, 'WRITE_BATCH_ITEMS', 64, 1, 4096),
     writeBatchBytes: int(env, 'WRITE_BATCH_BYTES', 4 * MB, 64 * KB, 256 * MB),
     maxHeaderBytes: int(env, 'MAX_HEADER_BYTES', 16 * KB, 8 * KB, 1 * MB),

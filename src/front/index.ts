@@ -25,10 +25,11 @@ const pool = new Piscina({
   minThreads: config.writerThreads,
   maxThreads: config.writerThreads,
   idleTimeout: Number.POSITIVE_INFINITY,
+  concurrentTasksPerWorker: config.writerTasks,
   workerData: writerInit,
 })
-// Two batches per thread: one being committed while the next is being handed over.
-const queue = new WriteQueue(pool, { maxItems: config.writeBatchItems, maxBytes: config.writeBatchBytes, maxInFlight: config.writerThreads * 2 })
+// As many batches in flight as the writer threads take at once: one committing while the next ones are prepared.
+const queue = new WriteQueue(pool, { maxItems: config.writeBatchItems, maxBytes: config.writeBatchBytes, maxInFlight: config.writerThreads * config.writerTasks })
 const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`)
 const counters = newCounters()
 const app = createFrontApp(uws, { store, queue, counters, artifacts: loadArtifacts(new URL('./public/', import.meta.url), config), proxy })
