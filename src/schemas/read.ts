@@ -33,6 +33,12 @@ export const sessionsListBody = {
     since: { ...epochMs, description: 'Sessions that started at or after this time (epoch ms).' },
     until: { ...epochMs, description: 'Sessions that started before this time (epoch ms).' },
     page: { ...page, description: `Sessions that viewed this page. ${page.description}` },
+    selector: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description: 'With `page`: sessions that clicked the element with this selector on that page (a `selector` of elements.list). Needs `page`.',
+    },
     userId: { type: 'string', minLength: 1, maxLength: 256, description: 'Sessions identified with this user id.' },
     accountId: { type: 'string', minLength: 1, maxLength: 256, description: 'Sessions identified with this account id.' },
     minDurationMs: { type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 },

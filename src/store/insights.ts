@@ -217,6 +217,8 @@ export interface SessionListQuery {
   until?: number
   /** Page keys: sessions that viewed any of them. */
   pages?: string[]
+  /** With `pages`: sessions that clicked the element with this selector on one of them (the element leaderboard's rows). */
+  selector?: string
   userId?: string
   accountId?: string
   minDurationMs?: number

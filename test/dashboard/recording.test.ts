@@ -17,6 +17,7 @@ import { snippetFor } from '../../src/snippet.js'
 import { flushTracker, launchBrowser, trackerStarted, until } from '../helpers/browser.js'
 import { clusterFor, ROOT } from '../helpers/cluster.js'
 import { openDashboard, ownerSession, PHONE, shoot } from '../helpers/dashboard.js'
+import { postChunk, postSignals } from '../helpers/read.js'
 
 const SHOP = readFileSync(join(ROOT, 'test', 'fixtures', 'dashboard', 'shop.html'), 'utf8')
 /** The fixture's hero block, #ff6a00. */
@@ -197,7 +198,15 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
     t.match(await summary.textContent(), /^0 clicks on .* \(mobile\)/, 'no click from a phone')
   })
 
-  await t.test('Elements ranks the clicked elements, each linking to sessions', async (t) => {
+  await t.test('Elements ranks the clicked elements, each linking to the sessions that clicked it', async (t) => {
+    // Another visitor of the same page, an hour earlier, who clicked "Buy now" and not the stars.
+    const url = `${site}/acme/products/7`
+    const startedAt = Date.now() - 3_600_000
+    const chunk = Buffer.from('[{"type":3,"timestamp":1,"data":{}}]')
+    t.equal(await postChunk(cluster.url, project.publicKey, { sk: 'other-visitor', seq: 0, url, startedAt, firstTs: startedAt, lastTs: startedAt + 5_000 }, chunk), 200)
+    const clicks = [{ url, ts: startedAt + 1_000, xRatio: 0.5, yDoc: 300, selector: '#buy', tag: 'button', label: 'Buy now' }]
+    t.equal(await postSignals(cluster.url, project.publicKey, { sk: 'other-visitor', vid: 'v-other', views: [{ url, startedAt }], clicks }), 200)
+
     await page.goto(`${base}/elements`)
     const table = page.getByTestId('elements')
     await table.waitFor()
@@ -211,9 +220,17 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
     await clicked.getByRole('link', { name: 'Watch that moment' }).waitFor()
     t.match(await clicked.textContent(), /Sessions that clicked .*#stars.*Rage click/, 'the rage clicks on the stars, each in its session')
     t.match(await clicked.getByRole('link', { name: 'Watch that moment' }).getAttribute('href'), new RegExp(`/replay/${sk}\\?t=\\d+`))
-    await page.getByTestId('sessions').locator('tbody tr', { hasText: 'Ada Lovelace' }).waitFor()
-    t.ok(page.url().includes('/sessions?page='), 'and the sessions on its page below')
+    const sessions = page.getByTestId('sessions').locator('tbody tr')
+    await sessions.filter({ hasText: 'Ada Lovelace' }).waitFor()
+    t.ok(page.url().includes('/sessions?page='), 'and below, the sessions that clicked it')
+    t.equal(await sessions.count(), 1, 'only the session that clicked the stars, not the other visitor of the page')
     await shoot(page, '35b-element-sessions')
+
+    await page.goBack()
+    await table.locator('tbody tr', { hasText: '“Buy now”' }).getByRole('link', { name: /^Sessions/ }).click()
+    await until('both sessions that clicked "Buy now"', async () => (await sessions.count()) === 2)
+    t.match(await page.getByTestId('sessions').textContent(), /Ada Lovelace[\s\S]*Anonymous/, 'Ada, and the other visitor an hour before her')
+    await shoot(page, '35c-element-sessions-buy')
   })
 
   await t.test('Friction lists rage, dead and error clicks and the JavaScript error, each opening the replay at its moment', async (t) => {

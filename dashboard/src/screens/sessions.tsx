@@ -24,6 +24,10 @@ export interface SessionFilters {
   errors: boolean
   rage: boolean
   range: string
+  /** An element's selector (with `page`), from the element leaderboard: sessions that clicked it. */
+  element: string
+  /** That element's label, for the heading only. */
+  label: string
 }
 
 function filtersOf(query: URLSearchParams): SessionFilters {
@@ -35,6 +39,8 @@ function filtersOf(query: URLSearchParams): SessionFilters {
     errors: query.get('errors') === '1',
     rage: query.get('rage') === '1',
     range: query.get('range') ?? '',
+    element: query.get('element') ?? '',
+    label: query.get('label') ?? '',
   }
 }
 
@@ -43,6 +49,7 @@ function bodyOf(projectId: string, f: SessionFilters, cursor: string | undefined
     projectId,
     limit: PAGE_SIZE,
     ...(f.page ? { page: f.page } : {}),
+    ...(f.page && f.element ? { selector: f.element } : {}),
     ...(f.user ? { userId: f.user } : {}),
     ...(f.account ? { accountId: f.account } : {}),
     ...(Number(f.minSec) > 0 ? { minDurationMs: Math.round(Number(f.minSec) * 1000) } : {}),
@@ -66,7 +73,7 @@ export function Sessions({ project, query }: { project: Project; query: URLSearc
   return (
     <section class="stack">
       <h2 class="sr-only">Sessions</h2>
-      {query.get('element') && <ElementClicks project={project} page={filters.page} selector={query.get('element')!} label={query.get('label') ?? undefined} />}
+      {filters.page && filters.element && <ElementClicks project={project} page={filters.page} selector={filters.element} label={filters.label || undefined} />}
       <Filters project={project} filters={filters} />
       <ErrorNote error={page.error} />
       {page.loading && !page.data ? <Loading what="Loading sessions" /> : null}
@@ -128,7 +135,9 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
   const [draft, setDraft] = useState(filters)
   useEffect(() => setDraft(filters), [JSON.stringify(filters)])
   const apply = (f: SessionFilters) => {
-    navigate(href('p', project.id, 'sessions', { page: f.page, user: f.user.trim(), account: f.account.trim(), minSec: f.minSec, errors: f.errors ? 1 : '', rage: f.rage ? 1 : '', range: f.range }))
+    // The element stays while its page does: the other filters narrow the sessions that clicked it.
+    const element = f.page === filters.page ? { element: f.element, label: f.label } : {}
+    navigate(href('p', project.id, 'sessions', { page: f.page, ...element, user: f.user.trim(), account: f.account.trim(), minSec: f.minSec, errors: f.errors ? 1 : '', rage: f.rage ? 1 : '', range: f.range }))
   }
   const set = (patch: Partial<SessionFilters>) => setDraft({ ...draft, ...patch })
   return (
@@ -182,10 +191,10 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
 }
 
 /**
- * Arrived from the element leaderboard: the sessions where this element was
- * clicked. The friction feed names the session of each rage, dead and error
- * click, so those are exact; the read API has no per-element filter for plain
- * clicks, so the list below them is every session on the element's page.
+ * Arrived from the element leaderboard: the list below holds the sessions that
+ * clicked this element (sessions.list with page and selector); above it, its
+ * rage, dead and error clicks from the friction feed, each opening the replay
+ * at that moment.
  */
 function ElementClicks({ project, page, selector, label }: { project: Project; page: string; selector: string; label?: string }) {
   const items = useAsync(
@@ -216,8 +225,8 @@ function ElementClicks({ project, page, selector, label }: { project: Project; p
       )}
       <p class="muted small">
         {items.data && items.data.length === 0 ? `No rage, dead or error click on ${name} in the last 30 days. ` : ''}
-        Plain clicks are counted per element, not per session: below is every session on {page ? <code>{page}</code> : 'the site'}.{' '}
-        <a href={href('p', project.id, 'sessions', { page })}>Hide this</a>
+        Below: the sessions that clicked it on <code>{page}</code>, newest first.{' '}
+        <a href={href('p', project.id, 'sessions', { page })}>Every session on this page</a>
       </p>
     </section>
   )

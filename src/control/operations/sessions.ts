@@ -87,11 +87,15 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
         const b = body as Body
         const project = ownedProject(store, auth, b.projectId)
         if (b.since !== undefined && b.until !== undefined && b.since >= b.until) throw new ApiError('invalid_request', { error: 'since must be before until.' })
+        if (b.selector !== undefined && b.page === undefined) {
+          throw new ApiError('invalid_request', { error: 'selector needs page: an element is a selector on a page.', hint: 'Send the page of the elements.list row with its selector.' })
+        }
         const after = b.cursor ? decodeCursor(b.cursor, { s: 'number', k: 'string' }) : undefined
         const page = store.listSessionPage(project.id, {
           since: b.since,
           until: b.until,
           pages: b.page === undefined ? undefined : resolvePages(store, project, b.page),
+          selector: b.selector,
           userId: b.userId,
           accountId: b.accountId,
           minDurationMs: b.minDurationMs,

@@ -15,6 +15,7 @@
  *   el  [scope, hour]                     → Buffer                     element counts (scope `*` or `p:<pageId>`): sorted uint32 records id-high, id-low, clicks, rage, dead, error clicks
  *   ed  [scope, day]                      → Buffer                     the same by the day
  *   en  [elementId]                       → ElementName                page, selector and the latest label and tag of an element
+ *   es  [elementId, sk]                   → null                       the sessions that clicked an element (the leaderboard's rows link to them)
  *   fr  [scope, ts, id]                   → FrictionRecord             rage, dead and error clicks, quick backs (null in page scopes)
  *   em  [scope, msgId]                    → { message }                JS error messages (written once)
  *   eh  [scope, msgId, hour]              → count                      JS errors per hour
@@ -315,6 +316,8 @@ export class Deriver {
   /** Element names this transaction wrote. */
   private names = new Map<string, ElementName>()
   private clickRefs = new Map<string, ClickBuckets>()
+  /** Element-session pairs this transaction has indexed. */
+  private clickedBy = new Set<string>()
   private spans = new Map<string, Pending<{ from: number; to: number }>>()
 
   private states = new Map<string, DerivedState>()
@@ -426,6 +429,7 @@ export class Deriver {
       const elementId = this.noteElement(base, page, click.selector, click.label, click.tag)
       addElement(refs.elements, elementId, page, kind)
       addElement(refs.allElements, elementId, page, kind)
+      this.noteClickedBy(base, elementId, sk)
     }
     if (kind === 'click') return
     const record: FrictionRecord = { kind: kind === 'error' ? 'errorClick' : kind, sk, page, url: click.url, xRatio: click.xRatio, yDoc: click.yDoc }
@@ -434,6 +438,15 @@ export class Deriver {
     if (click.tag !== undefined) record.tag = click.tag
     if (click.n !== undefined) record.n = click.n
     this.putFriction(base, pageId, sk, ts, id, record)
+  }
+
+  /** Indexes a session under an element it clicked, once per transaction, and only if no earlier one did. */
+  private noteClickedBy(base: Part[], elementId: number, sk: string): void {
+    const key = [...base, 'es', elementId, sk]
+    const id = key.join('\u0000')
+    if (this.clickedBy.has(id)) return
+    this.clickedBy.add(id)
+    if (!this.tables.derived.doesExist(key)) this.tables.derived.put(key, null)
   }
 
   private putFriction(base: Part[], pageId: string, sk: string, ts: number, id: string, record: FrictionRecord): void {

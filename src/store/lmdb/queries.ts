@@ -24,6 +24,7 @@ import {
   type ScrollHeatmap,
   type SessionListQuery,
   type SessionListPage,
+  type SessionPosition,
   type SessionSignals,
   type TimeRange,
 } from '../insights.js'
@@ -37,6 +38,7 @@ import {
   decodePairs,
   decodeRecords,
   derivedStateOf,
+  elementIdOf,
   emptyPageBucket,
   pageScope,
   shortId,
@@ -414,6 +416,9 @@ export function durationOf(session: SessionRecord): number {
  */
 export function sessionPage(tables: Tables, projectId: string, query: SessionListQuery): SessionListPage {
   const gen = liveGen(tables, projectId)
+  const elements = query.selector !== undefined ? (query.pages ?? []).map((page) => elementIdOf(page, query.selector!)) : undefined
+  const clicked = elements && fewClickedBy(tables, projectId, gen, elements)
+  if (clicked) return clickedSessionPage(tables, projectId, gen, query, clicked)
   const start = query.after ? [projectId, query.after.startedAt, query.after.sk] : [projectId, query.until ?? MAX_KEY_PART]
   const end = query.since !== undefined ? [projectId, query.since] : [projectId]
   const pages = query.pages ? new Set(query.pages) : undefined
@@ -426,16 +431,59 @@ export function sessionPage(tables: Tables, projectId: string, query: SessionLis
     if (sessions.length === query.limit) return { sessions, next: last }
     if (++scanned > SESSION_SCAN_BUDGET) return { sessions, next: last }
     last = { startedAt, sk }
-    const session = tables.sessions.get([projectId, sk])
-    if (!session) continue
-    if (query.userId !== undefined && session.identity?.userId !== query.userId) continue
-    if (query.accountId !== undefined && session.identity?.accountId !== query.accountId) continue
-    if (query.minDurationMs !== undefined && durationOf(session) < query.minDurationMs) continue
-    if (pages && !session.pages.some((p) => pages.has(p.page))) continue
-    const signals = sessionSignals(tables, projectId, sk, gen)
-    if (query.hasErrors !== undefined && signals.errors > 0 !== query.hasErrors) continue
-    if (query.hasRage !== undefined && signals.rage > 0 !== query.hasRage) continue
-    sessions.push({ session, signals })
+    if (elements && !elements.some((id) => tables.derived.doesExist([projectId, gen, 'es', id, sk]))) continue
+    const match = matching(tables, projectId, gen, sk, query, pages)
+    if (match) sessions.push(match)
   }
   return { sessions }
+}
+
+/** The session `sk` with its signal counts if it passes the query's filters (all but the time range and the element). */
+function matching(tables: Tables, projectId: string, gen: number, sk: string, query: SessionListQuery, pages: Set<string> | undefined): SessionListPage['sessions'][number] | undefined {
+  const session = tables.sessions.get([projectId, sk])
+  if (!session) return undefined
+  if (query.userId !== undefined && session.identity?.userId !== query.userId) return undefined
+  if (query.accountId !== undefined && session.identity?.accountId !== query.accountId) return undefined
+  if (query.minDurationMs !== undefined && durationOf(session) < query.minDurationMs) return undefined
+  if (pages && !session.pages.some((p) => pages.has(p.page))) return undefined
+  const signals = sessionSignals(tables, projectId, sk, gen)
+  if (query.hasErrors !== undefined && signals.errors > 0 !== query.hasErrors) return undefined
+  if (query.hasRage !== undefined && signals.rage > 0 !== query.hasRage) return undefined
+  return { session, signals }
+}
+
+/** Up to this many sessions that clicked an element are listed from the element's own index; more, and the time index is scanned with them as a filter. */
+const CLICKED_DIRECT_MAX = 2_000
+
+/** Keys of the sessions that clicked any of `elements`, if there are at most CLICKED_DIRECT_MAX of them. */
+function fewClickedBy(tables: Tables, projectId: string, gen: number, elements: number[]): Set<string> | undefined {
+  const sessions = new Set<string>()
+  for (const id of elements) {
+    const base = [projectId, gen, 'es', id]
+    for (const key of tables.derived.getKeys({ start: base, end: [...base, MAX_KEY_PART] })) {
+      sessions.add((key as Key[])[4] as string)
+      if (sessions.size > CLICKED_DIRECT_MAX) return undefined
+    }
+  }
+  return sessions
+}
+
+/** The list for an element clicked in few sessions: those sessions, in the list's order, without scanning the project. */
+function clickedSessionPage(tables: Tables, projectId: string, gen: number, query: SessionListQuery, clicked: Set<string>): SessionListPage {
+  const pages = query.pages ? new Set(query.pages) : undefined
+  const before = (a: SessionPosition, b: SessionPosition) => a.startedAt - b.startedAt || (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0)
+  const found: SessionListPage['sessions'] = []
+  for (const sk of clicked) {
+    const match = matching(tables, projectId, gen, sk, query, pages)
+    if (!match) continue
+    const { startedAt } = match.session
+    if (query.since !== undefined && startedAt < query.since) continue
+    if (query.until !== undefined && startedAt >= query.until) continue
+    if (query.after && before({ startedAt, sk }, query.after) >= 0) continue
+    found.push(match)
+  }
+  found.sort((a, b) => before(b.session, a.session))
+  const sessions = found.slice(0, query.limit)
+  const last = sessions.at(-1)?.session
+  return found.length > query.limit && last ? { sessions, next: { startedAt: last.startedAt, sk: last.sk } } : { sessions }
 }
