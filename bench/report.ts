@@ -66,6 +66,8 @@ export interface Results {
   micro: MicroFigure[]
   front: { chunk: Figures; signals: Figures; oversize: Figures }
   storage: { commit: StorageFigures; flush: StorageFigures }
+  /** The store's appendBatch of the same chunks, no HTTP: in one process, and from as many processes as fronts. */
+  storePath: { one: StorageFigures; all: StorageFigures }
   cluster: { ingest: Figures; signals: Figures; oversize: Figures; probes: ProbeResult[]; probesUnderLoad: ProbeResult[]; storedChunks: number }
   /** `commitAfter`: /ingest with commit again, just after the flush run; flush is priced against it and the first commit run. */
   flush: { ingest: Figures; commitAfter: Figures }
@@ -353,10 +355,14 @@ export function renderResults(r: Results): string {
         (ingestBusy < cores * 0.85
           ? 'The machine had idle CPU meanwhile: /ingest was waiting for LMDB, not computing. '
           : `The machine was nearly saturated meanwhile (${ingest.otherCpuPct > ingest.serverCpuPct ? 'mostly by other work' : 'by the server and the load generator, with other work beside them'}), so this run cannot tell waiting from computing; the CPU per chunk is the steadier figure. `) +
-        `Why the write path trails the storage ceiling: each front hands its writer thread the requests that arrived meanwhile as one batch and one transaction, so with ${r.workers} fronts and ${r.connections} connections a transaction holds a few dozen chunks at most, ` +
-        'and the fronts\' writers, in different processes, take turns on the one LMDB write lock; the storage ceiling is a single process in which lmdb-js gathers all ' +
-        `${r.connections} pending puts into each transaction. A commit of 20 KB values costs mostly its writes and the sync that lmdb-js overlaps with the next transaction (a large commit waits for the previous sync before it lets the next writer in), ` +
-        'so the fewer chunks per transaction, the fewer chunks per second. ' +
+        `Why the write path trails the storage ceiling: the store's own write path, the same chunks appended with their bookkeeping (chunk info, session record, counters) and no HTTP, ` +
+        `reached ${int(r.storePath.one.putsPerSec)} chunks/s in one process (${pct(r.storePath.one.putsPerSec / r.storage.commit.putsPerSec)} of the ceiling) and ${int(r.storePath.all.putsPerSec)}/s from ${r.workers} processes like the fronts (${pct(r.storePath.all.putsPerSec / r.storage.commit.putsPerSec)}), ` +
+        `at ${int((r.storePath.all.cpuPct / 100 / r.storePath.all.putsPerSec) * 1e6)} µs of CPU per chunk against ${int((r.storage.commit.cpuPct / 100 / r.storage.commit.putsPerSec) * 1e6)} µs for a raw put` +
+        (r.storePath.all.putsPerSec < 0.9 * r.storePath.one.putsPerSec
+          ? ': LMDB has one write lock, which the processes\' writers take in turn, each with its own smaller transactions. '
+          : '; splitting the writes over processes cost little here. ') +
+        `The cluster then adds, per request, the HTTP exchange (${int(cpuPerRequestUs(r.front.chunk))} µs of server CPU in the bare handler), the meta validation and the hand-over to the writer thread and back, all on the same ${r.machine.nproc} cores as the load generator; ` +
+        `and with ${r.connections} connections each waiting for its answer, a transaction holds only the requests that arrived while the previous one committed. ` +
         threadsSentence(r),
       `- **/signals computes.** The server spent ${int(signalsUs)} µs of CPU per 5 KB batch, against ${int(bareSignalsUs)} µs for the bare handler to read the same body: ` +
         'JSON parsing and AJV validation of each entry in the front, the structured clone to the writer thread, page grouping, the signal aggregates ' +
@@ -469,6 +475,31 @@ export function renderResults(r: Results): string {
         return [`lmdb-js puts, ${d}, ${r.connections} writers`, int(s.putsPerSec), ms(s.p50), ms(s.p99), mbps(s.bytesPerSec), int(s.cpuPct), int(s.otherCpuPct)]
       }),
     ),
+  )
+  out.push('')
+  out.push(
+    table(
+      ['Store write path (bench/store-path.ts), commit', 'chunks/s', 'batch p50 ms', 'batch p99 ms', 'MB/s', 'CPU %', 'others CPU %', 'vs storage ceiling'],
+      ([['one', 1], ['all', r.workers]] as const).map(([which, processes]) => {
+        const s = r.storePath[which]
+        return [
+          `appendBatch, ${processes} process${processes === 1 ? '' : 'es'}`,
+          int(s.putsPerSec),
+          ms(s.p50),
+          ms(s.p99),
+          mbps(s.bytesPerSec),
+          int(s.cpuPct),
+          int(s.otherCpuPct),
+          pct(s.putsPerSec / r.storage.commit.putsPerSec),
+        ]
+      }),
+    ),
+  )
+  out.push('')
+  out.push(
+    'The store write path appends the same chunks through the store module as a front\'s writer thread does (chunk, chunk info, session record, project counters, in batches, ' +
+      `${r.defaults.writerThreads * r.defaults.writerTasks} batches in flight per process), with no HTTP and no writer pool: in one process, then split over ${r.workers} processes like the fronts. ` +
+      'It is what the cluster could reach if requests cost nothing.',
   )
   out.push('')
   out.push(

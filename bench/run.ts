@@ -187,6 +187,28 @@ async function frontCeiling(): Promise<Results['front']> {
   }
 }
 
+/** The service's defaults (WRITER_THREADS, WRITER_TASKS, …), as a cluster started without settings has them. */
+const defaults = loadConfig({})
+
+/** The store's write path (appendBatch) from `processes` processes, each with WRITER_TASKS batches of `batch` chunks pending, commit durability. */
+function storePath(processes: number, batch: number): StorageFigures {
+  const inFlight = defaults.writerThreads * defaults.writerTasks
+  progress(`store write path: appendBatch of ${batch} × ${chunk.byteLength} B chunks, ${processes} process(es) × ${inFlight} in flight, ${MAIN_S} s…`)
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-store-'))
+  try {
+    const machineBefore = machineBusySeconds()
+    const started = performance.now()
+    const out = execFileSync(process.execPath, [join(HERE, 'store-path.js'), dir, String(MAIN_S), String(processes), String(inFlight), String(batch)])
+    const elapsed = (performance.now() - started) / 1000
+    const figures = JSON.parse(out.toString()) as StorageFigures
+    figures.otherCpuPct = Math.max(0, ((machineBusySeconds() - machineBefore) / elapsed) * 100 - figures.cpuPct)
+    progress(`  ${Math.round(figures.putsPerSec)} chunks/s, batch p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms, CPU ${Math.round(figures.cpuPct)}%, others ${Math.round(figures.otherCpuPct)}%`)
+    return figures
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 function storageCeiling(durability: 'commit' | 'flush'): StorageFigures {
   progress(`storage ceiling: raw lmdb-js puts of the ${chunk.byteLength} B chunk, durability ${durability}, ${CONNECTIONS} writers, ${MAIN_S} s…`)
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-lmdb-'))
@@ -267,7 +289,6 @@ async function main(): Promise<void> {
   const othersBefore = await waitQuiet()
   progress(`before starting, the rest of the machine used ${Math.round(othersBefore)}% of a core`)
   const started = performance.now()
-  const defaults = loadConfig({})
   const results: Partial<Results> = {
     quick: QUICK,
     machine: machine(),
@@ -283,7 +304,12 @@ async function main(): Promise<void> {
 
   if (stage('micro')) results.micro = micro()
   if (stage('front')) results.front = await frontCeiling()
-  if (stage('storage')) results.storage = { commit: storageCeiling('commit'), flush: storageCeiling('flush') }
+  if (stage('storage')) {
+    results.storage = { commit: storageCeiling('commit'), flush: storageCeiling('flush') }
+    // The connections split over the fronts, and over each front's batches in flight.
+    const perBatch = Math.max(1, Math.floor(CONNECTIONS / WORKERS / (defaults.writerThreads * defaults.writerTasks)))
+    results.storePath = { one: storePath(1, perBatch * WORKERS), all: storePath(WORKERS, perBatch) }
+  }
   if (stage('cluster')) results.cluster = await clusterCommit()
   if (stage('flush')) {
     // Flush sits between the commit run above and one more commit run after it, and is priced against both:

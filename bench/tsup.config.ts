@@ -12,6 +12,7 @@ export default defineConfig({
     run: 'bench/run.ts',
     'bare-uws': 'bench/bare-uws.ts',
     'storage-ceiling': 'bench/storage-ceiling.ts',
+    'store-path': 'bench/store-path.ts',
     micro: 'bench/micro.ts',
     'group-urls': 'bench/group-urls.ts',
     'read-queries': 'bench/read-queries.ts',
