@@ -30,6 +30,16 @@ export interface ApiKeyRow {
   masked: string
 }
 
+export interface InviteRow {
+  inviteId: string
+  status: 'pending' | 'used' | 'revoked' | 'expired'
+  createdAt: number
+  expiresAt: number
+  invitedBy: string | null
+  usedAt?: number
+  revokedAt?: number
+}
+
 export interface Identity {
   userId?: string
   email?: string

@@ -46,8 +46,41 @@ export const authStateAnswer = {
   },
 } as const
 
+const inviteId = { type: 'string', minLength: 1, maxLength: 64, description: 'The invite\'s id (not its secret: the link is shown once and only its digest is stored).' } as const
+
 export const inviteAnswer = {
   type: 'object',
-  required: ['inviteUrl', 'expiresAt'],
-  properties: { inviteUrl: { type: 'string', description: 'One-time link; shown once.' }, expiresAt: { type: 'number' } },
+  required: ['inviteId', 'inviteUrl', 'expiresAt'],
+  properties: { inviteId, inviteUrl: { type: 'string', description: 'One-time link; shown once.' }, expiresAt: { type: 'number' } },
+} as const
+
+export const inviteListAnswer = {
+  type: 'object',
+  required: ['invites'],
+  properties: {
+    invites: {
+      type: 'array',
+      description: 'Newest first.',
+      items: {
+        type: 'object',
+        required: ['inviteId', 'status', 'createdAt', 'expiresAt', 'invitedBy'],
+        properties: {
+          inviteId,
+          status: { type: 'string', enum: ['pending', 'used', 'revoked', 'expired'], description: 'pending: the link still works.' },
+          createdAt: { type: 'number' },
+          expiresAt: { type: 'number' },
+          invitedBy: { type: 'string', nullable: true, description: 'Email of the user who created it.' },
+          usedAt: { type: 'number' },
+          revokedAt: { type: 'number' },
+        },
+      },
+    },
+  },
+} as const
+
+export const inviteRevokeBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['inviteId'],
+  properties: { inviteId },
 } as const

@@ -55,6 +55,7 @@ export interface InviteRecord {
   createdAt: number
   expiresAt: number
   usedAt?: number
+  revokedAt?: number
 }
 
 export interface ApiKeyRecord {
@@ -296,8 +297,12 @@ export interface Store {
   deleteDashboardSession(id: string): Promise<void>
   putInvite(invite: InviteRecord): Promise<void>
   getInvite(id: string): InviteRecord | undefined
-  /** Marks the invite used if it is unused and unexpired; resolves to it, or undefined (atomic: a link works once). */
+  /** Marks the invite used if it is unused, unrevoked and unexpired; resolves to it, or undefined (atomic: a link works once). */
   consumeInvite(id: string, now: number): Promise<InviteRecord | undefined>
+  /** Every invite the organisation created, used, revoked and expired ones included. */
+  listInvites(orgId: string): InviteRecord[]
+  /** Revokes the invite if it is still unused (atomic with consumeInvite); resolves to the record as it now is, or undefined when there is none. */
+  revokeInvite(id: string, now: number): Promise<InviteRecord | undefined>
   putApiKey(key: ApiKeyRecord): Promise<void>
   /** Read-modify-write in one transaction, so a concurrent revoke is never overwritten. Resolves to the new record. */
   updateApiKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'>>): Promise<ApiKeyRecord | undefined>

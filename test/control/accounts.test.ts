@@ -1,5 +1,6 @@
 import t from 'tap'
 import { clusterFor } from '../helpers/cluster.js'
+import { seedProject } from '../helpers/seed.js'
 
 interface Browser {
   cookie?: string
@@ -82,4 +83,58 @@ t.test('first run, sign-in, CSRF, sign-out and invites', async (t) => {
   t.match(out.headers.get('set-cookie'), /Max-Age=0/)
   const after = await post(cluster.url, '/cli/projects.list', {}, owner)
   t.same([after.status, after.body.code], [401, 'unauthorized'])
+})
+
+t.test('invites are listed with their status, and an unused one can be revoked, within the organisation only', async (t) => {
+  const cluster = await clusterFor(t, { workers: 1 })
+  const owner = signedIn(await post(cluster.url, '/auth/setup', { orgName: 'Acme', email: 'owner@acme.test', password: 'correct horse battery' }))
+  const make = async () => (await post(cluster.url, '/auth/invite', {}, owner)).body as { inviteId: string; inviteUrl: string }
+  const used = await make()
+  const revoked = await make()
+  const pending = await make()
+  t.match(used.inviteId, /^[0-9a-f]{12}$/)
+  t.ok(used.inviteUrl.includes(used.inviteId), 'the id is the public part of the link; its secret part is only in the link')
+  const joined = await post(cluster.url, '/auth/accept-invite', { token: used.inviteUrl.split('/invite/')[1], email: 'second@acme.test', password: 'another long password' })
+  t.equal(joined.status, 200)
+
+  const revoke = await post(cluster.url, '/auth/invites.revoke', { inviteId: revoked.inviteId }, owner)
+  t.same([revoke.status, revoke.body], [200, { ok: true }])
+  const refused = await post(cluster.url, '/auth/accept-invite', { token: revoked.inviteUrl.split('/invite/')[1], email: 'third@acme.test', password: 'another long password' })
+  t.same([refused.status, refused.body.code], [401, 'unauthorized'], 'a revoked link lets no one in')
+  const revokeAgain = await post(cluster.url, '/auth/invites.revoke', { inviteId: revoked.inviteId }, owner)
+  t.same([revokeAgain.status, revokeAgain.body], [200, { ok: true }], 'revoking twice is not an error')
+  const revokeUsed = await post(cluster.url, '/auth/invites.revoke', { inviteId: used.inviteId }, owner)
+  t.same([revokeUsed.status, revokeUsed.body.code], [400, 'invalid_request'], 'a used link has nothing to revoke')
+  t.match(revokeUsed.body.error, /already used/)
+
+  const list = await post(cluster.url, '/auth/invites.list', {}, owner)
+  t.equal(list.status, 200)
+  t.same(
+    list.body.invites.map((i: any) => [i.inviteId, i.status, i.invitedBy]),
+    [
+      [pending.inviteId, 'pending', 'owner@acme.test'],
+      [revoked.inviteId, 'revoked', 'owner@acme.test'],
+      [used.inviteId, 'used', 'owner@acme.test'],
+    ],
+    'newest first, each with its status and who created it',
+  )
+  t.ok(list.body.invites.every((i: any) => !('inviteUrl' in i) && !JSON.stringify(i).includes('svc_iv_')), 'no link, no secret')
+  t.type(list.body.invites[1].revokedAt, 'number')
+  t.type(list.body.invites[2].usedAt, 'number')
+
+  // Another organisation neither sees nor revokes them: its API key gets 404, as for an id that does not exist.
+  const other = await seedProject(cluster.dataDir, 'Other', 'x@other.test')
+  const bearer = { authorization: `Bearer ${other.apiKey}` }
+  const otherList = await post(cluster.url, '/auth/invites.list', {}, {}, bearer)
+  t.same([otherList.status, otherList.body], [200, { invites: [] }])
+  const otherRevoke = await post(cluster.url, '/auth/invites.revoke', { inviteId: pending.inviteId }, {}, bearer)
+  t.same([otherRevoke.status, otherRevoke.body.code], [404, 'not_found'])
+  const missing = await post(cluster.url, '/auth/invites.revoke', { inviteId: 'ffffffffffff' }, owner)
+  t.same([missing.status, missing.body.code], [404, 'not_found'])
+  const bad = await post(cluster.url, '/auth/invites.revoke', {}, owner)
+  t.same([bad.status, bad.body.code], [400, 'invalid_request'])
+  const noCsrf = await post(cluster.url, '/auth/invites.revoke', { inviteId: pending.inviteId }, { cookie: owner.cookie })
+  t.same([noCsrf.status, noCsrf.body.code], [401, 'unauthorized'], 'revoking is a change: it needs the CSRF token')
+  const stillPending = await post(cluster.url, '/auth/invites.list', {}, owner)
+  t.equal(stillPending.body.invites[0].status, 'pending', 'and nothing else revoked it')
 })

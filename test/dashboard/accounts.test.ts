@@ -7,7 +7,7 @@
  */
 import { createServer } from 'node:http'
 import t from 'tap'
-import { launchBrowser } from '../helpers/browser.js'
+import { launchBrowser, until } from '../helpers/browser.js'
 import { clusterFor } from '../helpers/cluster.js'
 import { firstRun, openDashboard, OWNER, PHONE, sessionCookie, shoot, signIn } from '../helpers/dashboard.js'
 
@@ -106,6 +106,8 @@ t.test('dashboard accounts in a browser', async (t) => {
 
     await page.reload()
     await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor()
+    // The list loads after the heading: wait for its answer, whichever it is.
+    await page.getByRole('heading', { name: 'No projects yet' }).or(page.locator('main table')).first().waitFor()
     t.ok(await page.getByRole('heading', { name: 'No projects yet' }).isVisible(), 'nothing was created by any of it')
   })
 
@@ -139,6 +141,30 @@ t.test('dashboard accounts in a browser', async (t) => {
     await third.page.getByRole('button', { name: 'Join' }).click()
     await third.page.getByRole('alert').waitFor()
     t.match(await third.page.getByRole('alert').textContent(), /used or has expired|not valid/, 'the link works once')
-    t.same([...owner.problems, ...guest.problems, ...third.problems], [])
+
+    // The owner's list: the used link, and a second one revoked before anyone opens it.
+    await owner.page.getByRole('button', { name: 'Create invite link' }).click()
+    const rows = owner.page.getByTestId('invites').locator('tbody tr')
+    await until('both links in the list', async () => (await rows.count()) === 2)
+    const cards = owner.page.getByTestId('invite-link')
+    t.equal(await cards.count(), 1, 'only the new link is still offered for copying: the used one is gone')
+    const second = (await cards.first().locator('code').textContent())!.trim()
+    t.not(second, link)
+    t.match(await rows.nth(0).textContent(), /Waiting/, 'the new link waits')
+    t.match(await rows.nth(1).textContent(), /Used/, 'the first was used')
+    await rows.nth(0).getByRole('button', { name: 'Revoke' }).click()
+    await owner.page.getByRole('button', { name: 'Revoke this link' }).click()
+    await until('the link revoked', async () => /Revoked/.test((await rows.nth(0).textContent()) ?? ''))
+    t.equal(await rows.nth(0).getByRole('button', { name: 'Revoke' }).count(), 0, 'nothing left to revoke on it')
+    await shoot(owner.page, '07-invites-list')
+    const fourth = await openDashboard(browser, cluster.url)
+    t.teardown(fourth.close)
+    await fourth.page.goto(second)
+    await fourth.page.getByLabel('Your email').fill('fourth@acme.test')
+    await fourth.page.getByLabel('Password').fill('another long password')
+    await fourth.page.getByRole('button', { name: 'Join' }).click()
+    await fourth.page.getByRole('alert').waitFor()
+    t.match(await fourth.page.getByRole('alert').textContent(), /used or has expired|not valid/, 'the revoked link lets no one in')
+    t.same([...owner.problems, ...guest.problems, ...third.problems, ...fourth.problems], [])
   })
 })

@@ -8,7 +8,7 @@
  * each consecutive failure for an email doubles a delay, up to 5 s.
  */
 import { ApiError } from '../../errors.js'
-import { acceptInviteBody, authStateAnswer, inviteAnswer, loginBody, setupBody, signedInAnswer } from '../../schemas/accounts.js'
+import { acceptInviteBody, authStateAnswer, inviteAnswer, inviteListAnswer, inviteRevokeBody, loginBody, setupBody, signedInAnswer } from '../../schemas/accounts.js'
 import { okAnswer } from '../../schemas/control.js'
 import { mintSecret, newId, parseSecret, secretMatches } from '../../secrets.js'
 import type { Store, UserRecord } from '../../store/store.js'
@@ -139,7 +139,50 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         const now = deps.now()
         const secret = mintSecret('iv')
         await store.putInvite({ id: secret.id, digestHex: secret.digestHex, orgId: auth.orgId, invitedBy: auth.userId, createdAt: now, expiresAt: now + INVITE_TTL_MS })
-        return { inviteUrl: `${deps.directUrl}/app/#/invite/${secret.token}`, expiresAt: now + INVITE_TTL_MS }
+        return { inviteId: secret.id, inviteUrl: `${deps.directUrl}/app/#/invite/${secret.token}`, expiresAt: now + INVITE_TTL_MS }
+      },
+    },
+    {
+      operationId: 'listInvites',
+      method: 'POST',
+      route: '/auth/invites.list',
+      credential: 'apiKey',
+      summary: 'The organisation\'s invite links, newest first, with whether each still works. The links themselves are not kept.',
+      response: inviteListAnswer,
+      handle({ auth }: RequestContext & { auth: ApiKeyAuth }) {
+        const now = deps.now()
+        return {
+          invites: store
+            .listInvites(auth.orgId)
+            .sort((a, b) => b.createdAt - a.createdAt)
+            .map((invite) => ({
+              inviteId: invite.id,
+              status: invite.usedAt ? 'used' : invite.revokedAt ? 'revoked' : invite.expiresAt <= now ? 'expired' : 'pending',
+              createdAt: invite.createdAt,
+              expiresAt: invite.expiresAt,
+              invitedBy: store.getUser(invite.invitedBy)?.email ?? null,
+              ...(invite.usedAt ? { usedAt: invite.usedAt } : {}),
+              ...(invite.revokedAt ? { revokedAt: invite.revokedAt } : {}),
+            })),
+        }
+      },
+    },
+    {
+      operationId: 'revokeInvite',
+      method: 'POST',
+      route: '/auth/invites.revoke',
+      credential: 'apiKey',
+      summary: 'Revokes an unused invite link: from the next request on, it lets no one in. Revoking a revoked or expired link is not an error.',
+      body: inviteRevokeBody,
+      response: okAnswer,
+      errors: ['invalid_request', 'not_found'],
+      async handle({ auth, body }: RequestContext & { auth: ApiKeyAuth }) {
+        const { inviteId } = body as { inviteId: string }
+        const invite = store.getInvite(inviteId)
+        if (!invite || invite.orgId !== auth.orgId) throw new ApiError('not_found', { error: 'No such invite.', hint: 'List invites with POST /auth/invites.list.' })
+        const after = await store.revokeInvite(inviteId, deps.now())
+        if (after?.usedAt) throw new ApiError('invalid_request', { error: 'This invite was already used: its person has joined.', hint: 'Nothing to revoke; the link works only once.' })
+        return { ok: true }
       },
     },
     {

@@ -91,6 +91,8 @@ export interface Tables {
   sessionsByTime: Database<true, Key>
   dashboardSessions: Database<DashboardSessionRecord, string>
   invites: Database<InviteRecord, string>
+  /** [orgId, inviteId] */
+  invitesByOrg: Database<true, Key>
   /** [projectId, startedAt, sk]: the session list, newest first by reading it backwards. */
   sessionsByStart: Database<true, Key>
   /** Everything derived from signals, by [projectId, generation, tag, …] (derive.ts). */
@@ -131,6 +133,7 @@ export class LmdbStore implements Store {
       sessionsByTime: db('sessions-by-time'),
       dashboardSessions: db('dashboard-sessions'),
       invites: db('invites'),
+      invitesByOrg: db('invites-by-org'),
       sessionsByStart: db('sessions-by-start'),
       derived: db('derived'),
       derivedState: db('derived-state'),
@@ -261,7 +264,30 @@ export class LmdbStore implements Store {
   }
 
   async putInvite(invite: InviteRecord): Promise<void> {
-    await this.settle(this.tables.invites.put(invite.id, invite))
+    await this.settle(
+      this.root.transaction(() => {
+        this.tables.invites.put(invite.id, invite)
+        this.tables.invitesByOrg.put([invite.orgId, invite.id], true)
+      }),
+    )
+  }
+
+  listInvites(orgId: string): InviteRecord[] {
+    return this.idsUnder(this.tables.invitesByOrg, orgId)
+      .map((id) => this.tables.invites.get(id))
+      .filter((invite): invite is InviteRecord => invite !== undefined)
+  }
+
+  async revokeInvite(id: string, now: number): Promise<InviteRecord | undefined> {
+    let after: InviteRecord | undefined
+    await this.settle(
+      this.root.transaction(() => {
+        const invite = this.tables.invites.get(id)
+        after = invite && !invite.usedAt && !invite.revokedAt ? { ...invite, revokedAt: now } : invite
+        if (after && after !== invite) this.tables.invites.put(id, after)
+      }),
+    )
+    return after
   }
 
   getInvite(id: string): InviteRecord | undefined {
@@ -273,7 +299,7 @@ export class LmdbStore implements Store {
     await this.settle(
       this.root.transaction(() => {
         const invite = this.tables.invites.get(id)
-        if (!invite || invite.usedAt || invite.expiresAt <= now) return
+        if (!invite || invite.usedAt || invite.revokedAt || invite.expiresAt <= now) return
         consumed = { ...invite, usedAt: now }
         this.tables.invites.put(id, consumed)
       }),
