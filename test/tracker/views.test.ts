@@ -33,6 +33,11 @@ t.test('page views', async (t) => {
     await page.waitForFunction('location.pathname === "/spa/products"')
     await page.evaluate('history.replaceState({}, "", "/spa/products?tab=2")')
     await flushTracker(page)
+    // The flush's requests are plain fetches: wait for them to land before leaving, which would cancel them.
+    const chunks = await until('chunks of five page views', () => {
+      const found = storedChunks(store, projectId).filter((c) => c.sk === sk)
+      return new Set(found.map((c) => c.pageIndex)).size >= 5 ? found : false
+    })
     await page.goto('about:blank') // leaving the site: pagehide ends the last view, the session's exit
 
     const views = await until('six views', () => {
@@ -48,10 +53,6 @@ t.test('page views', async (t) => {
       t.ok(view.endedAt! >= view.startedAt, 'ended after it started')
       t.ok(view.activeMs! >= 0 && view.maxScrollPct! > 0 && view.vw === 1024, 'with active time, scroll depth and viewport')
     }
-    const chunks = await until('chunks of five page views', () => {
-      const found = storedChunks(store, projectId).filter((c) => c.sk === sk)
-      return new Set(found.map((c) => c.pageIndex)).size >= 5 ? found : false
-    })
     const pages = [...new Set(chunks.map((c) => c.pageIndex))].sort()
     t.same(pages, [0, 1, 2, 3, 4], 'chunks carry one page index per view')
     for (const index of pages) {
