@@ -116,7 +116,15 @@ export async function openPage(browser: Browser, options: PageOptions = {}): Pro
 
 /** Waits until the tracker runs in the page (after the interaction that starts it). */
 export async function trackerStarted(page: Page): Promise<void> {
-  await page.waitForFunction('typeof window.svc === "function" && !!window.svc.v && window.svc("stats").started === true', undefined, { timeout: 30_000 })
+  // A function, not a string: Playwright evals a string predicate in the page, which a strict CSP (no 'unsafe-eval') refuses.
+  await page.waitForFunction(
+    () => {
+      const svc = (window as unknown as { svc?: ((command: string) => { started?: boolean } | undefined) & { v?: string } }).svc
+      return typeof svc === 'function' && !!svc.v && svc('stats')?.started === true
+    },
+    undefined,
+    { timeout: 30_000 },
+  )
 }
 
 /** Asks the tracker to send what it holds now (the `flush` command) and waits for the uploads to be answered. */

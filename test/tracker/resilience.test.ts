@@ -77,6 +77,35 @@ t.test('resilience', async (t) => {
     t.equal(tab.pageErrors.length, 0, 'no page errors')
   })
 
+  await t.test('a chunk whose upload is cut off by leaving the page is sent again under its seq, with keepalive', async (t) => {
+    const tab = await openPage(browser, { noIdle: true })
+    t.teardown(tab.close)
+    let held: { sk: string; seq: number } | undefined
+    const metas: { sk: string; seq: number; encoding: string }[] = []
+    await tab.page.route(`${cluster.url}/api/ingest**`, async (route) => {
+      if (route.request().method() === 'OPTIONS') return route.fulfill({ status: 204, headers: CORS })
+      const meta = JSON.parse((await route.request().headerValue('x-svc-meta')) ?? '{}')
+      metas.push(meta)
+      // The first upload never gets an answer: it is still in flight when the page goes away.
+      if (!held) return void (held = meta)
+      return route.continue().catch(() => undefined)
+    })
+    await tab.page.goto(`${fixtures.url}/basic.html`, { waitUntil: 'load' })
+    await tab.page.mouse.move(5, 5)
+    await trackerStarted(tab.page)
+    await tab.page.click('#grow')
+    await flushTracker(tab.page)
+    const cut = await until('the first upload to be in flight', () => held)
+    await tab.page.goto('about:blank')
+    // The held request never reached the server: what it stores under that seq is the copy sent at pagehide
+    // (a keepalive request, which outlives the page and Playwright's interception alike).
+    const stored = await until('the cut-off chunk stored under its seq', () => storedChunks(store, seeded.project.id).find((c) => c.sk === cut.sk && c.seq === cut.seq))
+    t.equal(metas.filter((m) => m.sk === cut.sk && m.seq === cut.seq)[0].encoding, 'gzip', 'first sent compressed')
+    t.equal(stored.encoding, 'json', 'sent again raw, with no time left to compress, under the same seq')
+    t.ok(stored.events.some((e: any) => e.type === 2), 'the chunk with the page\'s snapshot is not lost')
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+
   await t.test('timeouts and network failures leave no page errors', async (t) => {
     const tab = await recordAgainst((route) => route.abort('timedout'))
     t.teardown(tab.close)

@@ -11,7 +11,10 @@
  * about to be sent, so splits keep seq strictly increasing in event order.
  *
  * When the page goes away there is no time to compress: `flushNow` sends what
- * is queued as raw JSON, in order, with keepalive while the quota allows.
+ * is queued as raw JSON, in order, with keepalive while the quota allows. The
+ * chunk the uploader holds goes first: leaving the page cancels its plain
+ * fetch, so it is sent again under the seq it already has (the server keeps
+ * the first copy of a seq, so a copy that did arrive is not stored twice).
  */
 import { encode, utf8, type Encoding } from './compress.js'
 import { CHUNK_CAP_BYTES, FLUSH_BYTES, MAX_QUEUED_BYTES, MAX_URL, px } from './config.js'
@@ -34,6 +37,10 @@ interface Batch {
   parts: string[]
   times: number[]
   bytes: number
+  /** Assigned when the batch is sent; kept for a copy sent again. */
+  seq?: number
+  /** flushNow sent it while the uploader held it: the uploader leaves it alone. */
+  taken?: boolean
 }
 
 export interface ChunkStats {
@@ -74,6 +81,8 @@ export function createChunks(deps: ChunkDeps): Chunks {
   const queue: Batch[] = []
   let queuedBytes = 0
   let pumping = false
+  /** The batch the uploader is compressing or sending. */
+  let uploading: Batch | undefined
 
   function empty(): Batch {
     return { ctx, identity: undefined, parts: [], times: [], bytes: 0 }
@@ -127,6 +136,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
 
   async function upload(batch: Batch): Promise<void> {
     const encoded = await encode(text(batch))
+    if (batch.taken) return
     if (encoded.body.byteLength > CHUNK_CAP_BYTES) {
       if (batch.parts.length === 1) return drop(batch) // one event over the cap: the server would refuse it
       queuedBytes -= batch.bytes
@@ -136,10 +146,11 @@ export function createChunks(deps: ChunkDeps): Chunks {
       return
     }
     queuedBytes -= batch.bytes
-    const seq = deps.nextSeq(batch.ctx.sk)
+    const seq = (batch.seq = deps.nextSeq(batch.ctx.sk))
     const outcome = await transport.send('ingest', encoded.body, {
       headers: { 'Content-Type': 'application/octet-stream', 'X-Svc-Meta': metaFor(batch, seq, encoded.encoding) },
     })
+    if (batch.taken) return // counted by flushNow, which sent it again
     if (outcome === 'ok') {
       stats.chunks++
       stats.events += batch.parts.length
@@ -153,10 +164,12 @@ export function createChunks(deps: ChunkDeps): Chunks {
     pumping = true
     try {
       while (queue.length && !transport.stopped) {
-        await upload(queue.shift()!).catch(guard.fault)
+        uploading = queue.shift()!
+        await upload(uploading).catch(guard.fault)
       }
     } finally {
       pumping = false
+      uploading = undefined
     }
   }
 
@@ -179,10 +192,14 @@ export function createChunks(deps: ChunkDeps): Chunks {
     },
     flushNow() {
       cut()
-      while (queue.length && !transport.stopped) {
-        const batch = queue.shift()!
-        queuedBytes -= batch.bytes
+      const held = uploading && !uploading.taken ? [uploading] : []
+      while ((held.length || queue.length) && !transport.stopped) {
+        const batch = held.pop() ?? queue.shift()!
+        if (batch === uploading) batch.taken = true
+        if (batch.seq === undefined) queuedBytes -= batch.bytes
         const body = utf8(text(batch))
+        // Sent compressed under its seq, it cannot be sent again raw under the same seq: its fetch may still land.
+        if (body.byteLength > CHUNK_CAP_BYTES && batch.seq !== undefined) continue
         if (body.byteLength > CHUNK_CAP_BYTES) {
           if (batch.parts.length > 1) {
             const [first, second] = halves(batch)
@@ -193,7 +210,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
           }
           continue
         }
-        const seq = deps.nextSeq(batch.ctx.sk)
+        const seq = batch.seq ?? deps.nextSeq(batch.ctx.sk)
         stats.chunks++
         stats.events += batch.parts.length
         void transport
