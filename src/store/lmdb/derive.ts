@@ -294,6 +294,10 @@ interface ClickBuckets {
   bucket: PageBucket
   elements: ElementDelta
   allElements: ElementDelta
+  /** Elements of this page already noted in this transaction, by selector: their id and the label and tag noted. */
+  noted: Map<string, { id: number; label?: string; tag?: string }>
+  /** Sessions already indexed under an element of this page in this transaction: `${elementId}\n${sk}`. */
+  clickedBy: Set<string>
 }
 
 function addTo<T extends Record<string, any>>(target: T, delta: Partial<T>): void {
@@ -316,8 +320,11 @@ export class Deriver {
   /** Element names this transaction wrote. */
   private names = new Map<string, ElementName>()
   private clickRefs = new Map<string, ClickBuckets>()
-  /** Element-session pairs this transaction has indexed. */
-  private clickedBy = new Set<string>()
+  /** The buckets the previous click used: the next click of a batch nearly always shares them. */
+  private lastClickRefs?: { projectId: Part; gen: Part; page: string; hour: number; refs: ClickBuckets }
+  /** Per page of this transaction: the element-session pairs indexed, and the elements noted. */
+  private clickedBy = new Map<string, Set<string>>()
+  private notedElements = new Map<string, ClickBuckets['noted']>()
   private spans = new Map<string, Pending<{ from: number; to: number }>>()
 
   private states = new Map<string, DerivedState>()
@@ -390,6 +397,8 @@ export class Deriver {
    * a few additions, not a handful of key builds and map lookups.
    */
   private clickBuckets(base: Part[], page: string, hour: number): ClickBuckets {
+    const last = this.lastClickRefs
+    if (last && last.page === page && last.hour === hour && last.projectId === base[0] && last.gen === base[1]) return last.refs
     const id = `${base[0]}\u0000${base[1]}\u0000${page}\u0000${hour}`
     let refs = this.clickRefs.get(id)
     if (!refs) {
@@ -402,9 +411,12 @@ export class Deriver {
         bucket: pending(this.pageBuckets, [...base, 'pb', pageId, hour], emptyPageBucket),
         elements: pending<ElementDelta>(this.elements, [...base, 'el', pageScope(pageId), hour], () => new Map()),
         allElements: pending<ElementDelta>(this.elements, [...base, 'el', ALL_SCOPE, hour], () => new Map()),
+        noted: this.notedOn(base, page),
+        clickedBy: this.clickedOn(base, page),
       }
       this.clickRefs.set(id, refs)
     }
+    this.lastClickRefs = { projectId: base[0], gen: base[1], page, hour, refs }
     return refs
   }
 
@@ -426,10 +438,19 @@ export class Deriver {
     else if (kind === 'error') session.errorClicks += 1
 
     if (click.selector) {
-      const elementId = this.noteElement(base, page, click.selector, click.label, click.tag)
-      addElement(refs.elements, elementId, page, kind)
-      addElement(refs.allElements, elementId, page, kind)
-      this.noteClickedBy(base, elementId, sk)
+      // The clicks of a transaction keep hitting the same few elements: a repeat with nothing new costs a lookup.
+      let noted = refs.noted.get(click.selector)
+      if (!noted || (click.label !== undefined && click.label !== noted.label) || (click.tag !== undefined && click.tag !== noted.tag)) {
+        noted = { id: this.noteElement(base, page, click.selector, click.label, click.tag), label: click.label ?? noted?.label, tag: click.tag ?? noted?.tag }
+        refs.noted.set(click.selector, noted)
+      }
+      addElement(refs.elements, noted.id, page, kind)
+      addElement(refs.allElements, noted.id, page, kind)
+      const pair = `${noted.id}\n${sk}`
+      if (!refs.clickedBy.has(pair)) {
+        refs.clickedBy.add(pair)
+        this.noteClickedBy(base, noted.id, sk)
+      }
     }
     if (kind === 'click') return
     const record: FrictionRecord = { kind: kind === 'error' ? 'errorClick' : kind, sk, page, url: click.url, xRatio: click.xRatio, yDoc: click.yDoc }
@@ -440,13 +461,25 @@ export class Deriver {
     this.putFriction(base, pageId, sk, ts, id, record)
   }
 
-  /** Indexes a session under an element it clicked, once per transaction, and only if no earlier one did. */
+  /** Indexes a session under an element it clicked, unless an earlier transaction did (the caller asks once per transaction). */
   private noteClickedBy(base: Part[], elementId: number, sk: string): void {
     const key = [...base, 'es', elementId, sk]
-    const id = key.join('\u0000')
-    if (this.clickedBy.has(id)) return
-    this.clickedBy.add(id)
     if (!this.tables.derived.doesExist(key)) this.tables.derived.put(key, null)
+  }
+
+  /** The per-page memo of noted elements, shared by the page's hour buckets in this transaction. */
+  private notedOn(base: Part[], page: string): ClickBuckets['noted'] {
+    const id = `${base[0]}\u0000${base[1]}\u0000${page}`
+    let noted = this.notedElements.get(id)
+    if (!noted) this.notedElements.set(id, (noted = new Map()))
+    return noted
+  }
+
+  private clickedOn(base: Part[], page: string): Set<string> {
+    const id = `${base[0]}\u0000${base[1]}\u0000${page}`
+    let pairs = this.clickedBy.get(id)
+    if (!pairs) this.clickedBy.set(id, (pairs = new Set()))
+    return pairs
   }
 
   private putFriction(base: Part[], pageId: string, sk: string, ts: number, id: string, record: FrictionRecord): void {
