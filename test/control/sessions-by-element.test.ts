@@ -108,3 +108,35 @@ t.test('an element clicked in more sessions than its index lists directly is fou
   t.equal(faq.length, Math.ceil(SESSIONS / 3), 'only the sessions that clicked #faq, over the direct path')
   t.ok(faq.every((sk) => Number(sk.slice(1)) % 3 === 0))
 })
+
+t.test('a selective filter answers within its scan budget: short pages with a cursor, and every match over the pages', async (t) => {
+  const { SESSION_SCAN_BUDGET } = await import('../../src/store/insights.js')
+  const dataDir = (await import('../helpers/cluster.js')).tempDataDir()
+  const { project } = await seedProject(dataDir)
+  const store = storeAt(dataDir)
+  t.teardown(() => store.close())
+  const url = 'https://shop.test/'
+  const page = { ...groupUrl(url, []), firstSeenAt: NOW }
+  const SESSIONS = SESSION_SCAN_BUDGET * 2 + 300
+  const items: IngestItem[] = []
+  for (let i = 0; i < SESSIONS; i++) {
+    const startedAt = NOW - (SESSIONS - i) * 1000
+    // Only the three oldest sessions belong to account "rare".
+    const identity = i < 3 ? { accountId: 'rare' } : undefined
+    items.push({ kind: 'chunk', projectId: project.id, receivedAt: NOW, body, page, meta: { sk: `s${String(i).padStart(5, '0')}`, vid: 'v', seq: 0, encoding: 'json', url, startedAt, firstTs: startedAt, lastTs: startedAt, identity } })
+  }
+  for (let i = 0; i < items.length; i += 1000) await store.appendBatch(items.slice(i, i + 1000))
+
+  const calls: number[] = []
+  const found: string[] = []
+  let after
+  for (let call = 0; call < 10; call++) {
+    const answer = store.listSessionPage(project.id, { accountId: 'rare', limit: 50, after })
+    calls.push(answer.sessions.length)
+    found.push(...answer.sessions.map((s) => s.session.sk))
+    if (!answer.next) break
+    after = answer.next
+  }
+  t.same(calls, [0, 0, 3], 'two empty pages with a cursor (each examined the budget), then the three')
+  t.same(found, ['s00002', 's00001', 's00000'])
+})
