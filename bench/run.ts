@@ -194,32 +194,25 @@ const defaults = loadConfig({})
 function storePath(processes: number, batch: number): StorageFigures {
   const inFlight = defaults.writerThreads * defaults.writerTasks
   progress(`store write path: appendBatch of ${batch} × ${chunk.byteLength} B chunks, ${processes} process(es) × ${inFlight} in flight, ${MAIN_S} s…`)
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-store-'))
-  try {
-    const machineBefore = machineBusySeconds()
-    const started = performance.now()
-    const out = execFileSync(process.execPath, [join(HERE, 'store-path.js'), dir, String(MAIN_S), String(processes), String(inFlight), String(batch)])
-    const elapsed = (performance.now() - started) / 1000
-    const figures = JSON.parse(out.toString()) as StorageFigures
-    figures.otherCpuPct = Math.max(0, ((machineBusySeconds() - machineBefore) / elapsed) * 100 - figures.cpuPct)
-    progress(`  ${Math.round(figures.putsPerSec)} chunks/s, batch p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms, CPU ${Math.round(figures.cpuPct)}%, others ${Math.round(figures.otherCpuPct)}%`)
-    return figures
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
+  return storageRun('store-path.js', 'chunks/s', (dir) => [dir, String(MAIN_S), String(processes), String(inFlight), String(batch)])
 }
 
 function storageCeiling(durability: 'commit' | 'flush'): StorageFigures {
   progress(`storage ceiling: raw lmdb-js puts of the ${chunk.byteLength} B chunk, durability ${durability}, ${CONNECTIONS} writers, ${MAIN_S} s…`)
+  return storageRun('storage-ceiling.js', 'puts/s', (dir) => [dir, durability, String(MAIN_S), String(CONNECTIONS)])
+}
+
+/** Runs a storage benchmark process (`script`, given a fresh data directory) and adds what the rest of the machine used meanwhile. */
+function storageRun(script: string, unit: string, args: (dir: string) => string[]): StorageFigures {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-lmdb-'))
   try {
     const machineBefore = machineBusySeconds()
     const started = performance.now()
-    const out = execFileSync(process.execPath, [join(HERE, 'storage-ceiling.js'), dir, durability, String(MAIN_S), String(CONNECTIONS)])
+    const out = execFileSync(process.execPath, [join(HERE, script), ...args(dir)])
     const elapsed = (performance.now() - started) / 1000
     const figures = JSON.parse(out.toString()) as StorageFigures
     figures.otherCpuPct = Math.max(0, ((machineBusySeconds() - machineBefore) / elapsed) * 100 - figures.cpuPct)
-    progress(`  ${Math.round(figures.putsPerSec)} puts/s, p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms, CPU ${Math.round(figures.cpuPct)}%, others ${Math.round(figures.otherCpuPct)}%`)
+    progress(`  ${Math.round(figures.putsPerSec)} ${unit}, p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms, CPU ${Math.round(figures.cpuPct)}%, others ${Math.round(figures.otherCpuPct)}%`)
     return figures
   } finally {
     rmSync(dir, { recursive: true, force: true })

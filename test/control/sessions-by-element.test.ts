@@ -4,15 +4,28 @@
  * element's own index) and through the store with more sessions than that
  * index lists directly (the time index is scanned with them as a filter).
  */
+import { rmSync } from 'node:fs'
 import t from 'tap'
 import { groupUrl } from '../../src/pages/group.js'
 import type { IngestItem } from '../../src/store/store.js'
 import { call } from '../helpers/api.js'
-import { clusterFor } from '../helpers/cluster.js'
+import { clusterFor, tempDataDir } from '../helpers/cluster.js'
 import { postChunk, postSignals } from '../helpers/read.js'
 import { seedProject, storeAt } from '../helpers/seed.js'
 
 const NOW = Date.now()
+
+/** A project in a fresh data directory, written and read through the store module (no cluster). */
+async function seededStore(t: { teardown(fn: () => unknown): void }) {
+  const dataDir = tempDataDir()
+  const { project } = await seedProject(dataDir)
+  const store = storeAt(dataDir)
+  t.teardown(async () => {
+    await store.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  return { project, store }
+}
 const body = Buffer.from('[{"type":3,"timestamp":1,"data":{}}]')
 
 t.test('lists exactly the sessions that clicked the element, newest first, paged, with the other filters', async (t) => {
@@ -70,10 +83,7 @@ t.test('lists exactly the sessions that clicked the element, newest first, paged
 })
 
 t.test('an element clicked in more sessions than its index lists directly is found by scanning with them as a filter', async (t) => {
-  const dataDir = (await import('../helpers/cluster.js')).tempDataDir()
-  const { project } = await seedProject(dataDir)
-  const store = storeAt(dataDir)
-  t.teardown(() => store.close())
+  const { project, store } = await seededStore(t)
   const url = 'https://shop.test/pricing'
   const page = { ...groupUrl(url, []), firstSeenAt: NOW }
   const SESSIONS = 2_100
@@ -111,10 +121,7 @@ t.test('an element clicked in more sessions than its index lists directly is fou
 
 t.test('a selective filter answers within its scan budget: short pages with a cursor, and every match over the pages', async (t) => {
   const { SESSION_SCAN_BUDGET } = await import('../../src/store/insights.js')
-  const dataDir = (await import('../helpers/cluster.js')).tempDataDir()
-  const { project } = await seedProject(dataDir)
-  const store = storeAt(dataDir)
-  t.teardown(() => store.close())
+  const { project, store } = await seededStore(t)
   const url = 'https://shop.test/'
   const page = { ...groupUrl(url, []), firstSeenAt: NOW }
   const SESSIONS = SESSION_SCAN_BUDGET * 2 + 300

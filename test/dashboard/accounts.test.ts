@@ -133,14 +133,19 @@ t.test('dashboard accounts in a browser', async (t) => {
     const state = await guest.page.evaluate(() => fetch('/api/v1/auth/state').then((r) => r.json()))
     t.match(state.user, { email: 'second@acme.test', orgName: 'Acme' }, 'joined the same organisation')
 
-    const third = await openDashboard(browser, cluster.url)
-    t.teardown(third.close)
-    await third.page.goto(link)
-    await third.page.getByLabel('Your email').fill('third@acme.test')
-    await third.page.getByLabel('Password').fill('another long password')
-    await third.page.getByRole('button', { name: 'Join' }).click()
-    await third.page.getByRole('alert').waitFor()
-    t.match(await third.page.getByRole('alert').textContent(), /used or has expired|not valid/, 'the link works once')
+    /** Someone else opens `invite` and tries to join: the dashboard must refuse. */
+    const joinRefused = async (invite: string, email: string, why: string) => {
+      const tab = await openDashboard(browser, cluster.url)
+      t.teardown(tab.close)
+      await tab.page.goto(invite)
+      await tab.page.getByLabel('Your email').fill(email)
+      await tab.page.getByLabel('Password').fill('another long password')
+      await tab.page.getByRole('button', { name: 'Join' }).click()
+      await tab.page.getByRole('alert').waitFor()
+      t.match(await tab.page.getByRole('alert').textContent(), /used or has expired|not valid/, why)
+      return tab
+    }
+    const third = await joinRefused(link, 'third@acme.test', 'the link works once')
 
     // The owner's list: the used link, and a second one revoked before anyone opens it.
     await owner.page.getByRole('button', { name: 'Create invite link' }).click()
@@ -157,14 +162,7 @@ t.test('dashboard accounts in a browser', async (t) => {
     await until('the link revoked', async () => /Revoked/.test((await rows.nth(0).textContent()) ?? ''))
     t.equal(await rows.nth(0).getByRole('button', { name: 'Revoke' }).count(), 0, 'nothing left to revoke on it')
     await shoot(owner.page, '07-invites-list')
-    const fourth = await openDashboard(browser, cluster.url)
-    t.teardown(fourth.close)
-    await fourth.page.goto(second)
-    await fourth.page.getByLabel('Your email').fill('fourth@acme.test')
-    await fourth.page.getByLabel('Password').fill('another long password')
-    await fourth.page.getByRole('button', { name: 'Join' }).click()
-    await fourth.page.getByRole('alert').waitFor()
-    t.match(await fourth.page.getByRole('alert').textContent(), /used or has expired|not valid/, 'the revoked link lets no one in')
+    const fourth = await joinRefused(second, 'fourth@acme.test', 'the revoked link lets no one in')
     t.same([...owner.problems, ...guest.problems, ...third.problems, ...fourth.problems], [])
   })
 })
