@@ -322,9 +322,8 @@ export class Deriver {
   private clickRefs = new Map<string, ClickBuckets>()
   /** The buckets the previous click used: the next click of a batch nearly always shares them. */
   private lastClickRefs?: { projectId: Part; gen: Part; page: string; hour: number; refs: ClickBuckets }
-  /** Per page of this transaction: the element-session pairs indexed, and the elements noted. */
-  private clickedBy = new Map<string, Set<string>>()
-  private notedElements = new Map<string, ClickBuckets['noted']>()
+  /** Per page of this transaction: the elements noted and the element-session pairs indexed. */
+  private pageMemos = new Map<string, Pick<ClickBuckets, 'noted' | 'clickedBy'>>()
   private spans = new Map<string, Pending<{ from: number; to: number }>>()
 
   private states = new Map<string, DerivedState>()
@@ -411,8 +410,7 @@ export class Deriver {
         bucket: pending(this.pageBuckets, [...base, 'pb', pageId, hour], emptyPageBucket),
         elements: pending<ElementDelta>(this.elements, [...base, 'el', pageScope(pageId), hour], () => new Map()),
         allElements: pending<ElementDelta>(this.elements, [...base, 'el', ALL_SCOPE, hour], () => new Map()),
-        noted: this.notedOn(base, page),
-        clickedBy: this.clickedOn(base, page),
+        ...this.pageMemo(base, page),
       }
       this.clickRefs.set(id, refs)
     }
@@ -467,19 +465,12 @@ export class Deriver {
     if (!this.tables.derived.doesExist(key)) this.tables.derived.put(key, null)
   }
 
-  /** The per-page memo of noted elements, shared by the page's hour buckets in this transaction. */
-  private notedOn(base: Part[], page: string): ClickBuckets['noted'] {
+  /** What a page's clicks have noted in this transaction, shared by the page's hour buckets. */
+  private pageMemo(base: Part[], page: string): Pick<ClickBuckets, 'noted' | 'clickedBy'> {
     const id = `${base[0]}\u0000${base[1]}\u0000${page}`
-    let noted = this.notedElements.get(id)
-    if (!noted) this.notedElements.set(id, (noted = new Map()))
-    return noted
-  }
-
-  private clickedOn(base: Part[], page: string): Set<string> {
-    const id = `${base[0]}\u0000${base[1]}\u0000${page}`
-    let pairs = this.clickedBy.get(id)
-    if (!pairs) this.clickedBy.set(id, (pairs = new Set()))
-    return pairs
+    let memo = this.pageMemos.get(id)
+    if (!memo) this.pageMemos.set(id, (memo = { noted: new Map(), clickedBy: new Set() }))
+    return memo
   }
 
   private putFriction(base: Part[], pageId: string, sk: string, ts: number, id: string, record: FrictionRecord): void {
