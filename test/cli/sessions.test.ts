@@ -10,6 +10,7 @@ import t from 'tap'
 import { call, ingestChunk } from '../helpers/api.js'
 import { CLI_NODE, cliSetup } from '../helpers/cli.js'
 import { clusterFor } from '../helpers/cluster.js'
+import { postChunk, postSignals } from '../helpers/read.js'
 
 const cluster = await clusterFor(t, { workers: 1 })
 t.comment(`CLI runs under ${CLI_NODE}`)
@@ -72,4 +73,45 @@ t.test('sessions list and export return what the tracker sent', async (t) => {
   t.equal(missing.code, 1)
   t.equal(missing.error.code, 'not_found')
   t.notOk(existsSync(join(home, 'none.json')), 'a failed export leaves no file')
+})
+
+t.test('sessions list filters by page, element, identity and friction, and repeats the filters in the next page\'s command', async (t) => {
+  const { seeded, svc } = await cliSetup(t, cluster)
+  const env = { SVC_API_KEY: seeded.apiKey }
+  const pk = seeded.project.publicKey
+  const url = 'https://shop.test/pricing'
+  const now = Date.now()
+  const chunk = Buffer.from('[{"type":3,"timestamp":1,"data":{}}]')
+  for (const [sk, ago, identity] of [['ada', 30, { userId: 'u_ada' }], ['bob', 20, undefined], ['cy', 10, undefined]] as const) {
+    t.equal(await postChunk(cluster.url, pk, { sk, seq: 0, url, startedAt: now - ago * 1000, firstTs: now - ago * 1000, lastTs: now - ago * 1000 + 5000, identity }, chunk), 200)
+  }
+  const click = (selector: string, kind?: string) => ({ url, ts: now - 5000, xRatio: 0.5, yDoc: 100, selector, ...(kind ? { kind } : {}) })
+  t.equal(await postSignals(cluster.url, pk, { sk: 'ada', vid: 'v-ada', clicks: [click('#buy')] }), 200)
+  t.equal(await postSignals(cluster.url, pk, { sk: 'bob', vid: 'v-bob', clicks: [click('#buy', 'rage')] }), 200)
+  t.equal(await postSignals(cluster.url, pk, { sk: 'cy', vid: 'v-cy', clicks: [click('#faq')] }), 200)
+  const keys = async (...flags: string[]) => {
+    const run = await svc(['sessions', 'list', seeded.project.id, ...flags, '--json'], { env })
+    t.equal(run.code, 0, run.stderr)
+    return run.json.sessions.map((s: { sessionKey: string }) => s.sessionKey)
+  }
+  t.same(await keys('--page', '/pricing', '--element', '#buy'), ['bob', 'ada'], 'the sessions that clicked #buy')
+  t.same(await keys('--page', '/pricing', '--rage'), ['bob'])
+  t.same(await keys('--user', 'u_ada'), ['ada'])
+  t.same(await keys('--min-duration', '1m'), [], 'none lasted a minute')
+
+  const paged = await svc(['sessions', 'list', seeded.project.id, '--page', '/pricing', '--element', '#buy', '--limit', '1'], { env })
+  t.equal(paged.code, 0, paged.stderr)
+  t.match(paged.stdout, /\nbob /)
+  const next = /svc sessions list (.+)$/m.exec(paged.stderr + paged.stdout)?.[1]
+  t.match(next, new RegExp(`^${seeded.project.id} --page /pricing --element '#buy' --limit 1 --cursor \\S+$`), 'the next page keeps the filters')
+  const second = await svc(['sessions', 'list', ...next!.split(' ').map((w) => w.replace(/^'(.*)'$/, '$1')), '--json'], { env })
+  t.same(second.json.sessions.map((s: { sessionKey: string }) => s.sessionKey), ['ada'], 'and its command lists the rest')
+
+  const none = await svc(['sessions', 'list', seeded.project.id, '--user', 'nobody'], { env })
+  t.match(none.stdout, /No session matches/)
+  const bad = await svc(['sessions', 'list', seeded.project.id, '--min-duration', 'soon', '--json'], { env })
+  t.equal(bad.code, 2, 'a bad duration is wrong usage')
+  const noPage = await svc(['sessions', 'list', seeded.project.id, '--element', '#buy', '--json'], { env })
+  t.equal(noPage.code, 1)
+  t.equal(noPage.error.code, 'invalid_request', 'the server says an element needs its page')
 })

@@ -68,14 +68,44 @@ const SESSION_COLUMNS: [title: string, value: (s: SessionSummary) => unknown, fo
   ['ENTRY', (s) => s.entryUrl, String],
 ]
 
+/** A value as one shell word: as it is when it is plain, else single-quoted. */
+const shellWord = (value: string) => (/^[\w./:@%+=,{}-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`)
+
+/** `sessions list` flags that filter, as sessions.list members; they are repeated in the next page's command. */
+const FILTERS: [flag: string, member: string][] = [
+  ['page', 'page'],
+  ['element', 'selector'],
+  ['user', 'userId'],
+  ['account', 'accountId'],
+]
+
 export async function list(ctx: Context): Promise<void> {
   const body: Record<string, unknown> = { projectId: ctx.args[0] }
-  if (ctx.flags.limit) body.limit = parsePositiveInt('limit', ctx.flags.limit as string)
+  const again: string[] = []
+  for (const [flag, member] of FILTERS) {
+    if (typeof ctx.flags[flag] !== 'string') continue
+    body[member] = ctx.flags[flag]
+    again.push(`--${flag} ${shellWord(ctx.flags[flag] as string)}`)
+  }
+  if (ctx.flags['min-duration']) {
+    body.minDurationMs = parseDuration('min-duration', ctx.flags['min-duration'] as string)
+    again.push(`--min-duration ${ctx.flags['min-duration']}`)
+  }
+  for (const [flag, member] of [['errors', 'hasErrors'], ['rage', 'hasRage']] as const) {
+    if (!ctx.flags[flag]) continue
+    body[member] = true
+    again.push(`--${flag}`)
+  }
+  if (ctx.flags.limit) {
+    body.limit = parsePositiveInt('limit', ctx.flags.limit as string)
+    again.push(`--limit ${body.limit}`)
+  }
   if (ctx.flags.cursor) body.cursor = ctx.flags.cursor
   const answer = await ctx.api().call<{ sessions: SessionSummary[]; nextCursor?: string | null }>('/cli/sessions.list', body)
   if (ctx.out.json) return ctx.out.data(answer)
   if (answer.sessions.length === 0) {
-    ctx.out.line('No sessions yet.')
+    ctx.out.line(again.length ? 'No session matches.' : 'No sessions yet.')
+    if (answer.nextCursor) ctx.out.note(`Older sessions remain to be searched: svc sessions list ${[ctx.args[0], ...again, '--cursor', answer.nextCursor].join(' ')}`)
     return
   }
   const present = (v: unknown) => v !== undefined && v !== null
@@ -84,7 +114,7 @@ export async function list(ctx: Context): Promise<void> {
     ['SESSION', ...columns.map(([title]) => title)],
     answer.sessions.map((s) => [s.sessionKey, ...columns.map(([, value, format]) => (present(value(s)) ? format(value(s)) : '-'))]),
   )
-  if (answer.nextCursor) ctx.out.note(`More: svc sessions list ${ctx.args[0]} --cursor ${answer.nextCursor}`)
+  if (answer.nextCursor) ctx.out.note(`More: svc sessions list ${[ctx.args[0], ...again, '--cursor', answer.nextCursor].join(' ')}`)
 }
 
 export async function exportEvents(ctx: Context): Promise<void> {
