@@ -5,13 +5,30 @@ import type { StoreConfig } from './store/open.js'
 /** piscina `workerData` of the ingest writer threads. */
 export type WriterInit = StoreConfig
 
-/** One piscina task: several ingest items committed in one transaction. Bodies are transferred, not copied. */
-export interface WriteTask {
-  items: IngestItem[]
+/**
+ * A signals body as it arrived. The writer thread parses and validates it:
+ * its bytes cross to the thread by transfer, where a parsed batch would be
+ * copied by structured clone, and the front's event loop is left to HTTP.
+ */
+export interface SignalsBodyItem {
+  kind: 'signals-body'
+  projectId: string
+  receivedAt: number
+  body: Uint8Array
 }
 
+export type WriteItem = Exclude<IngestItem, { kind: 'signals' }> | SignalsBodyItem
+
+/** One piscina task: several ingest items committed in one transaction. Bodies are transferred, not copied. */
+export interface WriteTask {
+  items: WriteItem[]
+}
+
+/** `invalid`: a signals body that is no signals batch, with what is wrong (answered 400; nothing stored). */
+export type WriteOutcome = IngestOutcome | { invalid: string }
+
 export interface WriteResult {
-  outcomes: IngestOutcome[]
+  outcomes: WriteOutcome[]
 }
 
 /** A child process tells the primary it is serving. */

@@ -9,11 +9,18 @@
  * The promise resolves only after the commit (and the disk sync, with
  * durability "flush"): the front acknowledges nothing before that.
  *
+ * Signals bodies arrive as bytes and are parsed and validated here (AJV,
+ * compiled once per thread): a body that is no batch is answered `invalid`
+ * and stored nowhere, while its batch-mates are written. Moving this off the
+ * front took ~20% of the server CPU per 5 KB batch (no structured clone of
+ * the parsed batch either way; measured A/B, see issue 2's note).
+ *
  * Page identity is decided here, off the front's event loop: each chunk's URL
  * and each signal's URL is grouped under the project's rules as they are now.
  */
 import { workerData } from 'node:worker_threads'
-import type { WriteResult, WriteTask, WriterInit } from '../src/messages.js'
+import { parseSignals } from '../src/ingest/signals.js'
+import type { WriteItem, WriteOutcome, WriteResult, WriteTask, WriterInit } from '../src/messages.js'
 import { groupUrl, RulesCache } from '../src/pages/group.js'
 import type { IngestItem, PageRecord } from '../src/store/store.js'
 import { openStore } from '../src/store/open.js'
@@ -55,11 +62,28 @@ function assignPages(item: IngestItem): void {
   item.pages = [...seen.values()]
 }
 
+/** The item to store, or why a signals body is none. */
+function toIngestItem(item: WriteItem): IngestItem | { invalid: string } {
+  // A transferred ArrayBuffer arrives as a plain ArrayBuffer or Uint8Array; the store and the parser want a view.
+  const body = item.body instanceof Uint8Array ? item.body : new Uint8Array(item.body as ArrayBuffer)
+  if (item.kind === 'chunk') return { ...item, body }
+  const parsed = parseSignals(body, item.receivedAt)
+  if (!parsed.ok) return { invalid: parsed.error }
+  return { kind: 'signals', projectId: item.projectId, receivedAt: item.receivedAt, batch: parsed.batch }
+}
+
 export default async function write(task: WriteTask): Promise<WriteResult> {
-  for (const item of task.items) {
-    // A transferred ArrayBuffer arrives as a plain ArrayBuffer or Uint8Array; the store wants a view.
-    if (item.kind === 'chunk' && !(item.body instanceof Uint8Array)) item.body = new Uint8Array(item.body as ArrayBuffer)
+  const outcomes: WriteOutcome[] = []
+  const items: IngestItem[] = []
+  const stored: number[] = []
+  task.items.forEach((raw, i) => {
+    const item = toIngestItem(raw)
+    if ('invalid' in item) return void (outcomes[i] = item)
     assignPages(item)
-  }
-  return { outcomes: await store.appendBatch(task.items) }
+    items.push(item)
+    stored.push(i)
+  })
+  const written = items.length > 0 ? await store.appendBatch(items) : []
+  written.forEach((outcome, j) => (outcomes[stored[j]] = outcome))
+  return { outcomes }
 }

@@ -1,7 +1,8 @@
 /**
  * POST /ingest and POST /signals: the hot path. Each handler is a straight
- * chain: check the declared length → check the key → check the meta → read
- * the body under its cap → validate → hand to the writer pool → answer.
+ * chain: check the declared length → check the key → check the meta (chunks)
+ * → read the body under its cap → hand to the writer pool (which parses and
+ * validates a signals body in its thread) → answer.
  *
  * Ingest never answers 5xx to a tracker (API contract, section 7, rule 2):
  * an unusable payload is dropped, counted and answered 200 {ok:true}.
@@ -9,9 +10,9 @@
 import { LIMITS } from '../config.js'
 import type { ErrorCode } from '../errors.js'
 import { bodyMatchesEncoding, parseChunkMeta, PUBLIC_KEY_RE } from '../ingest/chunk.js'
-import { parseSignals } from '../ingest/signals.js'
 import { log } from '../log.js'
-import type { IngestItem, Store } from '../store/store.js'
+import type { WriteItem } from '../messages.js'
+import type { Store } from '../store/store.js'
 import { declaredLength, readBody } from './body.js'
 import { guard, sendError, sendOk } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
@@ -54,9 +55,13 @@ function projectFor(deps: IngestDeps, res: HttpResponse, pk: string): string | u
   return projectId
 }
 
-async function commit(deps: IngestDeps, res: HttpResponse, item: IngestItem): Promise<void> {
+const SIGNALS_HINT = 'Send a JSON signals batch with sk and vid; see /openapi.json.'
+
+async function commit(deps: IngestDeps, res: HttpResponse, item: WriteItem): Promise<void> {
   try {
     const outcome = await deps.queue.enqueue(item)
+    // A signals body the writer thread found to be no batch: the one refusal decided there.
+    if (typeof outcome === 'object') return refuse(deps, res, 'invalid_request', outcome.invalid, SIGNALS_HINT)
     if (outcome === 'duplicate') deps.counters.duplicates += 1
     // The writer logged why; the rest of the batch was stored.
     else if (outcome === 'failed') deps.counters.dropped += 1
@@ -97,9 +102,7 @@ export function handleSignals(deps: IngestDeps, res: HttpResponse, req: HttpRequ
   // Any content type: sendBeacon posts text/plain to avoid a CORS preflight.
   void readBody(res, declared, LIMITS.signalsBytes).then((read) => {
     if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
-    const receivedAt = Date.now()
-    const parsed = parseSignals(read.body, receivedAt)
-    if (!parsed.ok) return refuse(deps, res, 'invalid_request', parsed.error, 'Send a JSON signals batch with sk and vid; see /openapi.json.')
-    return commit(deps, res, { kind: 'signals', projectId, receivedAt, batch: parsed.batch })
+    // Parsed and validated (AJV) in the writer thread, which answers `invalid` for a body that is no batch.
+    return commit(deps, res, { kind: 'signals-body', projectId, receivedAt: Date.now(), body: read.body })
   })
 }

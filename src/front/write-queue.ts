@@ -7,12 +7,11 @@
  * with no added latency, and heavy traffic forms large batches by itself.
  */
 import type { Piscina } from 'piscina'
-import type { WriteResult, WriteTask } from '../messages.js'
-import type { IngestItem, IngestOutcome } from '../store/store.js'
+import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../messages.js'
 
 interface Pending {
-  item: IngestItem
-  resolve: (outcome: IngestOutcome) => void
+  item: WriteItem
+  resolve: (outcome: WriteOutcome) => void
   reject: (error: unknown) => void
 }
 
@@ -38,7 +37,7 @@ export class WriteQueue {
     return this.inFlight > 0 || this.pending.length > 0
   }
 
-  enqueue(item: IngestItem): Promise<IngestOutcome> {
+  enqueue(item: WriteItem): Promise<WriteOutcome> {
     return new Promise((resolve, reject) => {
       this.pending.push({ item, resolve, reject })
       if (this.pending.length >= this.options.maxItems) this.flush()
@@ -59,7 +58,7 @@ export class WriteQueue {
       let count = 0
       while (count < this.pending.length && count < this.options.maxItems) {
         const item = this.pending[count].item
-        const size = item.kind === 'chunk' ? item.body.byteLength : 0
+        const size = item.body.byteLength
         if (count > 0 && bytes + size > this.options.maxBytes) break
         bytes += size
         count += 1
@@ -71,7 +70,7 @@ export class WriteQueue {
   private async send(batch: Pending[]): Promise<void> {
     this.inFlight += 1
     const task: WriteTask = { items: batch.map((p) => p.item) }
-    const transferList = batch.flatMap((p) => (p.item.kind === 'chunk' ? [p.item.body.buffer as ArrayBuffer] : []))
+    const transferList = batch.map((p) => p.item.body.buffer as ArrayBuffer)
     try {
       const result = (await this.pool.run(task, { transferList })) as WriteResult
       batch.forEach((p, i) => p.resolve(result.outcomes[i]))

@@ -33,6 +33,19 @@ t.test('answers 400 invalid_request with ok:false when the body is not a signals
   t.same(Array.from(store.listSignals(projectId)), [])
 })
 
+t.test('valid and invalid bodies sent together are each answered for themselves, and only the valid ones stored', async (t) => {
+  const { cluster, pk, projectId, store } = await ingestCluster(t)
+  // Sent at once, they share the writer's batches: a body that is no batch must not take its batch-mates down, nor be stored.
+  const bodies = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? (i % 2 ? '{' : JSON.stringify({ vid: 'v' })) : JSON.stringify({ sk: `s${i}`, vid: 'v', clicks: [click] })))
+  const answers = await Promise.all(bodies.map((body) => postSignals(cluster.url, pk, body)))
+  answers.forEach((answer, i) => {
+    if (i % 3 === 0) isIngestError(t, answer, 400, 'invalid_request', `body ${i}`)
+    else t.same([answer.status, answer.json], [200, { ok: true }], `body ${i}`)
+  })
+  const stored = Array.from(store.listSignals(projectId)).map((s) => s.batch.sk).sort()
+  t.same(stored, bodies.flatMap((_, i) => (i % 3 === 0 ? [] : [`s${i}`])).sort())
+})
+
 t.test('answers 404 not_found with a hint for an unknown key, and 400 invalid_request for a malformed one', async (t) => {
   const { cluster } = await ingestCluster(t)
   const unknown = await postSignals(cluster.url, 'svc_pk_0123456789abcdef0123456789abcdef', { sk: 's', vid: 'v' })

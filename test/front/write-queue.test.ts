@@ -4,8 +4,7 @@
  * each one settles.
  */
 import t from 'tap'
-import type { WriteResult, WriteTask } from '../../src/messages.js'
-import type { IngestItem, IngestOutcome } from '../../src/store/store.js'
+import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../../src/messages.js'
 import { WriteQueue } from '../../src/front/write-queue.js'
 
 interface Call {
@@ -24,17 +23,17 @@ function fakePool() {
     },
     /** Answers a call with "stored" for every item. */
     store(i: number) {
-      calls[i].resolve({ outcomes: calls[i].task.items.map((): IngestOutcome => 'stored') })
+      calls[i].resolve({ outcomes: calls[i].task.items.map((): WriteOutcome => 'stored') })
     },
   }
 }
 
 let nextSeq = 0
-function chunk(bytes = 10): IngestItem {
+function chunk(bytes = 10): WriteItem {
   return { kind: 'chunk', projectId: 'prj_1', receivedAt: 1, meta: { sk: 's', vid: 'v', seq: nextSeq++, encoding: 'json' }, body: new Uint8Array(bytes) }
 }
-function signals(): IngestItem {
-  return { kind: 'signals', projectId: 'prj_1', receivedAt: 1, batch: { sk: 's', vid: 'v', dropped: 0, views: [], clicks: [], errors: [] } }
+function signals(bytes = 10): WriteItem {
+  return { kind: 'signals-body', projectId: 'prj_1', receivedAt: 1, body: new Uint8Array(bytes) }
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve))
@@ -81,7 +80,7 @@ t.test('a batch holds at most maxBytes of bodies, and a body larger than that st
   const done = Promise.all(sizes.map((size) => queue.enqueue(chunk(size))))
   await turn()
   t.same(
-    pool.calls.map((c) => c.task.items.map((item) => (item.kind === 'chunk' ? item.body.byteLength : 0))),
+    pool.calls.map((c) => c.task.items.map((item) => item.body.byteLength)),
     [[40, 40], [40], [500], [10, 90], [20]],
   )
   pool.calls.forEach((_, i) => pool.store(i))
@@ -133,18 +132,25 @@ t.test('a rejected task rejects every item of its batch, and later batches still
   t.notOk(queue.busy)
 })
 
-t.test('chunk bodies are handed over in the transfer list, not copied', async (t) => {
+t.test('chunk and signals bodies are handed over in the transfer list, not copied', async (t) => {
   const pool = fakePool()
   const queue = new WriteQueue(pool, options)
-  const a = chunk()
-  const b = chunk()
-  const done = Promise.all([queue.enqueue(a), queue.enqueue(signals()), queue.enqueue(b)])
+  const items = [chunk(), signals(), chunk()]
+  const done = Promise.all(items.map((item) => queue.enqueue(item)))
   await turn()
-  t.equal(pool.calls[0].transferList.length, 2)
-  t.equal(pool.calls[0].transferList[0], (a as Extract<IngestItem, { kind: 'chunk' }>).body.buffer)
-  t.equal(pool.calls[0].transferList[1], (b as Extract<IngestItem, { kind: 'chunk' }>).body.buffer)
+  t.same(pool.calls[0].transferList, items.map((item) => item.body.buffer))
+  t.ok(items.every((item, i) => pool.calls[0].transferList[i] === item.body.buffer), 'the very buffers')
   pool.store(0)
   await done
+})
+
+t.test('a signals body found invalid by the writer resolves with why, its batch-mates with theirs', async (t) => {
+  const pool = fakePool()
+  const queue = new WriteQueue(pool, options)
+  const done = Promise.all([queue.enqueue(chunk()), queue.enqueue(signals()), queue.enqueue(signals())])
+  await turn()
+  pool.calls[0].resolve({ outcomes: ['stored', { invalid: 'The body is not JSON.' }, 'stored'] })
+  t.same(await done, ['stored', { invalid: 'The body is not JSON.' }, 'stored'])
 })
 
 t.test('busy is false when nothing waits and nothing is being written', async (t) => {
