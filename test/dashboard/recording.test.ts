@@ -187,7 +187,8 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
     await until('the scroll map', async () => /1 view with a scroll depth/.test((await summary.textContent()) ?? ''))
     await page.locator('.scroll-mark').first().waitFor()
     t.match(await page.locator('.scroll-mark').first().textContent(), /% of views reached here/, 'the depths are labelled in text')
-    t.ok((await heatAt({ x: 640, y: 100 })) > 0, 'the top of the page is coloured')
+    // The marks are text; the colour is drawn on the canvas a frame or more later.
+    t.ok(await until('the scroll map drawn', async () => (await heatAt({ x: 640, y: 100 })) > 0), 'the top of the page is coloured')
     await shoot(page, '34-heatmap-scroll')
 
     await page.getByText('Mobile', { exact: true }).click()
