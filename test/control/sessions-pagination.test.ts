@@ -37,8 +37,8 @@ t.test('paging through sessions while new ones arrive neither skips nor repeats 
 
   // Ingest through the cluster for as long as the pages are read: start times before, within and after the window.
   let paging = true
+  let n = 0
   const ingest = (async () => {
-    let n = 0
     while (paging && n < MAX_CONCURRENT) {
       const startedAt = n % 3 === 0 ? NOW + n : startOf(EXISTING + n) // newer than everything, or anywhere among the old ones
       const status = await postChunk(cluster.url, project.publicKey, { sk: `new-${n}`, seq: 0, startedAt, firstTs: startedAt, lastTs: startedAt }, Buffer.from('[{}]'))
@@ -57,6 +57,12 @@ t.test('paging through sessions while new ones arrive neither skips nor repeats 
     seen.push(...answer.body.sessions.map((s: any) => ({ sk: s.sessionKey, startedAt: s.startedAt })))
     cursor = answer.body.nextCursor ?? undefined
     pages += 1
+    // Halfway, let ingest catch up: sessions must arrive behind the cursor while paging goes on, however fast it is.
+    if (pages === Math.floor(EXISTING / 17 / 2)) {
+      const from = n
+      const deadline = Date.now() + 20_000
+      while (n < from + 30 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    }
     await new Promise((r) => setTimeout(r, 10))
   } while (cursor)
   paging = false
