@@ -67,7 +67,13 @@ function toIngestItem(item: WriteItem): IngestItem | { invalid: string } {
   // A transferred ArrayBuffer arrives as a plain ArrayBuffer or Uint8Array; the store and the parser want a view.
   const body = item.body instanceof Uint8Array ? item.body : new Uint8Array(item.body as ArrayBuffer)
   if (item.kind === 'chunk') return { ...item, body }
-  const parsed = parseSignals(body, item.receivedAt)
+  let parsed: ReturnType<typeof parseSignals>
+  try {
+    parsed = parseSignals(body, item.receivedAt)
+  } catch {
+    // Whatever a hostile body does to the parser stays with that body: a throw here would fail its batch-mates too.
+    return { invalid: 'The body is not a signals batch.' }
+  }
   if (!parsed.ok) return { invalid: parsed.error }
   return { kind: 'signals', projectId: item.projectId, receivedAt: item.receivedAt, batch: parsed.batch }
 }
