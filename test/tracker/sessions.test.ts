@@ -86,15 +86,18 @@ t.test('sessions', async (t) => {
     const skA = (await tab.page.evaluate('window.svc("stats").sk')) as string
     const skB = (await second.evaluate('window.svc("stats").sk')) as string
     t.equal(skB, skA, 'the second tab joined the first tab\'s session')
-    for (let i = 0; i < 3; i++) {
-      for (const page of [tab.page, second]) {
-        await page.click('#grow')
-        await flushTracker(page)
-      }
-    }
+    // Both tabs flush at the same moments, five times: each takes its seq from the session's one counter.
+    await Promise.all(
+      [tab.page, second].map(async (page) => {
+        for (let i = 0; i < 5; i++) {
+          await page.click('#grow')
+          await flushTracker(page)
+        }
+      }),
+    )
     const chunks = await until('chunks of both tabs', () => {
       const found = storedChunks(store, projectId).filter((c) => c.sk === skA)
-      return found.length >= 6 && new Set(found.map((c) => c.pageIndex)).size === 2 ? found : false
+      return found.length >= 10 && new Set(found.map((c) => c.pageIndex)).size === 2 ? found : false
     })
     const pageIndexes = new Set(chunks.map((c) => c.pageIndex))
     t.equal(pageIndexes.size, 2, 'each tab is its own page view of the session')

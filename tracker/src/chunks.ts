@@ -124,6 +124,18 @@ export function createChunks(deps: ChunkDeps): Chunks {
 
   const text = (batch: Batch) => '[' + batch.parts.join(',') + ']'
 
+  /**
+   * The tabs of a session take seqs from one counter in localStorage: a Web
+   * Lock makes its read-and-bump atomic across them (two tabs reading the
+   * same value would send two chunks under one seq, and the server keeps only
+   * the first). Without Web Locks (an insecure context), the plain counter.
+   */
+  const lockedSeq = (sk: string): Promise<number> => {
+    const locks = (navigator as Navigator & { locks?: LockManager }).locks
+    if (!locks?.request) return Promise.resolve(deps.nextSeq(sk))
+    return locks.request('svc-seq', () => deps.nextSeq(sk)).catch(() => deps.nextSeq(sk))
+  }
+
   /** Splits a batch in two, in event order. */
   function halves(batch: Batch): [Batch, Batch] {
     const middle = batch.parts.length >> 1
@@ -145,8 +157,10 @@ export function createChunks(deps: ChunkDeps): Chunks {
       queuedBytes += first.bytes + second.bytes
       return
     }
+    const seq = await lockedSeq(batch.ctx.sk)
+    if (batch.taken) return // flushNow sent it meanwhile, under a seq of its own
     queuedBytes -= batch.bytes
-    const seq = (batch.seq = deps.nextSeq(batch.ctx.sk))
+    batch.seq = seq
     const outcome = await transport.send('ingest', encoded.body, {
       headers: { 'Content-Type': 'application/octet-stream', 'X-Svc-Meta': metaFor(batch, seq, encoded.encoding) },
     })
