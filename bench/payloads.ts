@@ -10,8 +10,8 @@ export const CHUNK_BYTES = 20 * 1024
 export const SIGNALS_BYTES = 5 * 1024
 export const OVERSIZE_BYTES = 2 * 1024 * 1024
 
-/** mulberry32: a small deterministic generator, enough to make text that compresses like real DOM events. */
-function generator(seed: number): () => number {
+/** mulberry32: a small deterministic generator (the same data on every run), enough to make text that compresses like real DOM events. */
+export function generator(seed: number): () => number {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0

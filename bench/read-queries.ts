@@ -32,6 +32,7 @@ import { openLmdbStore } from '../src/store/lmdb/index.js'
 import type { Click, IngestItem, PageRecord, SignalsRecord, Store, View } from '../src/store/store.js'
 import { freePort } from '../test/helpers/cluster.js'
 import { seedProject, storeAt } from '../test/helpers/seed.js'
+import { generator } from './payloads.js'
 
 const QUICK = process.argv.includes('--quick')
 /** --only=queries,ingest,store: run those stages and print their figures, without writing the results file. */
@@ -61,18 +62,6 @@ const CONNECTIONS = 64
 const began = performance.now()
 function progress(message: string): void {
   console.log(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${message}`)
-}
-
-/** mulberry32: the same data on every run. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 // ---- the data set ----

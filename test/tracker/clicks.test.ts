@@ -1,27 +1,13 @@
 /** Clicks in a real browser, classified rage, dead, error or click, with stable selectors and labels. */
 import t from 'tap'
-import { fixtureServer, flushTracker, launchBrowser, openPage, storedSignals, trackerStarted, until } from '../helpers/browser.js'
-import { clusterFor } from '../helpers/cluster.js'
-import { seedProject, storeAt } from '../helpers/seed.js'
+import { flushTracker, until } from '../helpers/browser.js'
+import { recordingHarness } from '../helpers/recording.js'
 
 t.test('clicks', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
-  const seeded = await seedProject(cluster.dataDir)
-  const projectId = seeded.project.id
-  const store = storeAt(cluster.dataDir)
-  t.teardown(() => store.close())
-  const fixtures = await fixtureServer(t, { clusterUrl: cluster.url, publicKey: seeded.project.publicKey })
-  const browser = await launchBrowser(t)
-  const batchesOf = (sk: string) => storedSignals(store, projectId).filter((b) => b.sk === sk)
+  const { batchesOf, record } = await recordingHarness(t)
 
   await t.test('clicks are classified rage, dead, error or click', async (t) => {
-    const tab = await openPage(browser, { noIdle: true })
-    t.teardown(tab.close)
-    const { page } = tab
-    await page.goto(`${fixtures.url}/clicks.html`, { waitUntil: 'load' })
-    await page.mouse.move(5, 5)
-    await trackerStarted(page)
-    const sk = (await page.evaluate('window.svc("stats").sk')) as string
+    const { tab, page, sk } = await record(t, '/clicks.html')
     await page.click('#works')
     await page.waitForTimeout(1100)
     await page.click('#dead')

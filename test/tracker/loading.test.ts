@@ -5,17 +5,11 @@
  */
 import t from 'tap'
 import { call } from '../helpers/api.js'
-import { fixtureServer, flushTracker, launchBrowser, openPage, storedChunks, storedSignals, trackerStarted, until } from '../helpers/browser.js'
-import { clusterFor } from '../helpers/cluster.js'
-import { seedProject, storeAt } from '../helpers/seed.js'
+import { flushTracker, openPage, storedChunks, storedSignals, trackerStarted, until } from '../helpers/browser.js'
+import { recordingHarness } from '../helpers/recording.js'
 
 t.test('loading and first recording', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
-  const seeded = await seedProject(cluster.dataDir)
-  const store = storeAt(cluster.dataDir)
-  t.teardown(() => store.close())
-  const fixtures = await fixtureServer(t, { clusterUrl: cluster.url, publicKey: seeded.project.publicKey })
-  const browser = await launchBrowser(t)
+  const { cluster, seeded, projectId, store, fixtures, browser } = await recordingHarness(t)
   const count = async () => (await call(cluster.url, '/cli/sessions.count', { token: seeded.apiKey, body: { projectId: seeded.project.id } })).body.count as number
 
   await t.test('the stub loads nothing until the first interaction', async (t) => {

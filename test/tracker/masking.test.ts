@@ -5,9 +5,8 @@
  * typed is recorded.
  */
 import t from 'tap'
-import { fixtureServer, flushTracker, launchBrowser, openPage, storedChunks, storedSignals, trackerStarted, until } from '../helpers/browser.js'
-import { clusterFor } from '../helpers/cluster.js'
-import { seedProject, storeAt } from '../helpers/seed.js'
+import { flushTracker, storedChunks, storedSignals, until } from '../helpers/browser.js'
+import { recordingHarness } from '../helpers/recording.js'
 
 /** Every secret the form page holds or the test types. None may be stored. */
 const SECRETS = [
@@ -32,19 +31,9 @@ const SECRETS = [
 ]
 
 t.test('masking', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
-  const seeded = await seedProject(cluster.dataDir)
-  const store = storeAt(cluster.dataDir)
-  t.teardown(() => store.close())
-  const fixtures = await fixtureServer(t, { clusterUrl: cluster.url, publicKey: seeded.project.publicKey })
-  const browser = await launchBrowser(t)
+  const { seeded, store, record } = await recordingHarness(t)
 
-  const tab = await openPage(browser, { noIdle: true })
-  t.teardown(tab.close)
-  const { page } = tab
-  await page.goto(`${fixtures.url}/form.html`, { waitUntil: 'load' })
-  await page.mouse.move(5, 5)
-  await trackerStarted(page)
+  const { tab, page } = await record(t, '/form.html')
 
   await page.locator('#plain').pressSequentially('PlainTyping11')
   await page.locator('#password').fill('')

@@ -8,9 +8,8 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { PNG } from 'pngjs'
 import t from 'tap'
-import { ARTIFACTS, fixtureServer, flushTracker, launchBrowser, openPage, storedChunks, trackerStarted, until } from '../helpers/browser.js'
-import { clusterFor } from '../helpers/cluster.js'
-import { seedProject, storeAt } from '../helpers/seed.js'
+import { ARTIFACTS, flushTracker, openPage, storedChunks, trackerStarted, until } from '../helpers/browser.js'
+import { recordingHarness } from '../helpers/recording.js'
 
 const require = createRequire(import.meta.url)
 /** The package exports only its ES entry; the UMD build (one script tag, global `rrwebReplay`) sits beside it. */
@@ -39,12 +38,7 @@ function compare(a: Buffer, b: Buffer): { differing: number; total: number; diff
 }
 
 t.test('a replay of the stored events matches the original page', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
-  const seeded = await seedProject(cluster.dataDir)
-  const store = storeAt(cluster.dataDir)
-  t.teardown(() => store.close())
-  const fixtures = await fixtureServer(t, { clusterUrl: cluster.url, publicKey: seeded.project.publicKey })
-  const browser = await launchBrowser(t)
+  const { seeded, store, fixtures, browser } = await recordingHarness(t)
   mkdirSync(ARTIFACTS, { recursive: true })
 
   // The visitor: moves, types, clicks a button that changes the table.

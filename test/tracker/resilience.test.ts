@@ -7,19 +7,13 @@
  */
 import t from 'tap'
 import type { Page, Route } from 'playwright-core'
-import { fixtureServer, flushTracker, launchBrowser, openPage, storedChunks, trackerStarted, until } from '../helpers/browser.js'
-import { clusterFor } from '../helpers/cluster.js'
-import { seedProject, storeAt } from '../helpers/seed.js'
+import { flushTracker, openPage, storedChunks, trackerStarted, until } from '../helpers/browser.js'
+import { recordingHarness } from '../helpers/recording.js'
 
 const CORS = { 'access-control-allow-origin': '*', 'access-control-allow-headers': '*', 'access-control-allow-methods': 'POST, OPTIONS' }
 
 t.test('resilience', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
-  const seeded = await seedProject(cluster.dataDir)
-  const store = storeAt(cluster.dataDir)
-  t.teardown(() => store.close())
-  const fixtures = await fixtureServer(t, { clusterUrl: cluster.url, publicKey: seeded.project.publicKey })
-  const browser = await launchBrowser(t)
+  const { cluster, seeded, store, fixtures, browser } = await recordingHarness(t)
 
   /** Opens the basic page with the service's ingest answers replaced by `answer`, and records something. */
   async function recordAgainst(answer: (route: Route) => Promise<void>) {

@@ -3,19 +3,11 @@
  * 30 idle minutes, and tabs of one site share a session without reusing a seq.
  */
 import t from 'tap'
-import { fixtureServer, flushTracker, launchBrowser, openPage, storedChunks, storedSignals, trackerStarted, until } from '../helpers/browser.js'
-import { clusterFor } from '../helpers/cluster.js'
-import { seedProject, storeAt } from '../helpers/seed.js'
+import { flushTracker, openPage, storedChunks, trackerStarted, until } from '../helpers/browser.js'
+import { recordingHarness } from '../helpers/recording.js'
 
 t.test('sessions', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
-  const seeded = await seedProject(cluster.dataDir)
-  const projectId = seeded.project.id
-  const store = storeAt(cluster.dataDir)
-  t.teardown(() => store.close())
-  const fixtures = await fixtureServer(t, { clusterUrl: cluster.url, publicKey: seeded.project.publicKey })
-  const browser = await launchBrowser(t)
-  const batchesOf = (sk: string) => storedSignals(store, projectId).filter((b) => b.sk === sk)
+  const { projectId, store, fixtures, browser, batchesOf, record } = await recordingHarness(t)
 
   await t.test('identify labels the session; reset closes it and rotates the visitor id', async (t) => {
     const tab = await openPage(browser, { noIdle: true })
@@ -49,12 +41,7 @@ t.test('sessions', async (t) => {
   })
 
   await t.test('a session ends after 30 minutes without interaction, and only activity starts the next', async (t) => {
-    const tab = await openPage(browser, { noIdle: true })
-    t.teardown(tab.close)
-    const { page } = tab
-    await page.goto(`${fixtures.url}/basic.html`, { waitUntil: 'load' })
-    await page.mouse.move(5, 5)
-    await trackerStarted(page)
+    const { tab, page } = await record(t, '/basic.html')
     const first = (await page.evaluate('window.svc("stats")')) as { sk: string; vid: string }
     // Age the shared session record by 31 minutes, as if the visitor had left the tab alone.
     const aged = await page.evaluate(`(() => {

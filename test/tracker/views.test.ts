@@ -4,19 +4,11 @@
  * backs are told apart.
  */
 import t from 'tap'
-import { fixtureServer, flushTracker, launchBrowser, openPage, storedChunks, storedSignals, trackerStarted, until } from '../helpers/browser.js'
-import { clusterFor } from '../helpers/cluster.js'
-import { seedProject, storeAt } from '../helpers/seed.js'
+import { flushTracker, openPage, storedChunks, trackerStarted, until } from '../helpers/browser.js'
+import { recordingHarness } from '../helpers/recording.js'
 
 t.test('page views', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
-  const seeded = await seedProject(cluster.dataDir)
-  const projectId = seeded.project.id
-  const store = storeAt(cluster.dataDir)
-  t.teardown(() => store.close())
-  const fixtures = await fixtureServer(t, { clusterUrl: cluster.url, publicKey: seeded.project.publicKey })
-  const browser = await launchBrowser(t)
-  const batchesOf = (sk: string) => storedSignals(store, projectId).filter((b) => b.sk === sk)
+  const { projectId, store, fixtures, browser, batchesOf, record } = await recordingHarness(t)
 
   await t.test('client-side routes are new page views, each with its own page index and snapshot', async (t) => {
     const tab = await openPage(browser, { noIdle: true })
@@ -66,13 +58,7 @@ t.test('page views', async (t) => {
   })
 
   await t.test('across full page loads: a link within the site is no exit, and going straight back is a quick back', async (t) => {
-    const tab = await openPage(browser, { noIdle: true })
-    t.teardown(tab.close)
-    const { page } = tab
-    await page.goto(`${fixtures.url}/basic.html`, { waitUntil: 'load' })
-    await page.mouse.move(5, 5)
-    await trackerStarted(page)
-    const sk = (await page.evaluate('window.svc("stats").sk')) as string
+    const { tab, page, sk } = await record(t, '/basic.html')
     await Promise.all([page.waitForURL('**/clicks.html'), page.click('#to-clicks')])
     await page.mouse.move(20, 20)
     await trackerStarted(page)

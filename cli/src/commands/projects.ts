@@ -1,4 +1,5 @@
 /** projects list, projects create, snippet, setup-token. */
+import { installPrompt } from '../../../src/install-prompt.js'
 import type { Context } from '../context.js'
 import { CliError } from '../errors.js'
 import { checkRules } from './rules.js'
@@ -73,7 +74,7 @@ export async function setupToken(ctx: Context): Promise<void> {
   const project = await findProject(ctx, projectId)
   const { token, expiresAt } = await api.call<{ token: string; expiresAt: number }>('/cli/projects.setup-token', { projectId })
   const { snippet: loader } = await api.call<Snippet>('/cli/projects.snippet', { projectId })
-  const prompt = installPrompt(ctx.url, project, token, loader)
+  const prompt = installPrompt({ projectName: project.name, publicKey: project.publicKey, directUrl: ctx.url, snippet: loader, token })
   if (ctx.out.json) return ctx.out.data({ token, expiresAt, projectId, publicKey: project.publicKey, prompt })
   ctx.out.note(`Setup token for ${project.name} minted; it expires ${new Date(expiresAt).toISOString().slice(0, 10)} and reaches this project's path rules and install status only.`)
   ctx.out.note('Give your install agent the prompt below, in the codebase to instrument:')
@@ -81,26 +82,3 @@ export async function setupToken(ctx: Context): Promise<void> {
   ctx.out.line(prompt)
 }
 
-/** The prompt an install agent is given: where the skill is, the key, and the token kept in the shell. */
-export function installPrompt(url: string, project: Project, token: string, loader: string): string {
-  return [
-    `Install session recording for "${project.name}" in this codebase.`,
-    `Follow the install skill at ${url}/skill.md step by step (fetch it first).`,
-    '',
-    `Project public key: ${project.publicKey}`,
-    `Server: ${url}`,
-    '',
-    'The loader snippet to add to the <head> of every page:',
-    '',
-    '```html',
-    loader.trimEnd(),
-    '```',
-    '',
-    'Before you start, run this in your shell. The setup token is a secret: keep it in the',
-    'environment and never write it to a file that is committed.',
-    '',
-    '```sh',
-    `export SVC_SETUP_TOKEN=${token}`,
-    '```',
-  ].join('\n')
-}
