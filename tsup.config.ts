@@ -8,6 +8,7 @@ export default defineConfig({
     control: 'src/control/index.ts',
     admin: 'src/admin.ts',
     'ingest-writer': 'workers/ingest-writer.ts',
+    deriver: 'workers/deriver.ts',
   },
   format: 'esm',
   target: 'node20',

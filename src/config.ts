@@ -50,7 +50,8 @@ export interface Config {
   /** Pause between backfill transactions, ms: leaves the write lock to ingest. */
   backfillPauseMs: number
   /**
-   * Keep the heatmap, leaderboard, friction and page aggregates at ingest
+   * Keep the heatmap, leaderboard, friction and page aggregates: ingest marks
+   * each stored batch and the control worker's deriver thread folds it in
    * (AGGREGATE_SIGNALS=1, the default). 0 exists only so that the benchmark
    * can measure their cost in one run: the read API then misses whatever was
    * ingested meanwhile, until a backfill rebuilds the aggregates.

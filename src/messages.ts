@@ -5,6 +5,12 @@ import type { StoreConfig } from './store/open.js'
 /** piscina `workerData` of the ingest writer threads. */
 export type WriterInit = StoreConfig
 
+/** What the deriver thread (workers/deriver.ts) starts with: the store, its niceness, its poll interval when idle. */
+export type DeriverInit = StoreConfig & { nice: number; idleMs: number }
+
+/** Control worker ↔ deriver thread: stop (then `stopped` once its store is closed). */
+export type DeriverMessage = { type: 'stop' } | { type: 'stopped' }
+
 /**
  * A signals body as it arrived. The writer thread parses and validates it:
  * its bytes cross to the thread by transfer, where a parsed batch would be

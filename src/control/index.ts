@@ -9,6 +9,7 @@ import { BackfillRunner } from '../pages/backfill.js'
 import { scheduleRetention } from '../retention.js'
 import { createControl } from './control.js'
 import { loadDashboardFiles } from './dashboard-files.js'
+import { startDeriver } from './deriver.js'
 
 const config = loadConfig()
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
@@ -18,6 +19,8 @@ const control = createControl({ store, config, backfill, site: { pagesDir: new U
 // Backfills a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)
+// The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/derive.ts).
+const deriver = config.aggregateSignals ? startDeriver({ dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: true }) : undefined
 const dashboard = loadDashboardFiles(new URL('./public/app/', import.meta.url))
 const server = createServer((req, res) => dashboard.serve(req, res) || void control.handle(req, res))
 server.keepAliveTimeout = 60_000
@@ -37,7 +40,7 @@ function stop(): void {
   backfill.stop()
   stopRetention()
   server.close(() => {
-    void store.close().then(() => process.exit(0))
+    void Promise.all([deriver?.stop(), store.close()]).then(() => process.exit(0))
   })
   server.closeIdleConnections()
   setTimeout(() => process.exit(0), 5_000).unref()

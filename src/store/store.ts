@@ -339,7 +339,18 @@ export interface Store {
   purgeRecordings(cutoff: number, limit: number, now: number): Promise<PurgeResult>
   listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }>
 
-  // ---- reading back: sessions and the aggregates kept at ingest (src/store/insights.ts) ----
+  // ---- the aggregates, folded in after the acknowledgement ----
+  /**
+   * Folds up to `limit` of the oldest stored batches not yet in the
+   * aggregates into them, in one transaction; answers how many (0: none was
+   * pending). The deriver calls it in a loop; readers call it first, so that
+   * what a client sent is in what it reads.
+   */
+  foldSignals(limit?: number): Promise<number>
+  /** How many stored batches are still to fold (the deriver's lag). */
+  unfoldedCount(): number
+
+  // ---- reading back: sessions and the aggregates (src/store/insights.ts) ----
   /** Sessions newest first (by start), filtered, one page per call. */
   listSessionPage(projectId: string, query: SessionListQuery): SessionListPage
   sessionSignals(projectId: string, sk: string): SessionSignals

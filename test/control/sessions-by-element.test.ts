@@ -10,6 +10,7 @@ import { groupUrl } from '../../src/pages/group.js'
 import type { IngestItem } from '../../src/store/store.js'
 import { call } from '../helpers/api.js'
 import { clusterFor, tempDataDir } from '../helpers/cluster.js'
+import { foldAll } from '../helpers/fold.js'
 import { postChunk, postSignals } from '../helpers/read.js'
 import { seedProject, storeAt } from '../helpers/seed.js'
 
@@ -98,6 +99,7 @@ t.test('an element clicked in more sessions than its index lists directly is fou
     items.push({ kind: 'signals', projectId: project.id, receivedAt: NOW, pages: [page], batch: { sk, vid: 'v', dropped: 0, views: [], clicks, errors: [] } })
   }
   for (let i = 0; i < items.length; i += 500) await store.appendBatch(items.slice(i, i + 500))
+  await foldAll(store)
 
   const all = (selector: string) => {
     const found: string[] = []

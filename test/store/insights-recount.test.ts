@@ -1,9 +1,10 @@
 /**
  * The aggregates equal a recount from the raw signals (a fast-check property):
  * random batches (views sent again, clicks of every kind and device, errors,
- * client clocks off, several batches per transaction) go through appendBatch;
- * sometimes a backfill re-keys the pages under new rules while more batches
- * arrive between its steps. Then every read (heatmaps, scroll maps, the
+ * client clocks off, several batches per transaction) go through appendBatch
+ * and are folded into the aggregates at random moments in random slices, as
+ * the deriver would; sometimes a backfill re-keys the pages under new rules
+ * while more batches arrive, and folds happen, between its steps. Then every read (heatmaps, scroll maps, the
  * leaderboard, the friction feed paged through, the page list, the
  * per-session counts) is compared with a recount, written out plainly below,
  * over what store.listSignals holds.
@@ -32,6 +33,7 @@ import {
 } from '../../src/store/insights.js'
 import { openLmdbStore } from '../../src/store/lmdb/index.js'
 import type { Click, IngestItem, SignalsRecord, Store, View } from '../../src/store/store.js'
+import { foldAll } from '../helpers/fold.js'
 
 const T0 = Date.UTC(2026, 2, 1, 0)
 const URLS = ['https://a.test/', 'https://a.test/cart', 'https://b.test/cart', 'https://a.test/p/1', 'https://a.test/p/2?x=1']
@@ -93,6 +95,12 @@ const scenarioArb = fc.record({
   /** Batches that arrive during the backfill, between its steps. */
   during: fc.array(batchArb, { maxLength: 6 }),
   ranges: fc.array(rangeArb, { minLength: 1, maxLength: 3 }),
+  /**
+   * After each write, in turn: whether the deriver folds then, and how many
+   * batches it takes; the rest wait, across backfill steps too. What the
+   * aggregates say must not depend on when or in what slices batches fold.
+   */
+  folds: fc.array(fc.record({ now: fc.boolean(), limit: fc.integer({ min: 1, max: 5 }) }), { minLength: 1, maxLength: 5 }),
 })
 
 // ---- feeding the store the way the ingest writer does ----
@@ -297,10 +305,16 @@ t.test('every aggregate equals a recount from the raw signals, before and after 
     fc.asyncProperty(scenarioArb, async (scenario) => {
       const projectId = `prj_${++run}`
       await store.createProject({ id: projectId, orgId: 'org', name: 'p', domain: null, pathRules: [], publicKey: `svc_pk_${run.toString(16)}`, createdAt: T0 })
+      let writes = 0
+      const mayFold = async () => {
+        const fold = scenario.folds[writes++ % scenario.folds.length]
+        if (fold.now) await store.foldSignals(fold.limit)
+      }
       const batches = [...scenario.batches]
       for (let g = 0; batches.length > 0; g++) {
         const size = scenario.groups[g % scenario.groups.length]
         await store.appendBatch(batches.splice(0, size).map((b) => item(projectId, b, [])))
+        await mayFold()
       }
       if (scenario.backfill) {
         await store.updateProject(projectId, { pathRules: NEW_RULES })
@@ -312,10 +326,12 @@ t.test('every aggregate equals a recount from the raw signals, before and after 
         while (state.state === 'running') {
           const next = during.shift()
           if (next) await store.appendBatch([item(projectId, next, NEW_RULES)])
+          await mayFold()
           state = await store.backfillStep(projectId, 2, rekey, T0)
         }
         for (const next of during) await store.appendBatch([item(projectId, next, NEW_RULES)])
       }
+      await foldAll(store)
 
       const raw = Array.from(store.listSignals(projectId))
       const r = recount(raw)

@@ -21,7 +21,7 @@ import {
 import type { SessionSignals } from '../../store/insights.js'
 import type { ProjectRecord, SessionRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
-import { decodeCursor, encodeCursor, resolvePages } from '../reading.js'
+import { decodeCursor, encodeCursor, foldPending, resolvePages } from '../reading.js'
 import type { Operation } from '../router.js'
 import { ownedProject } from './projects.js'
 
@@ -83,9 +83,10 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       body: sessionsListBody,
       response: sessionsListAnswer,
       errors: ['invalid_request', 'not_found'],
-      handle({ auth, body }) {
+      async handle({ auth, body }) {
         const b = body as Body
         const project = ownedProject(store, auth, b.projectId)
+        await foldPending(store)
         if (b.since !== undefined && b.until !== undefined && b.since >= b.until) throw new ApiError('invalid_request', { error: 'since must be before until.' })
         if (b.selector !== undefined && b.page === undefined) {
           throw new ApiError('invalid_request', { error: 'selector needs page: an element is a selector on a page.', hint: 'Send the page of the elements.list row with its selector.' })

@@ -47,7 +47,7 @@ import type {
   SessionSignals,
   TimeRange,
 } from '../insights.js'
-import { Deriver, type DerivedState } from './derive.js'
+import { foldMarked, type DerivedState } from './derive.js'
 import { applyChunk, applySignals, emptyStats } from './ingest.js'
 import { backfillStepInTxn, beginRebuild, purgeInTxn } from './lifecycle.js'
 import { derivedPages, friction, heatmap, pageInsights, sessionPage, sessionSignals, topElements } from './queries.js'
@@ -57,7 +57,7 @@ export interface LmdbOptions {
   /** Upper bound of the memory map, bytes. */
   mapSize: number
   durability: 'commit' | 'flush'
-  /** Keep the signal aggregates at ingest (derive.ts); off only to measure what they cost. Default on. */
+  /** Mark stored signal batches for the deriver to fold into the aggregates (derive.ts); off only to measure what they cost. Default on. */
   aggregates?: boolean
 }
 
@@ -99,6 +99,8 @@ export interface Tables {
   derived: Database<unknown, Key>
   /** projectId → which generation of `derived` is live and which a backfill builds. */
   derivedState: Database<DerivedState, string>
+  /** [receivedAt, projectId, …the rest of the signals key]: batches stored but not yet folded into `derived`, oldest first. */
+  unfolded: Database<true, Key>
 }
 
 export class LmdbStore implements Store {
@@ -137,6 +139,7 @@ export class LmdbStore implements Store {
       sessionsByStart: db('sessions-by-start'),
       derived: db('derived'),
       derivedState: db('derived-state'),
+      unfolded: db('signals-unfolded'),
     }
   }
 
@@ -175,10 +178,8 @@ export class LmdbStore implements Store {
   }
 
   private apply(items: IngestItem[]): IngestOutcome[] {
-    const deriver = this.options.aggregates === false ? undefined : new Deriver(this.tables)
-    const outcomes = items.map((item) => (item.kind === 'chunk' ? applyChunk(this.tables, item) : applySignals(this.tables, item, deriver)))
-    deriver?.flush()
-    return outcomes
+    const aggregate = this.options.aggregates !== false
+    return items.map((item) => (item.kind === 'chunk' ? applyChunk(this.tables, item) : applySignals(this.tables, item, aggregate)))
   }
 
   private applyAlone(item: IngestItem): IngestOutcome {
@@ -485,6 +486,45 @@ export class LmdbStore implements Store {
     }
   }
 
+  // ---- the aggregates: folded after the acknowledgement ----
+
+  async foldSignals(limit = FOLD_LIMIT): Promise<number> {
+    if (!this.hasUnfolded()) return 0
+    let folded = 0
+    await this.settle(
+      this.root.transaction(() => {
+        const marks = [...this.tables.unfolded.getKeys({ limit })]
+        folded = marks.length
+        // As in appendBatch: a child transaction, so that a throw rolls back the whole fold.
+        try {
+          this.root.transactionSync(() => foldMarked(this.tables, marks))
+        } catch (error) {
+          // One batch the deriver cannot fold must not hold back every later one: fold them one
+          // by one, and leave out of the aggregates (logged, its raw batch kept) one that fails alone.
+          log.error('signals fold failed; folding batch by batch', { error: String(error) })
+          for (const mark of marks) {
+            try {
+              this.root.transactionSync(() => foldMarked(this.tables, [mark]))
+            } catch (alone) {
+              log.error('signals batch could not be folded; left out of the aggregates', { error: String(alone), mark: JSON.stringify(mark) })
+              this.tables.unfolded.remove(mark)
+            }
+          }
+        }
+      }),
+    )
+    return folded
+  }
+
+  private hasUnfolded(): boolean {
+    for (const _ of this.tables.unfolded.getKeys({ limit: 1 })) return true
+    return false
+  }
+
+  unfoldedCount(): number {
+    return this.tables.unfolded.getKeysCount()
+  }
+
   // ---- reading back ----
 
   listSessionPage(projectId: string, query: SessionListQuery): SessionListPage {
@@ -547,6 +587,9 @@ export class LmdbStore implements Store {
  * with '\uffff' sorted after it and were left out of listings.
  */
 const MAX_KEY_PART = new Uint8Array([0xff])
+
+/** Batches one fold takes at most: past ~2,000 the per-transaction bucket writes no longer shrink (issue 6's note). */
+const FOLD_LIMIT = 4_000
 
 const openStores = new Map<string, LmdbStore>()
 

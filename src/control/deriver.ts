@@ -1,0 +1,48 @@
+/** Starts and keeps alive the deriver thread (workers/deriver.ts) of the control worker. */
+import { Worker } from 'node:worker_threads'
+import { log } from '../log.js'
+import type { DeriverInit, DeriverMessage } from '../messages.js'
+import type { StoreConfig } from '../store/open.js'
+
+/** Nice +10: behind the fronts and their writers, still ahead of idle work. */
+const DERIVER_NICE = 10
+/** Poll interval once nothing is pending: a dashboard sees new signals within this, a read at once. */
+const DERIVER_IDLE_MS = 100
+const RESTART_DELAY_MS = 1_000
+
+export interface DeriverHandle {
+  /** Stops the thread once its current fold has committed. */
+  stop(): Promise<void>
+}
+
+export function startDeriver(store: StoreConfig): DeriverHandle {
+  const init: DeriverInit = { ...store, nice: DERIVER_NICE, idleMs: DERIVER_IDLE_MS }
+  let stopping = false
+  let worker: Worker
+  let restart: NodeJS.Timeout | undefined
+
+  const spawn = () => {
+    worker = new Worker(new URL('./deriver.js', import.meta.url), { workerData: init })
+    worker.on('error', (error) => log.error('deriver thread failed', { error: String(error) }))
+    worker.on('exit', (code) => {
+      if (stopping) return
+      // Nothing is lost meanwhile: the marks wait in the store, and reads fold what they need.
+      log.error('deriver thread exited; restarting', { code })
+      restart = setTimeout(spawn, RESTART_DELAY_MS)
+    })
+  }
+  spawn()
+
+  return {
+    async stop() {
+      stopping = true
+      clearTimeout(restart)
+      await new Promise<void>((resolve) => {
+        const done = setTimeout(() => void worker.terminate().then(() => resolve()), 5_000)
+        worker.once('exit', () => (clearTimeout(done), resolve()))
+        worker.on('message', (message: DeriverMessage) => message.type === 'stopped' && void worker.terminate())
+        worker.postMessage({ type: 'stop' } satisfies DeriverMessage)
+      })
+    },
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The deriver: a thread of the control worker that folds stored signal
+ * batches into the aggregates (src/store/lmdb/derive.ts), oldest first, a few
+ * thousand per transaction, for as long as any is pending; then it polls.
+ *
+ * It runs at a lower scheduling priority than the rest of the machine's
+ * processes (nice +10, on Linux a thread's own): under a burst the fronts
+ * and their writers acknowledge first and the aggregates catch up behind,
+ * which is the order a tracker and a dashboard user want. Its lag is what
+ * `store.unfoldedCount()` reports; bench/read-queries.ts measures how long a
+ * backlog takes to drain after a saturating run.
+ *
+ * Readers never depend on it alone: a read folds what is pending first
+ * (src/control/reading.ts), so a thread that died or lags cannot make a
+ * client miss what it just sent.
+ */
+import { setPriority } from 'node:os'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { parentPort, workerData } from 'node:worker_threads'
+import { log } from '../src/log.js'
+import type { DeriverInit, DeriverMessage } from '../src/messages.js'
+import { openStore } from '../src/store/open.js'
+
+const init = workerData as DeriverInit
+const store = openStore(init)
+try {
+  setPriority(init.nice)
+} catch (error) {
+  log.warn('deriver could not lower its priority', { error: String(error) })
+}
+
+let running = true
+let wake: (() => void) | undefined
+parentPort?.on('message', (message: DeriverMessage) => {
+  if (message.type === 'stop') running = false
+  wake?.()
+})
+
+while (running) {
+  let folded = 0
+  try {
+    folded = await store.foldSignals()
+  } catch (error) {
+    // The store fold sets aside a batch that fails alone, so this is the environment itself (say, a full map): retry.
+    log.error('deriver fold failed; retrying in 1 s', { error: String(error) })
+    await sleep(1_000)
+    continue
+  }
+  if (folded > 0) continue
+  const idle = new AbortController()
+  wake = () => idle.abort()
+  await sleep(init.idleMs, undefined, { signal: idle.signal }).catch(() => {})
+  wake = undefined
+}
+await store.close()
+parentPort?.postMessage({ type: 'stopped' } satisfies DeriverMessage)
