@@ -57,6 +57,20 @@ export interface Config {
    * ingested meanwhile, until a backfill rebuilds the aggregates.
    */
   aggregateSignals: boolean
+  /**
+   * How long the deriver lets marked signals batches gather between folds
+   * when it has caught up, ms (FOLD_INTERVAL_MS). Longer folds fewer, larger
+   * slices: each busy bucket is rewritten once per fold, so the aggregates
+   * cost less per batch, and lag that much more (reads fold what is pending
+   * first, so a client still reads its own writes).
+   */
+  foldIntervalMs: number
+  /**
+   * Batches one fold takes at most (FOLD_BATCHES). A fold holds LMDB's one
+   * write lock while it runs (~0.1 ms per batch), so this bounds how long an
+   * ingest commit may wait behind it: the p99 of /signals and /ingest.
+   */
+  foldBatches: number
 }
 
 const KB = 1024
@@ -115,6 +129,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     backfillBatch: int(env, 'BACKFILL_BATCH', 500, 1, 100_000),
     backfillPauseMs: int(env, 'BACKFILL_PAUSE_MS', 5, 0, 60_000),
     aggregateSignals: int(env, 'AGGREGATE_SIGNALS', 1, 0, 1) === 1,
+    foldIntervalMs: int(env, 'FOLD_INTERVAL_MS', 500, 0, 60_000),
+    foldBatches: int(env, 'FOLD_BATCHES', 250, 1, 100_000),
   }
 }
 

@@ -5,8 +5,8 @@ import type { StoreConfig } from './store/open.js'
 /** piscina `workerData` of the ingest writer threads. */
 export type WriterInit = StoreConfig
 
-/** What the deriver thread (workers/deriver.ts) starts with: the store, its niceness, its poll interval when idle. */
-export type DeriverInit = StoreConfig & { nice: number; idleMs: number }
+/** What the deriver thread (workers/deriver.ts) starts with: the store, its niceness, the pause between folds once caught up, the batches per fold. */
+export type DeriverInit = StoreConfig & { nice: number; intervalMs: number; batches: number }
 
 /** Control worker ↔ deriver thread: stop (then `stopped` once its store is closed). */
 export type DeriverMessage = { type: 'stop' } | { type: 'stopped' }

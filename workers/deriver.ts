@@ -1,7 +1,12 @@
 /**
  * The deriver: a thread of the control worker that folds stored signal
- * batches into the aggregates (src/store/lmdb/derive.ts), oldest first, a few
- * thousand per transaction, for as long as any is pending; then it polls.
+ * batches into the aggregates (src/store/lmdb/derive.ts), oldest first, up to
+ * a few thousand per transaction. A full fold means a backlog: it goes on at
+ * once. Otherwise it lets batches gather for FOLD_INTERVAL_MS first, because
+ * folding them as they come (a few per fold) rewrote the busy buckets nearly
+ * once per batch and cost as much as aggregating inside the ingest
+ * transaction did (measured: ~0.24 ms of server CPU per 5 KB batch, against
+ * MEASURED with 500 ms between folds; bench/read-results.md).
  *
  * It runs at a lower scheduling priority than the rest of the machine's
  * processes (nice +10, on Linux a thread's own): under a burst the fronts
@@ -39,17 +44,17 @@ parentPort?.on('message', (message: DeriverMessage) => {
 while (running) {
   let folded = 0
   try {
-    folded = await store.foldSignals()
+    folded = await store.foldSignals(init.batches)
   } catch (error) {
     // The store fold sets aside a batch that fails alone, so this is the environment itself (say, a full map): retry.
     log.error('deriver fold failed; retrying in 1 s', { error: String(error) })
     await sleep(1_000)
     continue
   }
-  if (folded > 0) continue
+  if (folded === init.batches) continue
   const idle = new AbortController()
   wake = () => idle.abort()
-  await sleep(init.idleMs, undefined, { signal: idle.signal }).catch(() => {})
+  await sleep(init.intervalMs, undefined, { signal: idle.signal }).catch(() => {})
   wake = undefined
 }
 await store.close()

@@ -6,8 +6,6 @@ import type { StoreConfig } from '../store/open.js'
 
 /** Nice +10: behind the fronts and their writers, still ahead of idle work. */
 const DERIVER_NICE = 10
-/** Poll interval once nothing is pending: a dashboard sees new signals within this, a read at once. */
-const DERIVER_IDLE_MS = 100
 const RESTART_DELAY_MS = 1_000
 
 export interface DeriverHandle {
@@ -15,8 +13,8 @@ export interface DeriverHandle {
   stop(): Promise<void>
 }
 
-export function startDeriver(store: StoreConfig): DeriverHandle {
-  const init: DeriverInit = { ...store, nice: DERIVER_NICE, idleMs: DERIVER_IDLE_MS }
+export function startDeriver(store: StoreConfig, folds: { intervalMs: number; batches: number }): DeriverHandle {
+  const init: DeriverInit = { ...store, nice: DERIVER_NICE, ...folds }
   let stopping = false
   let worker: Worker
   let restart: NodeJS.Timeout | undefined

@@ -42,11 +42,11 @@ export function decodeCursor<T extends Record<string, 'string' | 'number'>>(curs
 
 /**
  * Batches a read folds into the aggregates before it answers, at most (about
- * 80 µs each: 40 ms at worst). The deriver thread keeps the backlog far below
- * this unless ingest saturates the machine; then reads show the aggregates a
- * little behind rather than wait for all of it.
+ * 0.1 ms each: 25 ms at worst, the deriver's own fold size). The deriver
+ * thread keeps the backlog below this unless ingest saturates the machine;
+ * then reads show the aggregates a little behind rather than wait for all.
  */
-const READ_FOLD_LIMIT = 500
+const READ_FOLD_LIMIT = 250
 
 /** Folds what is pending first, so that a client reads the signals it has had acknowledged. */
 export async function foldPending(store: Store): Promise<void> {

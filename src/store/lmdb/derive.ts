@@ -242,16 +242,36 @@ function signalsKeyOf(mark: Key): Key {
   return [projectId, receivedAt, ...rest]
 }
 
-/** Folds the marked batches into the aggregates and deletes their marks; inside a write transaction. */
-export function foldMarked(tables: Tables, marks: Key[]): void {
+/** A marked batch, read (and decoded) before the fold's write transaction, so that the write lock is not held for it. */
+export interface MarkedBatch {
+  mark: Key
+  batch: SignalsRecord | undefined
+}
+
+/** The oldest marked batches, read outside any write transaction. */
+export function readMarked(tables: Tables, limit: number): MarkedBatch[] {
+  return Array.from(tables.unfolded.getKeys({ limit }), (mark) => ({ mark, batch: tables.signals.get(signalsKeyOf(mark)) }))
+}
+
+/**
+ * Folds batches read by `readMarked` into the aggregates and deletes their
+ * marks; inside a write transaction. A mark gone meanwhile was folded by
+ * another fold (a read's, or the deriver's): skipped. A batch a backfill
+ * re-keyed meanwhile is folded as read: the generation the backfill builds
+ * has it already (marked), and the live one is replaced at the backfill's end.
+ */
+export function foldMarked(tables: Tables, marked: MarkedBatch[]): number {
   const deriver = new Deriver(tables)
-  for (const mark of marks) {
+  let folded = 0
+  for (const { mark, batch } of marked) {
+    if (!tables.unfolded.doesExist(mark)) continue
     const key = signalsKeyOf(mark)
-    const batch = tables.signals.get(key)
     if (batch) deriver.addStored((key as Part[])[0] as string, key, batch)
     tables.unfolded.remove(mark)
+    folded += 1
   }
   deriver.flush()
+  return folded
 }
 
 export function batchIdOf(signalsKey: Key): string {

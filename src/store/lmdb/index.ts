@@ -47,7 +47,7 @@ import type {
   SessionSignals,
   TimeRange,
 } from '../insights.js'
-import { foldMarked, type DerivedState } from './derive.js'
+import { foldMarked, readMarked, type DerivedState } from './derive.js'
 import { applyChunk, applySignals, emptyStats } from './ingest.js'
 import { backfillStepInTxn, beginRebuild, purgeInTxn } from './lifecycle.js'
 import { derivedPages, friction, heatmap, pageInsights, sessionPage, sessionSignals, topElements } from './queries.js'
@@ -489,36 +489,36 @@ export class LmdbStore implements Store {
   // ---- the aggregates: folded after the acknowledgement ----
 
   async foldSignals(limit = FOLD_LIMIT): Promise<number> {
-    if (!this.hasUnfolded()) return 0
+    const marked = readMarked(this.tables, limit)
+    if (marked.length === 0) return 0
     let folded = 0
     await this.settle(
       this.root.transaction(() => {
-        const marks = [...this.tables.unfolded.getKeys({ limit })]
-        folded = marks.length
         // As in appendBatch: a child transaction, so that a throw rolls back the whole fold.
         try {
-          this.root.transactionSync(() => foldMarked(this.tables, marks))
+          this.root.transactionSync(() => {
+            folded = foldMarked(this.tables, marked)
+          })
         } catch (error) {
           // One batch the deriver cannot fold must not hold back every later one: fold them one
           // by one, and leave out of the aggregates (logged, its raw batch kept) one that fails alone.
           log.error('signals fold failed; folding batch by batch', { error: String(error) })
-          for (const mark of marks) {
+          folded = 0
+          for (const one of marked) {
             try {
-              this.root.transactionSync(() => foldMarked(this.tables, [mark]))
+              this.root.transactionSync(() => {
+                folded += foldMarked(this.tables, [one])
+              })
             } catch (alone) {
-              log.error('signals batch could not be folded; left out of the aggregates', { error: String(alone), mark: JSON.stringify(mark) })
-              this.tables.unfolded.remove(mark)
+              log.error('signals batch could not be folded; left out of the aggregates', { error: String(alone), mark: JSON.stringify(one.mark) })
+              this.tables.unfolded.remove(one.mark)
+              folded += 1
             }
           }
         }
       }),
     )
     return folded
-  }
-
-  private hasUnfolded(): boolean {
-    for (const _ of this.tables.unfolded.getKeys({ limit: 1 })) return true
-    return false
   }
 
   unfoldedCount(): number {

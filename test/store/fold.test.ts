@@ -1,0 +1,95 @@
+/**
+ * Folding stored signal batches into the aggregates (src/store/lmdb/derive.ts):
+ * each marked batch counted exactly once however folds are sliced or race,
+ * and a batch that cannot be folded left out alone.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { groupUrl } from '../../src/pages/group.js'
+import { unfoldedKeyOf } from '../../src/store/lmdb/derive.js'
+import { openLmdbStore, type LmdbStore } from '../../src/store/lmdb/index.js'
+import type { ClickHeatmap } from '../../src/store/insights.js'
+import type { IngestItem } from '../../src/store/store.js'
+
+const NOW = Date.UTC(2026, 10, 20, 12)
+const URL = 'https://shop.test/cart'
+const PAGE = groupUrl(URL, []).key
+const DAY = { since: NOW - 24 * 3600_000, until: NOW + 3600_000 }
+
+async function fresh(t: Test): Promise<LmdbStore> {
+  const path = mkdtempSync(join(tmpdir(), 'svc-fold-'))
+  const store = openLmdbStore({ path, mapSize: 256 * 1024 * 1024, durability: 'commit' })
+  t.teardown(async () => {
+    await store.close()
+    rmSync(path, { recursive: true, force: true })
+  })
+  return store
+}
+
+function batch(n: number): IngestItem {
+  return {
+    kind: 'signals',
+    projectId: 'prj_fold',
+    receivedAt: NOW + n,
+    batch: { sk: `s${n}`, vid: 'v', dropped: 0, views: [], errors: [], clicks: [{ url: URL, page: PAGE, ts: NOW + n, xRatio: 0.5, yDoc: 100, vw: 1440, selector: '#buy' }] },
+  }
+}
+
+const clicks = (store: LmdbStore) => (store.heatmap('prj_fold', { ...DAY, pages: [PAGE], kind: 'click' }) as ClickHeatmap).total
+
+t.test('a fold takes the oldest marked batches up to its limit, and each only once', async (t) => {
+  const store = await fresh(t)
+  await store.appendBatch([batch(1), batch(2), batch(3)])
+  t.equal(store.unfoldedCount(), 3, 'stored batches wait, marked')
+  t.equal(clicks(store), 0, 'and are not in the aggregates yet')
+  t.equal(await store.foldSignals(2), 2)
+  t.equal(store.unfoldedCount(), 1)
+  t.equal(clicks(store), 2)
+  t.equal(await store.foldSignals(), 1)
+  t.equal(await store.foldSignals(), 0, 'nothing left')
+  t.equal(clicks(store), 3)
+  t.same(
+    store.topElements('prj_fold', { ...DAY, pages: [PAGE], limit: 5 }).map((e) => [e.selector, e.clicks]),
+    [['#buy', 3]],
+  )
+})
+
+t.test('two folds racing over the same marks count each batch once', async (t) => {
+  const store = await fresh(t)
+  await store.appendBatch([batch(1), batch(2), batch(3), batch(4)])
+  // Both read the same four marks before either writes: the second finds them gone and skips them.
+  const folded = await Promise.all([store.foldSignals(), store.foldSignals(), store.foldSignals(3)])
+  t.equal(folded.reduce((a, b) => a + b, 0), 4, 'four batches folded in all')
+  t.equal(clicks(store), 4, 'and counted once each')
+  t.equal(store.unfoldedCount(), 0)
+})
+
+t.test('a batch the fold cannot take is left out alone; the rest of its fold counts', async (t) => {
+  const store = await fresh(t)
+  await store.appendBatch([batch(1)])
+  // A stored record no ingest writer would write (clicks is no list): the fold throws on it.
+  const badKey = ['prj_fold', NOW + 2, 'bad', 1, 1, 1]
+  await store.tables.signals.put(badKey, { sk: 'bad', vid: 'v', dropped: 0, views: [], errors: [], clicks: 5 } as never)
+  await store.tables.unfolded.put(unfoldedKeyOf(badKey), true)
+  await store.appendBatch([batch(3)])
+  t.equal(store.unfoldedCount(), 3)
+  t.equal(await store.foldSignals(), 3, 'the fold goes through')
+  t.equal(store.unfoldedCount(), 0, 'the bad mark is not retried forever')
+  t.equal(clicks(store), 2, 'both good batches counted')
+  t.ok(store.tables.signals.get(badKey), 'the raw batch is kept')
+})
+
+t.test('with aggregation switched off, nothing is marked', async (t) => {
+  const path = mkdtempSync(join(tmpdir(), 'svc-fold-off-'))
+  const store = openLmdbStore({ path, mapSize: 256 * 1024 * 1024, durability: 'commit', aggregates: false })
+  t.teardown(async () => {
+    await store.close()
+    rmSync(path, { recursive: true, force: true })
+  })
+  await store.appendBatch([batch(1)])
+  t.equal(store.unfoldedCount(), 0)
+  t.equal(await store.foldSignals(), 0)
+  t.equal(clicks(store), 0)
+})
