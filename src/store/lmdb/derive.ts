@@ -419,7 +419,8 @@ export class Deriver {
   /** Whether the running backfill's walk of the stored batches has passed `signalsKey` (and so will not count it). */
   private walkedPast(projectId: string, signalsKey: Key): boolean {
     const backfill = this.tables.backfills.get(projectId)
-    if (backfill?.state !== 'running') return true
+    // A generation being built with no backfill running (one killed as it started): the next run walks everything.
+    if (backfill?.state !== 'running') return false
     if (backfill.phase === 'sessions') return false
     if (backfill.phase !== 'signals') return true
     return backfill.cursor !== undefined && compareKeys(signalsKey, backfill.cursor as Key) <= 0
