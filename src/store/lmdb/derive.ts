@@ -255,21 +255,20 @@ export function readMarked(tables: Tables, limit: number): MarkedBatch[] {
 
 /**
  * Folds batches read by `readMarked` into the aggregates and deletes their
- * marks; inside a write transaction. A mark gone meanwhile was folded by
+ * marks, inside a write transaction; answers which it folded. A mark gone meanwhile was folded by
  * another fold (a read's, or the deriver's): skipped. A batch a backfill
  * re-keyed meanwhile is folded as read: the generation the backfill builds
  * has it already (marked), and the live one is replaced at the backfill's end.
  */
-export function foldMarked(tables: Tables, marked: MarkedBatch[]): number {
+export function foldMarked(tables: Tables, marked: MarkedBatch[]): boolean[] {
   const deriver = new Deriver(tables)
-  let folded = 0
-  for (const { mark, batch } of marked) {
-    if (!tables.unfolded.doesExist(mark)) continue
+  const folded = marked.map(({ mark, batch }) => {
+    if (!tables.unfolded.doesExist(mark)) return false
     const key = signalsKeyOf(mark)
     if (batch) deriver.addStored((key as Part[])[0] as string, key, batch)
     tables.unfolded.remove(mark)
-    folded += 1
-  }
+    return true
+  })
   deriver.flush()
   return folded
 }

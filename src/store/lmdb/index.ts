@@ -158,20 +158,11 @@ export class LmdbStore implements Store {
     let outcomes: IngestOutcome[] = []
     await this.settle(
       this.root.transaction(() => {
-        // lmdb-js commits whatever an asynchronous transaction callback put before it threw,
-        // so the batch runs in a child transaction (transactionSync inside a transaction; we
-        // open without cache or write map, which would disable child transactions): a throw
-        // rolls all of it back instead of leaving half an item and its batch-mates written
-        // while every request of the batch is told it failed.
-        try {
-          this.root.transactionSync(() => {
-            outcomes = this.apply(items)
-          })
-        } catch {
-          // One item could not be written (say, a key past LMDB's 1,978-byte limit). The rare
-          // path: write each alone, in its own child transaction, so that it fails alone.
-          outcomes = items.map((item) => this.applyAlone(item))
-        }
+        outcomes = this.eachAloneOnFailure(items, (some) => this.apply(some), (item, error) => {
+          // Say, a key past LMDB's 1,978-byte limit.
+          log.error('ingest item could not be stored; dropped', { error: String(error), kind: item.kind, projectId: item.projectId })
+          return 'failed'
+        })
       }),
     )
     return outcomes
@@ -182,16 +173,37 @@ export class LmdbStore implements Store {
     return items.map((item) => (item.kind === 'chunk' ? applyChunk(this.tables, item) : applySignals(this.tables, item, aggregate)))
   }
 
-  private applyAlone(item: IngestItem): IngestOutcome {
+  /**
+   * Inside a write transaction: `run` over all items in one child transaction;
+   * if that throws, over each item alone in its own, and `failed` for an item
+   * that throws alone, so that one bad item fails alone.
+   *
+   * Why child transactions (transactionSync inside a transaction; we open
+   * without cache or write map, which would disable them): lmdb-js commits
+   * whatever an asynchronous transaction callback put before it threw, so a
+   * throw would leave half an item and its batch-mates written while every
+   * one of them is told it failed.
+   */
+  private eachAloneOnFailure<I, R>(items: I[], run: (items: I[]) => R[], failed: (item: I, error: unknown) => R): R[] {
     try {
-      let outcome: IngestOutcome = 'failed'
+      let results: R[] = []
       this.root.transactionSync(() => {
-        outcome = this.apply([item])[0]
+        results = run(items)
       })
-      return outcome
-    } catch (error) {
-      log.error('ingest item could not be stored; dropped', { error: String(error), kind: item.kind, projectId: item.projectId })
-      return 'failed'
+      return results
+    } catch {
+      // The rare path.
+      return items.map((item) => {
+        try {
+          let result: R | undefined
+          this.root.transactionSync(() => {
+            result = run([item])[0]
+          })
+          return result as R
+        } catch (error) {
+          return failed(item, error)
+        }
+      })
     }
   }
 
@@ -491,34 +503,18 @@ export class LmdbStore implements Store {
   async foldSignals(limit = FOLD_LIMIT): Promise<number> {
     const marked = readMarked(this.tables, limit)
     if (marked.length === 0) return 0
-    let folded = 0
+    let folded: boolean[] = []
     await this.settle(
       this.root.transaction(() => {
-        // As in appendBatch: a child transaction, so that a throw rolls back the whole fold.
-        try {
-          this.root.transactionSync(() => {
-            folded = foldMarked(this.tables, marked)
-          })
-        } catch (error) {
-          // One batch the deriver cannot fold must not hold back every later one: fold them one
-          // by one, and leave out of the aggregates (logged, its raw batch kept) one that fails alone.
-          log.error('signals fold failed; folding batch by batch', { error: String(error) })
-          folded = 0
-          for (const one of marked) {
-            try {
-              this.root.transactionSync(() => {
-                folded += foldMarked(this.tables, [one])
-              })
-            } catch (alone) {
-              log.error('signals batch could not be folded; left out of the aggregates', { error: String(alone), mark: JSON.stringify(one.mark) })
-              this.tables.unfolded.remove(one.mark)
-              folded += 1
-            }
-          }
-        }
+        folded = this.eachAloneOnFailure(marked, (some) => foldMarked(this.tables, some), (one, error) => {
+          // Not retried forever: its raw batch stays, outside the aggregates.
+          log.error('signals batch could not be folded; left out of the aggregates', { error: String(error), mark: JSON.stringify(one.mark) })
+          this.tables.unfolded.remove(one.mark)
+          return true
+        })
       }),
     )
-    return folded
+    return folded.filter(Boolean).length
   }
 
   unfoldedCount(): number {
