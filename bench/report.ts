@@ -365,8 +365,8 @@ export function renderResults(r: Results): string {
         `and with ${r.connections} connections each waiting for its answer, a transaction holds only the requests that arrived while the previous one committed. ` +
         threadsSentence(r),
       `- **/signals computes.** The server spent ${int(signalsUs)} µs of CPU per 5 KB batch, against ${int(bareSignalsUs)} µs for the bare handler to read the same body: ` +
-        'JSON parsing and AJV validation of each entry in the front, the structured clone to the writer thread, page grouping, the signal aggregates ' +
-        `(their share is measured below), msgpack encoding and the LMDB transaction. At that cost the ${r.machine.nproc} cores, shared with the load generator, cannot serve more than about ` +
+        'the body handed to the writer thread as bytes, JSON parsing and AJV validation of each entry there, page grouping, msgpack encoding and the LMDB transaction, ' +
+        `and, behind the acknowledgement, the deriver's fold of the batch into the signal aggregates (its share is measured below). At that cost the ${r.machine.nproc} cores, shared with the load generator, cannot serve more than about ` +
         `${int((cores - r.cluster.signals.clientCpuPct) / 100 / (signalsUs / 1e6))} batches/s, while the target asks for ${int(TARGETS.signalsVsFront * r.front.signals.okPerSec)}.`,
       `- **Latency tails.** p99 includes waiting for a whole batch's commit, garbage collection pauses, and whatever else this machine ran (the "others CPU %" column): the same code's p99 moves by a factor of several between a quiet and a busy machine.`,
     ].join('\n'),
