@@ -3,30 +3,18 @@
  * each marked batch counted exactly once however folds are sliced or race,
  * and a batch that cannot be folded left out alone.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { groupUrl } from '../../src/pages/group.js'
 import { unfoldedKeyOf } from '../../src/store/lmdb/derive.js'
-import { openLmdbStore, type LmdbStore } from '../../src/store/lmdb/index.js'
+import type { LmdbStore } from '../../src/store/lmdb/index.js'
 import type { ClickHeatmap } from '../../src/store/insights.js'
 import type { IngestItem } from '../../src/store/store.js'
+import { tempLmdbStore } from '../helpers/store.js'
 
 const NOW = Date.UTC(2026, 10, 20, 12)
 const URL = 'https://shop.test/cart'
 const PAGE = groupUrl(URL, []).key
 const DAY = { since: NOW - 24 * 3600_000, until: NOW + 3600_000 }
-
-async function fresh(t: Test): Promise<LmdbStore> {
-  const path = mkdtempSync(join(tmpdir(), 'svc-fold-'))
-  const store = openLmdbStore({ path, mapSize: 256 * 1024 * 1024, durability: 'commit' })
-  t.teardown(async () => {
-    await store.close()
-    rmSync(path, { recursive: true, force: true })
-  })
-  return store
-}
 
 function batch(n: number): IngestItem {
   return {
@@ -40,7 +28,7 @@ function batch(n: number): IngestItem {
 const clicks = (store: LmdbStore) => (store.heatmap('prj_fold', { ...DAY, pages: [PAGE], kind: 'click' }) as ClickHeatmap).total
 
 t.test('a fold takes the oldest marked batches up to its limit, and each only once', async (t) => {
-  const store = await fresh(t)
+  const store = tempLmdbStore(t)
   await store.appendBatch([batch(1), batch(2), batch(3)])
   t.equal(store.unfoldedCount(), 3, 'stored batches wait, marked')
   t.equal(clicks(store), 0, 'and are not in the aggregates yet')
@@ -57,7 +45,7 @@ t.test('a fold takes the oldest marked batches up to its limit, and each only on
 })
 
 t.test('two folds racing over the same marks count each batch once', async (t) => {
-  const store = await fresh(t)
+  const store = tempLmdbStore(t)
   await store.appendBatch([batch(1), batch(2), batch(3), batch(4)])
   // Both read the same four marks before either writes: the second finds them gone and skips them.
   const folded = await Promise.all([store.foldSignals(), store.foldSignals(), store.foldSignals(3)])
@@ -67,7 +55,7 @@ t.test('two folds racing over the same marks count each batch once', async (t) =
 })
 
 t.test('a batch the fold cannot take is left out alone; the rest of its fold counts', async (t) => {
-  const store = await fresh(t)
+  const store = tempLmdbStore(t)
   await store.appendBatch([batch(1)])
   // A stored record no ingest writer would write (clicks is no list): the fold throws on it.
   const badKey = ['prj_fold', NOW + 2, 'bad', 1, 1, 1]
@@ -82,12 +70,7 @@ t.test('a batch the fold cannot take is left out alone; the rest of its fold cou
 })
 
 t.test('with aggregation switched off, nothing is marked', async (t) => {
-  const path = mkdtempSync(join(tmpdir(), 'svc-fold-off-'))
-  const store = openLmdbStore({ path, mapSize: 256 * 1024 * 1024, durability: 'commit', aggregates: false })
-  t.teardown(async () => {
-    await store.close()
-    rmSync(path, { recursive: true, force: true })
-  })
+  const store = tempLmdbStore(t, { aggregates: false })
   await store.appendBatch([batch(1)])
   t.equal(store.unfoldedCount(), 0)
   t.equal(await store.foldSignals(), 0)

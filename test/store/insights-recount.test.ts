@@ -9,9 +9,6 @@
  * per-session counts) is compared with a recount, written out plainly below,
  * over what store.listSignals holds.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import t from 'tap'
@@ -31,9 +28,9 @@ import {
   type HeatKind,
   type TimeRange,
 } from '../../src/store/insights.js'
-import { openLmdbStore } from '../../src/store/lmdb/index.js'
 import type { Click, IngestItem, SignalsRecord, Store, View } from '../../src/store/store.js'
 import { foldAll } from '../helpers/fold.js'
+import { tempLmdbStore } from '../helpers/store.js'
 
 const T0 = Date.UTC(2026, 2, 1, 0)
 const URLS = ['https://a.test/', 'https://a.test/cart', 'https://b.test/cart', 'https://a.test/p/1', 'https://a.test/p/2?x=1']
@@ -286,12 +283,7 @@ function expectedSession(r: Recount, sk: string) {
 // ---- the property ----
 
 t.test('every aggregate equals a recount from the raw signals, before and after a backfill', async (t) => {
-  const path = mkdtempSync(join(tmpdir(), 'svc-recount-'))
-  const store: Store = openLmdbStore({ path, mapSize: 512 * 1024 * 1024, durability: 'commit' })
-  t.teardown(async () => {
-    await store.close()
-    rmSync(path, { recursive: true, force: true })
-  })
+  const store: Store = tempLmdbStore(t, { mapSize: 512 * 1024 * 1024 })
   let run = 0
   let failure = ''
   const check = (what: string, actual: unknown, expected: unknown) => {

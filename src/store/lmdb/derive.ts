@@ -2,18 +2,20 @@
  * The aggregates derived from signal batches (issue 6), folded in after the
  * acknowledgement. The ingest transaction stores a batch with a mark in
  * `unfolded`; the deriver (workers/deriver.ts, a thread of the control worker)
- * takes the oldest marks a few thousand at a time and, in one transaction,
- * adds their batches to the aggregates and deletes the marks. A batch is
+ * takes the oldest marks, FOLD_BATCHES at a time, and in one transaction adds
+ * their batches to the aggregates and deletes the marks. A batch is
  * therefore counted exactly once, whatever crashes, and the aggregates can
  * never disagree with the raw batches for longer than the deriver's lag.
  *
  * Why after and not inside the ingest transaction: the busy buckets (heat
  * bins, elements, page counts) are read-modify-writes per transaction, and an
  * ingest transaction holds the few batches that arrived meanwhile, so each
- * was rewritten a few times per batch. A fold of thousands rewrites each once:
- * measured on the read bench's batches, ~500 µs of writer time per batch
- * inside 8-batch ingest transactions against ~80 µs in 2,000-batch folds.
- * Reads fold what is pending first (bounded), so a client reads its writes.
+ * was rewritten a few times per batch. A fold rewrites each once: measured on
+ * the read bench's batches, ~500 µs of writer time per batch inside 8-batch
+ * ingest transactions, ~120 µs in 250-batch folds, ~80 µs in 2,000-batch
+ * ones. Folds hold LMDB's one write lock, which ingest commits wait behind,
+ * so the default stays small (README, FOLD_BATCHES). Reads fold what is
+ * pending first (bounded), so a client reads its writes.
  *
  * Everything derived lives in one table under [projectId, generation, tag, …].
  * A backfill re-keys pages and rebuilds the aggregates into a new generation
@@ -230,7 +232,6 @@ export const ALL_SCOPE = '*'
  */
 export type SessionRecordOfSignals = SessionSignals & { from: number; to: number }
 
-/** Identity of a stored batch, from its key in the signals table: the base of its entries' ids. */
 /** The mark of a stored batch still to fold: its signals key with the time first, so that folds take the oldest. */
 export function unfoldedKeyOf(signalsKey: Key): Key {
   const [projectId, receivedAt, ...rest] = signalsKey as Part[]
@@ -255,10 +256,11 @@ export function readMarked(tables: Tables, limit: number): MarkedBatch[] {
 
 /**
  * Folds batches read by `readMarked` into the aggregates and deletes their
- * marks, inside a write transaction; answers which it folded. A mark gone meanwhile was folded by
- * another fold (a read's, or the deriver's): skipped. A batch a backfill
- * re-keyed meanwhile is folded as read: the generation the backfill builds
- * has it already (marked), and the live one is replaced at the backfill's end.
+ * marks, inside a write transaction; answers which it folded. A mark gone
+ * meanwhile was folded by another fold (a read's, or the deriver's): skipped.
+ * A batch a backfill re-keyed meanwhile is folded as read: the generation the
+ * backfill builds has it already (marked), and the live one is replaced at
+ * the backfill's end.
  */
 export function foldMarked(tables: Tables, marked: MarkedBatch[]): boolean[] {
   const deriver = new Deriver(tables)
@@ -273,6 +275,7 @@ export function foldMarked(tables: Tables, marked: MarkedBatch[]): boolean[] {
   return folded
 }
 
+/** Identity of a stored batch, from its key in the signals table: the base of its entries' ids. */
 export function batchIdOf(signalsKey: Key): string {
   const [, receivedAt, , pid, threadId, nonce] = signalsKey as [string, number, string, number, number, number]
   return `${receivedAt}.${pid}.${threadId}.${nonce}`
