@@ -431,7 +431,7 @@ export function renderResults(r: Results): string {
     `Keeping the heatmap, leaderboard, friction and page aggregates costs ${pct(1 - aggregated.okPerSec / bare.okPerSec)} of /signals throughput in this run ` +
       '(AGGREGATE_SIGNALS=0 exists only to measure this: the read API then misses what was ingested meanwhile). ' +
       'Ingest stores each batch with a mark; the control worker\'s deriver thread (nice +10) folds marked batches into the aggregates, ' +
-      '`FOLD_BATCHES` per transaction, behind the acknowledgement. Its folds still take LMDB\'s one write lock and a share of the same two cores, ' +
+      '`FOLD_BATCHES` per transaction, behind the acknowledgement, in the aggregates\' own LMDB environment. Its folds take a share of the same two cores, ' +
       'which is what this figure prices; bench/read-results.md measures it with denser batches, and the deriver\'s catch-up time, over alternating runs.',
   )
   out.push('')

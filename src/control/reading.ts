@@ -42,9 +42,9 @@ export function decodeCursor<T extends Record<string, 'string' | 'number'>>(curs
 
 /**
  * Batches a read folds into the aggregates before it answers, at most (about
- * 0.1 ms each: 25 ms at worst, the deriver's own fold size). The deriver
- * thread keeps the backlog below this unless ingest saturates the machine;
- * then reads show the aggregates a little behind rather than wait for all.
+ * 0.1 ms each: 25 ms at worst). The deriver thread keeps the backlog below
+ * this unless ingest saturates the machine; then reads show the aggregates a
+ * little behind rather than wait for all of it.
  */
 const READ_FOLD_LIMIT = 250
 

@@ -180,8 +180,12 @@ t.test('no plaintext secret in the LMDB files or in the logs', async (t) => {
   // The random part after `svc_sk_<12 hex id>_`: the secret proper.
   const secretParts = secrets.map((s) => s.slice(20))
   await cluster.stop()
-  for (const file of readdirSync(cluster.dataDir)) {
-    const bytes = readFileSync(join(cluster.dataDir, file))
+  // Every file of both environments (the aggregates' lives in a subdirectory).
+  const files = readdirSync(cluster.dataDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
+  t.ok(files.length >= 4, 'both environments\' files are read')
+  for (const entry of files) {
+    const file = join(entry.parentPath ?? entry.path, entry.name)
+    const bytes = readFileSync(file)
     for (const part of secretParts) t.equal(bytes.indexOf(part), -1, `${file} does not hold a secret`)
   }
   for (const part of secretParts) t.notOk(cluster.output().includes(part), 'the logs hold no secret')

@@ -10,6 +10,7 @@
  * the OS reports the data synced to the disk.
  */
 import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { log } from '../../log.js'
 import type {
@@ -47,9 +48,9 @@ import type {
   SessionSignals,
   TimeRange,
 } from '../insights.js'
-import { foldMarked, readMarked, type DerivedState } from './derive.js'
+import { foldMarked, forgetFolded, readMarked, type DerivedState } from './derive.js'
 import { applyChunk, applySignals, emptyStats } from './ingest.js'
-import { backfillStepInTxn, beginRebuild, purgeInTxn } from './lifecycle.js'
+import { backfillStepInTxn, beginRebuild, pruneReplaced, purgeInTxn, rebuildSignalsStep, type SignalsStep } from './lifecycle.js'
 import { derivedPages, friction, heatmap, pageInsights, sessionPage, sessionSignals, topElements } from './queries.js'
 
 export interface LmdbOptions {
@@ -95,23 +96,34 @@ export interface Tables {
   invitesByOrg: Database<true, Key>
   /** [projectId, startedAt, sk]: the session list, newest first by reading it backwards. */
   sessionsByStart: Database<true, Key>
+  /** [receivedAt, projectId, …the rest of the signals key]: batches stored but not yet folded into `derived`, oldest first. */
+  unfolded: Database<true, Key>
+  // In the aggregates environment:
   /** Everything derived from signals, by [projectId, generation, tag, …] (derive.ts). */
   derived: Database<unknown, Key>
   /** projectId → which generation of `derived` is live and which a backfill builds. */
   derivedState: Database<DerivedState, string>
-  /** [receivedAt, projectId, …the rest of the signals key]: batches stored but not yet folded into `derived`, oldest first. */
-  unfolded: Database<true, Key>
+  /** Marks folded whose deletion from `unfolded` may not have committed yet (derive.ts, foldMarked). */
+  folded: Database<true, Key>
 }
 
 export class LmdbStore implements Store {
   readonly tables: Tables
 
+  /**
+   * Two environments: the main one (`path`) and the aggregates' (`path/aggregates`,
+   * derive.ts). Each has its own write lock, so folding signals into the
+   * aggregates never holds up an ingest commit; a step that writes both writes
+   * the aggregates first, idempotently (see foldSignals, backfillStep).
+   */
   constructor(
     private readonly root: RootDatabase,
+    private readonly aggregates: RootDatabase,
     private readonly options: LmdbOptions,
   ) {
     const db = <V, K extends Key = Key>(name: string, encoding?: 'binary') =>
       root.openDB<V, K>(name, encoding ? { encoding } : {})
+    const aggregate = <V, K extends Key = Key>(name: string) => aggregates.openDB<V, K>(name, {})
     this.tables = {
       orgs: db('orgs'),
       orgsByName: db('orgs-by-name'),
@@ -137,15 +149,16 @@ export class LmdbStore implements Store {
       invites: db('invites'),
       invitesByOrg: db('invites-by-org'),
       sessionsByStart: db('sessions-by-start'),
-      derived: db('derived'),
-      derivedState: db('derived-state'),
       unfolded: db('signals-unfolded'),
+      derived: aggregate('derived'),
+      derivedState: aggregate('derived-state'),
+      folded: aggregate('folded'),
     }
   }
 
-  private async settle(write: Promise<unknown>): Promise<void> {
+  private async settle(write: Promise<unknown>, root = this.root): Promise<void> {
     await write
-    if (this.options.durability === 'flush') await this.root.flushed
+    if (this.options.durability === 'flush') await root.flushed
   }
 
   // ---- ingest ----
@@ -158,7 +171,7 @@ export class LmdbStore implements Store {
     let outcomes: IngestOutcome[] = []
     await this.settle(
       this.root.transaction(() => {
-        outcomes = this.eachAloneOnFailure(items, (some) => this.apply(some), (item, error) => {
+        outcomes = this.eachAloneOnFailure(this.root, items, (some) => this.apply(some), (item, error) => {
           // Say, a key past LMDB's 1,978-byte limit.
           log.error('ingest item could not be stored; dropped', { error: String(error), kind: item.kind, projectId: item.projectId })
           return 'failed'
@@ -184,10 +197,10 @@ export class LmdbStore implements Store {
    * throw would leave half an item and its batch-mates written while every
    * one of them is told it failed.
    */
-  private eachAloneOnFailure<I, R>(items: I[], run: (items: I[]) => R[], failed: (item: I, error: unknown) => R): R[] {
+  private eachAloneOnFailure<I, R>(root: RootDatabase, items: I[], run: (items: I[]) => R[], failed: (item: I, error: unknown) => R): R[] {
     try {
       let results: R[] = []
-      this.root.transactionSync(() => {
+      root.transactionSync(() => {
         results = run(items)
       })
       return results
@@ -196,7 +209,7 @@ export class LmdbStore implements Store {
       return items.map((item) => {
         try {
           let result: R | undefined
-          this.root.transactionSync(() => {
+          root.transactionSync(() => {
             result = run([item])[0]
           })
           return result as R
@@ -436,6 +449,13 @@ export class LmdbStore implements Store {
 
   async startBackfill(projectId: string, rules: string[], now: number): Promise<BackfillState> {
     let state: BackfillState | undefined
+    // The generation to rebuild into first (idempotent: a start killed after it reuses it).
+    if (this.tables.backfills.get(projectId)?.state !== 'running') {
+      await this.settle(
+        this.aggregates.transaction(() => beginRebuild(this.tables, projectId)),
+        this.aggregates,
+      )
+    }
     await this.settle(
       this.root.transaction(() => {
         const current = this.tables.backfills.get(projectId)
@@ -459,23 +479,38 @@ export class LmdbStore implements Store {
           signalBatchesRekeyed: 0,
         }
         this.tables.backfills.put(projectId, state)
-        // Ingest from now on also feeds the generation of aggregates this backfill rebuilds.
-        beginRebuild(this.tables, projectId)
       }),
     )
     return state!
   }
 
+  /** One step; its aggregates side (signals, finish) commits first, then the main side with the cursor (lifecycle.ts). One stepper per project. */
   async backfillStep(projectId: string, limit: number, rekey: Rekey, now: number): Promise<BackfillState> {
+    this.root.resetReadTxn()
+    const current = this.tables.backfills.get(projectId)
+    if (!current) throw new Error(`no backfill for ${projectId}`)
+    if (current.state !== 'running') return current
+    const aggregates: { signals?: SignalsStep; pruned?: boolean } = {}
+    if (current.phase === 'signals' || current.phase === 'finish') {
+      await this.settle(
+        this.aggregates.transaction(() => {
+          // The batches stored until now: a fold waiting on this transaction can only hold ones stored before, or walked.
+          this.root.resetReadTxn()
+          if (current.phase === 'signals') aggregates.signals = rebuildSignalsStep(this.tables, current, limit, rekey)
+          else aggregates.pruned = pruneReplaced(this.tables, projectId, limit)
+        }),
+        this.aggregates,
+      )
+    }
     let state: BackfillState | undefined
     await this.settle(
       this.root.transaction(() => {
-        const current = this.tables.backfills.get(projectId)
-        state = current?.state === 'running' ? backfillStepInTxn(this.tables, current, limit, rekey, now) : current
+        state = this.tables.backfills.get(projectId)
+        // Unchanged since the aggregates side read it (one stepper per project); else answer it as it is.
+        if (JSON.stringify(state) === JSON.stringify(current)) state = backfillStepInTxn(this.tables, current, limit, rekey, now, aggregates)
       }),
     )
-    if (!state) throw new Error(`no backfill for ${projectId}`)
-    return state
+    return state!
   }
 
   listRunningBackfills(): BackfillState[] {
@@ -505,13 +540,23 @@ export class LmdbStore implements Store {
     if (marked.length === 0) return 0
     let folded: boolean[] = []
     await this.settle(
-      this.root.transaction(() => {
-        folded = this.eachAloneOnFailure(marked, (some) => foldMarked(this.tables, some), (one, error) => {
+      this.aggregates.transaction(() => {
+        // The main environment as it is now, not as this thread last read it (see foldMarked).
+        this.root.resetReadTxn()
+        forgetFolded(this.tables)
+        folded = this.eachAloneOnFailure(this.aggregates, marked, (some) => foldMarked(this.tables, some), (one, error) => {
           // Not retried forever: its raw batch stays, outside the aggregates.
           log.error('signals batch could not be folded; left out of the aggregates', { error: String(error), mark: JSON.stringify(one.mark) })
-          this.tables.unfolded.remove(one.mark)
+          this.tables.folded.put(one.mark, true)
           return true
         })
+      }),
+      this.aggregates,
+    )
+    // Then the marks go. A process killed in between leaves them, and the next fold finds them folded.
+    await this.settle(
+      this.root.transaction(() => {
+        for (const { mark } of marked) this.tables.unfolded.remove(mark)
       }),
     )
     return folded.filter(Boolean).length
@@ -553,7 +598,7 @@ export class LmdbStore implements Store {
 
   async close(): Promise<void> {
     openStores.delete(this.options.path)
-    await this.root.close()
+    await Promise.all([this.root.close(), this.aggregates.close()])
   }
 
   /** Merges `patch` into the record at `id` inside one write transaction. */
@@ -595,7 +640,10 @@ export function openLmdbStore(options: LmdbOptions): LmdbStore {
   if (existing) return existing
   mkdirSync(options.path, { recursive: true })
   const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 32, maxReaders: 1024 })
-  const store = new LmdbStore(root, options)
+  const aggregatesPath = join(options.path, 'aggregates')
+  mkdirSync(aggregatesPath, { recursive: true })
+  const aggregates = open({ path: aggregatesPath, mapSize: options.mapSize, maxDbs: 8, maxReaders: 1024 })
+  const store = new LmdbStore(root, aggregates, options)
   openStores.set(options.path, store)
   return store
 }

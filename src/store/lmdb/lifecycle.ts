@@ -1,8 +1,9 @@
 /**
- * Backfill and retention over the LMDB tables. Each step is one write
- * transaction that also saves where it stopped, so a process killed between
- * steps resumes exactly where the last commit left off, and nothing is ever
- * half re-keyed.
+ * Backfill and retention over the LMDB tables. Each step saves where it
+ * stopped in the transaction that does its work (with the aggregates side of
+ * a step committed first, and idempotent), so a process killed between steps
+ * resumes exactly where the last commit left off, and nothing is ever half
+ * re-keyed.
  */
 import type { BackfillState, PageRecord, PurgeResult, Rekey, SessionRecord, SignalsRecord } from '../store.js'
 import { Deriver, derivedStateOf } from './derive.js'
@@ -48,8 +49,54 @@ function rekeySignals(batch: SignalsRecord, rekey: Rekey, next: (page: PageRecor
   return { ...batch, views: batch.views.map(entry), clicks: batch.clicks.map(entry), errors: batch.errors.map(entry) }
 }
 
-/** One step of a backfill; runs inside a write transaction. */
-export function backfillStepInTxn(tables: Tables, state: BackfillState, limit: number, rekey: Rekey, now: number): BackfillState {
+/**
+ * A backfill step spans the two environments: the aggregates one (derive.ts)
+ * and the main one (raw batches, pages, the backfill's own state). Each step
+ * writes the aggregates first, idempotently, and then the main side with the
+ * backfill's cursor, so that a process killed between the two redoes the
+ * step: the batches it counted are marked (`ag`) and skipped the second time.
+ */
+export interface SignalsStep {
+  rekeyed: { key: Key; value: SignalsRecord }[]
+  /** Pages the re-keyed batches produced, for the next page index. */
+  pages: PageRecord[]
+  done: boolean
+}
+
+/**
+ * Signals phase, aggregates side (inside an aggregates write transaction):
+ * reads the next batches after the cursor (the main environment as it is
+ * now: the deriver's folds wait on this transaction, so none can fold a
+ * batch this read missed and think it walked), re-keys them, counts them in
+ * the generation being built, and records how far the walk has gone; at the
+ * end, the rebuilt generation goes live.
+ */
+export function rebuildSignalsStep(tables: Tables, state: BackfillState, limit: number, rekey: Rekey): SignalsStep {
+  const { projectId } = state
+  const derived = derivedStateOf(tables, projectId)
+  const deriver = new Deriver(tables)
+  const step: SignalsStep = { rekeyed: [], pages: [], done: false }
+  for (const { key, value } of after<SignalsRecord>(tables.signals, rangeAfter(projectId, state.cursor), state.cursor, limit)) {
+    const receivedAt = (key as [string, number])[1]
+    const rekeyed = rekeySignals(value, (url) => ({ ...rekey(url), firstSeenAt: receivedAt }), (page) => step.pages.push(page))
+    step.rekeyed.push({ key, value: rekeyed })
+    if (derived.building !== undefined) deriver.addRebuilt(projectId, derived.building, key, rekeyed)
+  }
+  deriver.flush()
+  step.done = step.rekeyed.length < limit
+  if (derived.building === undefined) return step // a step redone after its generation went live
+  if (step.done) switchToRebuilt(tables, projectId)
+  else tables.derivedState.put(projectId, { ...derivedStateOf(tables, projectId), walkedThrough: step.rekeyed[step.rekeyed.length - 1].key })
+  return step
+}
+
+/** Finish phase, aggregates side: deletes up to a step's budget of the replaced generations; true once none is left. */
+export function pruneReplaced(tables: Tables, projectId: string, limit: number): boolean {
+  return pruneStep(tables, projectId, limit * PRUNE_PER_BATCH)
+}
+
+/** One step of a backfill, main side (inside a main write transaction), after its aggregates side if it has one. */
+export function backfillStepInTxn(tables: Tables, state: BackfillState, limit: number, rekey: Rekey, now: number, aggregates?: { signals?: SignalsStep; pruned?: boolean }): BackfillState {
   const { projectId } = state
   const next = (page: PageRecord) => {
     const key = pageIndexKey(projectId, page.key)
@@ -72,28 +119,16 @@ export function backfillStepInTxn(tables: Tables, state: BackfillState, limit: n
     if (count < limit) Object.assign(updated, { phase: 'signals', cursor: undefined })
     else updated.cursor = last
   } else if (state.phase === 'signals') {
-    let count = 0
-    let last: Key | undefined
-    // The aggregates are rebuilt from the re-keyed batches into the generation startBackfill opened.
-    const derived = derivedStateOf(tables, projectId)
-    const deriver = new Deriver(tables)
-    for (const { key, value } of after<SignalsRecord>(tables.signals, rangeAfter(projectId, state.cursor), state.cursor, limit)) {
-      const receivedAt = (key as [string, number])[1]
-      const rekeyed = rekeySignals(value, (url) => ({ ...rekey(url), firstSeenAt: receivedAt }), next)
-      tables.signals.put(key, rekeyed)
-      if (derived.building !== undefined) deriver.addRebuilt(projectId, derived.building, key, rekeyed)
-      last = key
-      count += 1
-    }
-    deriver.flush()
-    updated.signalBatchesRekeyed += count
-    if (count < limit) {
-      Object.assign(updated, { phase: 'finish', cursor: undefined })
-      switchToRebuilt(tables, projectId)
-    } else updated.cursor = last
+    const step = aggregates?.signals
+    if (!step) throw new Error('a signals step runs its aggregates side first')
+    for (const { key, value } of step.rekeyed) tables.signals.put(key, value)
+    step.pages.forEach(next)
+    updated.signalBatchesRekeyed += step.rekeyed.length
+    if (step.done) Object.assign(updated, { phase: 'finish', cursor: undefined })
+    else updated.cursor = step.rekeyed[step.rekeyed.length - 1].key
   } else if (state.phase === 'finish') {
     // The replaced generation of aggregates goes first, a bounded number of entries per step.
-    if (!pruneStep(tables, projectId, limit * PRUNE_PER_BATCH)) {
+    if (!aggregates?.pruned) {
       tables.backfills.put(projectId, updated)
       return updated
     }
@@ -125,7 +160,8 @@ export function beginRebuild(tables: Tables, projectId: string): void {
   const state = derivedStateOf(tables, projectId)
   if (state.building !== undefined) return
   const gen = state.lastGen + 1
-  tables.derivedState.put(projectId, { ...state, building: gen, lastGen: gen })
+  const { walkedThrough: _previous, ...rest } = state
+  tables.derivedState.put(projectId, { ...rest, building: gen, lastGen: gen })
 }
 
 /** The rebuilt generation goes live; the one it replaces is left to prune. */
