@@ -1,8 +1,8 @@
 /** Starts and keeps alive the deriver thread (workers/deriver.ts) of the control worker. */
 import { Worker } from 'node:worker_threads'
 import { log } from '../log.js'
+import type { Config } from '../config.js'
 import type { DeriverInit, DeriverMessage } from '../messages.js'
-import type { StoreConfig } from '../store/open.js'
 
 /** Nice +10: behind the fronts and their writers, still ahead of idle work. */
 const DERIVER_NICE = 10
@@ -13,8 +13,9 @@ export interface DeriverHandle {
   stop(): Promise<void>
 }
 
-export function startDeriver(store: StoreConfig, folds: { intervalMs: number; batches: number }): DeriverHandle {
-  const init: DeriverInit = { ...store, nice: DERIVER_NICE, ...folds }
+export function startDeriver(config: Pick<Config, 'dataDir' | 'mapSizeBytes' | 'durability' | 'foldIntervalMs' | 'foldBatches'>): DeriverHandle {
+  const { dataDir, mapSizeBytes, durability, foldIntervalMs, foldBatches } = config
+  const init: DeriverInit = { dataDir, mapSizeBytes, durability, nice: DERIVER_NICE, intervalMs: foldIntervalMs, batches: foldBatches }
   let stopping = false
   let worker: Worker
   let restart: NodeJS.Timeout | undefined

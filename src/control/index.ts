@@ -20,7 +20,7 @@ const control = createControl({ store, config, backfill, site: { pagesDir: new U
 backfill.resumeAll()
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)
 // The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/derive.ts).
-const deriver = config.aggregateSignals ? startDeriver({ dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: true }, { intervalMs: config.foldIntervalMs, batches: config.foldBatches }) : undefined
+const deriver = config.aggregateSignals ? startDeriver(config) : undefined
 const dashboard = loadDashboardFiles(new URL('./public/app/', import.meta.url))
 const server = createServer((req, res) => dashboard.serve(req, res) || void control.handle(req, res))
 server.keepAliveTimeout = 60_000
