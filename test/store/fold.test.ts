@@ -5,8 +5,11 @@
  */
 import t from 'tap'
 import { groupUrl } from '../../src/pages/group.js'
-import { unfoldedKeyOf } from '../../src/store/lmdb/derive.js'
-import type { LmdbStore } from '../../src/store/lmdb/index.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { readMarked, unfoldedKeyOf } from '../../src/store/lmdb/derive.js'
+import { openLmdbStore, type LmdbStore } from '../../src/store/lmdb/index.js'
 import type { ClickHeatmap } from '../../src/store/insights.js'
 import type { IngestItem } from '../../src/store/store.js'
 import { tempLmdbStore } from '../helpers/store.js'
@@ -52,6 +55,34 @@ t.test('two folds racing over the same marks count each batch once', async (t) =
   t.equal(folded.reduce((a, b) => a + b, 0), 4, 'four batches folded in all')
   t.equal(clicks(store), 4, 'and counted once each')
   t.equal(store.unfoldedCount(), 0)
+})
+
+t.test('a fold stopped between its two commits is not counted twice, whatever folds next', async (t) => {
+  const path = mkdtempSync(join(tmpdir(), 'svc-store-'))
+  t.teardown(() => rmSync(path, { recursive: true, force: true }))
+  const open = () => openLmdbStore({ path, mapSize: 256 * 1024 * 1024, durability: 'commit' })
+  let store = open()
+  await store.appendBatch([batch(1), batch(2), batch(3)])
+  // The aggregates and the receipt commit; the process dies before the marks are deleted.
+  t.equal(await store.foldIntoAggregates(readMarked(store.tables, 2)), 2)
+  t.equal(store.unfoldedCount(), 3, 'the marks are still there')
+  t.equal(store.tables.folded.getKeysCount(), 1, 'one receipt for the fold')
+  await store.close()
+
+  store = open()
+  t.equal(clicks(store), 2, 'what the fold counted survives')
+  t.equal(await store.foldSignals(), 1, 'the next fold counts only the batch no receipt holds')
+  t.equal(clicks(store), 3, 'each batch once')
+  t.equal(store.unfoldedCount(), 0, 'every mark deleted, the receipted ones too')
+  await store.appendBatch([batch(4)])
+  t.equal(await store.foldSignals(), 1)
+  t.same(
+    Array.from(store.tables.folded.getRange({}), ({ value: marks }) => marks.map((mark) => (mark as unknown[]).slice(0, 3))),
+    [[[NOW + 4, 'prj_fold', 's4']]],
+    "only the last fold's receipt is left: the others are forgotten once their marks are gone",
+  )
+  t.equal(clicks(store), 4)
+  await store.close()
 })
 
 t.test('a batch the fold cannot take is left out alone; the rest of its fold counts', async (t) => {

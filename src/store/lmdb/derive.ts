@@ -51,6 +51,7 @@
  * rewrites that page's hour bucket once, not 64 times.
  */
 import { createHash } from 'node:crypto'
+import { threadId } from 'node:worker_threads'
 import { compareKeys } from 'lmdb'
 import type { Click, SignalsRecord, View } from '../store.js'
 import {
@@ -262,31 +263,58 @@ export function readMarked(tables: Tables, limit: number): MarkedBatch[] {
  * Folds batches read by `readMarked` into the aggregates, inside a write
  * transaction of the aggregates environment; answers which it folded. The
  * marks stay in the main environment until the caller deletes them after
- * this commits, so each batch folded is noted in `folded` meanwhile, and a
- * batch is skipped if noted there or if its mark is gone (another fold took
- * it). The caller renews its view of the main environment first: a mark
- * deleted by a fold that committed before this one is then seen as gone.
+ * this commits, so the caller notes the batches folded in a receipt
+ * (`noteFolded`) in the same transaction, and a batch is skipped if a receipt
+ * holds it (`skip`, from `pendingReceipts`) or if its mark is gone (another
+ * fold took it). The caller renews its view of the main environment first: a
+ * mark deleted by a fold that committed before this one is then seen as gone.
  *
  * A batch a backfill re-keyed meanwhile is folded as read: the generation the
  * backfill builds has it already (marked), and the live one is replaced at
  * the backfill's end.
  */
-export function foldMarked(tables: Tables, marked: MarkedBatch[]): boolean[] {
+export function foldMarked(tables: Tables, marked: MarkedBatch[], skip: ReadonlySet<string>): boolean[] {
   const deriver = new Deriver(tables)
   const folded = marked.map(({ mark, batch }) => {
-    if (tables.folded.doesExist(mark) || !tables.unfolded.doesExist(mark)) return false
+    if ((skip.size > 0 && skip.has(markId(mark))) || !tables.unfolded.doesExist(mark)) return false
     const key = signalsKeyOf(mark)
     if (batch) deriver.addStored((key as Part[])[0] as string, key, batch)
-    tables.folded.put(mark, true)
     return true
   })
   deriver.flush()
   return folded
 }
 
-/** Forgets folded marks whose deletion from the main environment has committed (inside an aggregates transaction). */
-export function forgetFolded(tables: Tables): void {
-  for (const mark of [...tables.folded.getKeys({})]) if (!tables.unfolded.doesExist(mark)) tables.folded.remove(mark)
+const markId = (mark: Key) => JSON.stringify(mark)
+
+/** Distinguishes the receipts of one thread. */
+let receipts = 0
+
+/**
+ * Notes, in one record of `folded`, the batches a fold has counted (inside its
+ * aggregates transaction): one write per fold rather than one per batch.
+ */
+export function noteFolded(tables: Tables, marks: Key[]): void {
+  if (marks.length === 0) return
+  receipts = (receipts + 1) % 1_000_000_000
+  tables.folded.put([Date.now(), process.pid, threadId, receipts], marks)
+}
+
+/**
+ * Inside an aggregates transaction: forgets the receipts whose marks are gone
+ * from the main environment (their fold's deletion committed), and answers
+ * the marks of the others, which a fold must skip. Normally that is only the
+ * previous fold's receipt, forgotten here: a receipt is kept beyond the next
+ * fold only while its own fold deletes its marks, or after a process was
+ * killed in between.
+ */
+export function pendingReceipts(tables: Tables): Set<string> {
+  const skip = new Set<string>()
+  for (const { key, value: marks } of tables.folded.getRange({})) {
+    if (marks.some((mark) => tables.unfolded.doesExist(mark))) for (const mark of marks) skip.add(markId(mark))
+    else tables.folded.remove(key)
+  }
+  return skip
 }
 
 /** Identity of a stored batch, from its key in the signals table: the base of its entries' ids. */
