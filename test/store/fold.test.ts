@@ -8,7 +8,7 @@ import { groupUrl } from '../../src/pages/group.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { readMarked, unfoldedKeyOf } from '../../src/store/lmdb/derive.js'
+import { readMarks, unfoldedKeyOf } from '../../src/store/lmdb/derive.js'
 import { openLmdbStore, type LmdbStore } from '../../src/store/lmdb/index.js'
 import type { ClickHeatmap } from '../../src/store/insights.js'
 import type { IngestItem } from '../../src/store/store.js'
@@ -64,7 +64,7 @@ t.test('a fold stopped between its two commits is not counted twice, whatever fo
   let store = open()
   await store.appendBatch([batch(1), batch(2), batch(3)])
   // The aggregates and the receipt commit; the process dies before the marks are deleted.
-  t.equal(await store.foldIntoAggregates(readMarked(store.tables, 2)), 2)
+  t.equal(await store.foldIntoAggregates(readMarks(store.tables, 2)), 2)
   t.equal(store.unfoldedCount(), 3, 'the marks are still there')
   t.equal(store.tables.folded.getKeysCount(), 1, 'one receipt for the fold')
   await store.close()

@@ -48,7 +48,7 @@ import type {
   SessionSignals,
   TimeRange,
 } from '../insights.js'
-import { foldMarked, noteFolded, pendingReceipts, readMarked, type DerivedState, type MarkedBatch } from './derive.js'
+import { foldMarked, noteFolded, pendingReceipts, readMarks, type DerivedState } from './derive.js'
 import { applyChunk, applySignals, emptyStats } from './ingest.js'
 import { backfillStepInTxn, beginRebuild, pruneReplaced, purgeInTxn, rebuildSignalsStep, type SignalsStep } from './lifecycle.js'
 import { derivedPages, friction, heatmap, pageInsights, sessionPage, sessionSignals, topElements } from './queries.js'
@@ -573,31 +573,28 @@ export class LmdbStore implements Store {
   // ---- the aggregates: folded after the acknowledgement ----
 
   async foldSignals(limit = FOLD_LIMIT): Promise<number> {
-    const marked = readMarked(this.tables, limit)
-    if (marked.length === 0) return 0
-    const folded = await this.foldIntoAggregates(marked)
+    const marks = readMarks(this.tables, limit)
+    if (marks.length === 0) return 0
+    const folded = await this.foldIntoAggregates(marks)
     // Then the marks go. A process killed in between leaves them, and the next fold finds them in its receipt.
-    await this.removeMarks(marked)
+    await this.removeMarks(marks)
     return folded
   }
 
   /** The first half of a fold: the aggregates and the fold's receipt, in one aggregates transaction. Answers how many batches it counted. */
-  async foldIntoAggregates(marked: MarkedBatch[]): Promise<number> {
+  async foldIntoAggregates(marks: Key[]): Promise<number> {
     let folded: boolean[] = []
     await this.settle(
       this.aggregates.transaction(() => {
         // The main environment as it is now, not as this thread last read it (see foldMarked).
         this.root.resetReadTxn()
         const skip = pendingReceipts(this.tables)
-        folded = this.eachAloneOnFailure(this.aggregates, marked, (some) => foldMarked(this.tables, some, skip), (one, error) => {
+        folded = this.eachAloneOnFailure(this.aggregates, marks, (some) => foldMarked(this.tables, some, skip), (mark, error) => {
           // Not retried forever: its raw batch stays, outside the aggregates.
-          log.error('signals batch could not be folded; left out of the aggregates', { error: String(error), mark: JSON.stringify(one.mark) })
+          log.error('signals batch could not be folded; left out of the aggregates', { error: String(error), mark: JSON.stringify(mark) })
           return true
         })
-        noteFolded(
-          this.tables,
-          marked.filter((_, i) => folded[i]).map(({ mark }) => mark),
-        )
+        noteFolded(this.tables, marks.filter((_, i) => folded[i]))
       }),
       this.aggregates,
     )
@@ -605,10 +602,10 @@ export class LmdbStore implements Store {
   }
 
   /** The second half: deletes the marks of a fold whose aggregates transaction committed. */
-  async removeMarks(marked: MarkedBatch[]): Promise<void> {
+  async removeMarks(marks: Key[]): Promise<void> {
     await this.settle(
       this.root.transaction(() => {
-        for (const { mark } of marked) this.tables.unfolded.remove(mark)
+        for (const mark of marks) this.tables.unfolded.remove(mark)
       }),
     )
   }
