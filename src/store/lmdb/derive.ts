@@ -395,8 +395,8 @@ interface ClickBuckets {
   allElements: ElementDelta
   /** Elements of this page already noted in this transaction, by selector: their id and the label and tag noted. */
   noted: Map<string, { id: number; label?: string; tag?: string }>
-  /** Sessions already indexed under an element of this page in this transaction: `${elementId}\n${sk}`. */
-  clickedBy: Set<string>
+  /** Sessions already indexed under each element of this page in this transaction, by element id. */
+  clickedBy: Map<number, Set<string>>
 }
 
 function addTo<T extends Record<string, any>>(target: T, delta: Partial<T>): void {
@@ -478,7 +478,7 @@ export class Deriver {
     for (const click of batch.clicks) spanOver(span, clampTime(click.ts, receivedAt))
     for (const error of batch.errors) spanOver(span, clampTime(error.ts, receivedAt))
     for (const view of batch.views) spanOver(span, clampTime(view.startedAt, receivedAt))
-    batch.clicks.forEach((click, i) => this.addClick(base, sk, session, receivedAt, `${batchId}.c${i}`, click))
+    batch.clicks.forEach((click, i) => this.addClick(base, sk, session, receivedAt, batchId, i, click))
     batch.errors.forEach((error, i) => {
       const page = error.page ?? ''
       const pageId = this.notePage(base, page)
@@ -530,7 +530,8 @@ export class Deriver {
     return refs
   }
 
-  private addClick(base: Part[], sk: string, session: SessionSignals, receivedAt: number, id: string, click: Click): void {
+  /** The `index`-th click of batch `batchId`: its friction item, if any, is `${batchId}.c${index}`. */
+  private addClick(base: Part[], sk: string, session: SessionSignals, receivedAt: number, batchId: string, index: number, click: Click): void {
     const page = click.page ?? ''
     const ts = clampTime(click.ts, receivedAt)
     const refs = this.clickBuckets(base, page, hourOf(ts))
@@ -556,9 +557,10 @@ export class Deriver {
       }
       addElement(refs.elements, noted.id, page, kind)
       addElement(refs.allElements, noted.id, page, kind)
-      const pair = `${noted.id}\n${sk}`
-      if (!refs.clickedBy.has(pair)) {
-        refs.clickedBy.add(pair)
+      let sessions = refs.clickedBy.get(noted.id)
+      if (!sessions) refs.clickedBy.set(noted.id, (sessions = new Set()))
+      if (!sessions.has(sk)) {
+        sessions.add(sk)
         this.noteClickedBy(base, noted.id, sk)
       }
     }
@@ -568,7 +570,7 @@ export class Deriver {
     if (click.label !== undefined) record.label = click.label
     if (click.tag !== undefined) record.tag = click.tag
     if (click.n !== undefined) record.n = click.n
-    this.putFriction(base, pageId, sk, ts, id, record)
+    this.putFriction(base, pageId, sk, ts, `${batchId}.c${index}`, record)
   }
 
   /** Indexes a session under an element it clicked, unless an earlier transaction did (the caller asks once per transaction). */
@@ -581,7 +583,7 @@ export class Deriver {
   private pageMemo(base: Part[], page: string): Pick<ClickBuckets, 'noted' | 'clickedBy'> {
     const id = `${base[0]}\u0000${base[1]}\u0000${page}`
     let memo = this.pageMemos.get(id)
-    if (!memo) this.pageMemos.set(id, (memo = { noted: new Map(), clickedBy: new Set() }))
+    if (!memo) this.pageMemos.set(id, (memo = { noted: new Map(), clickedBy: new Map() }))
     return memo
   }
 
