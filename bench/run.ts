@@ -58,6 +58,8 @@ const MEMORY_S = QUICK ? 10 : 60
 const MEMORY_WARM_S = QUICK ? 1 : 10
 const GRID_S = secs(5)
 const GRID_ROUNDS = QUICK ? 1 : 2
+/** Rounds of /signals with the aggregates off, then on. */
+const AGGREGATE_ROUNDS = QUICK ? 1 : 2
 const WARM_S = QUICK ? 1 : 2
 /**
  * Settings tried against the defaults, [WRITER_THREADS, WRITE_BATCH_ITEMS, WRITER_TASKS]: one transaction in
@@ -327,9 +329,18 @@ async function main(): Promise<void> {
     )
   }
   if (stage('aggregates')) {
-    results.aggregates = await withCluster({ DURABILITY: 'commit', AGGREGATE_SIGNALS: '0' }, '/signals without the signal aggregates', async (cluster) => ({
-      signals: await measure(cluster, signalsSpec('/signals, 5 KB batches, AGGREGATE_SIGNALS=0', cluster.publicKey, MAIN_S)),
-    }))
+    // Off and on alternating, each in a fresh cluster, so that each ratio compares neighbouring runs
+    // (the cluster stage's /signals ran minutes earlier, under whatever load the machine had then).
+    const rounds: Results['aggregates']['rounds'] = []
+    for (let round = 1; round <= AGGREGATE_ROUNDS; round++) {
+      const run = (on: boolean) =>
+        withCluster({ DURABILITY: 'commit', AGGREGATE_SIGNALS: on ? '1' : '0' }, `/signals, signal aggregates ${on ? 'on' : 'off'} (round ${round} of ${AGGREGATE_ROUNDS})`, (cluster) =>
+          measure(cluster, signalsSpec(`/signals, 5 KB batches, AGGREGATE_SIGNALS=${on ? 1 : 0}, round ${round}`, cluster.publicKey, MAIN_S)),
+        )
+      const off = await run(false)
+      rounds.push({ off, on: await run(true) })
+    }
+    results.aggregates = { rounds }
   }
   if (stage('grid')) {
     // D A D B D C …: each setting between two runs of the defaults, so that both see about the same load from others.
