@@ -428,7 +428,7 @@ export function renderResults(r: Results): string {
       `(${int(onMean)} against ${int(offMean)} req/s, the means of ${aggregateRounds.length} alternating rounds, each run in a fresh cluster; ` +
       `server CPU per batch ${int(mean(aggregateRounds.map((round) => cpuPerRequestUs(round.on))))} against ${int(mean(aggregateRounds.map((round) => cpuPerRequestUs(round.off))))} µs). ` +
       'AGGREGATE_SIGNALS=0 exists only to measure this: the read API then misses what was ingested meanwhile. ' +
-      "Ingest stores each batch with a mark; the control worker's deriver thread (nice +10) folds marked batches into the aggregates, " +
+      "Ingest stores each batch and logs it; the control worker's deriver thread (nice +10) folds logged batches into the aggregates, " +
       "`FOLD_BATCHES` per transaction, behind the acknowledgement, in the aggregates' own LMDB environment. Its folds take a share of the same two cores, " +
       "which is what this figure prices (issue 6 allows 10%); bench/read-results.md measures it with denser batches, and the deriver's catch-up time.",
   )

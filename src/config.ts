@@ -50,7 +50,7 @@ export interface Config {
   /** Pause between backfill transactions, ms: leaves the write lock to ingest. */
   backfillPauseMs: number
   /**
-   * Keep the heatmap, leaderboard, friction and page aggregates: ingest marks
+   * Keep the heatmap, leaderboard, friction and page aggregates: ingest logs
    * each stored batch and the control worker's deriver thread folds it in
    * (AGGREGATE_SIGNALS=1, the default). 0 exists only so that the benchmark
    * can measure their cost in one run: the read API then misses whatever was
@@ -58,7 +58,7 @@ export interface Config {
    */
   aggregateSignals: boolean
   /**
-   * How long the deriver lets marked signals batches gather between folds
+   * How long the deriver lets logged signals batches gather between folds
    * when it has caught up, ms (FOLD_INTERVAL_MS). Longer folds fewer, larger
    * slices: each busy bucket is rewritten once per fold, so the aggregates
    * cost less per batch, and lag that much more (reads fold what is pending

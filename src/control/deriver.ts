@@ -25,7 +25,7 @@ export function startDeriver(config: Pick<Config, 'dataDir' | 'mapSizeBytes' | '
     worker.on('error', (error) => log.error('deriver thread failed', { error: String(error) }))
     worker.on('exit', (code) => {
       if (stopping) return
-      // Nothing is lost meanwhile: the marks wait in the store, and reads fold what they need.
+      // Nothing is lost meanwhile: the fold log waits in the store, and reads fold what they need.
       log.error('deriver thread exited; restarting', { code })
       restart = setTimeout(spawn, RESTART_DELAY_MS)
     })

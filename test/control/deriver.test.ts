@@ -1,5 +1,5 @@
 /**
- * The deriver thread of the control worker folds what ingest marked with no
+ * The deriver thread of the control worker folds what ingest logged with no
  * read to prompt it; a read folds what the deriver has not got to yet.
  */
 import t from 'tap'
@@ -7,6 +7,7 @@ import { call } from '../helpers/api.js'
 import { until } from '../helpers/browser.js'
 import { clusterFor } from '../helpers/cluster.js'
 import type { ClickHeatmap } from '../../src/store/insights.js'
+import type { LmdbStore } from '../../src/store/lmdb/index.js'
 import { postSignals } from '../helpers/read.js'
 import { seedProject, storeAt } from '../helpers/seed.js'
 
@@ -16,15 +17,17 @@ const DAY = { since: NOW - 24 * 3600_000, until: NOW + 3600_000 }
 
 const batch = (n: number) => ({ sk: `s${n}`, vid: `v${n}`, clicks: [{ url: URL, ts: NOW - 1000, xRatio: 0.5, yDoc: 100, vw: 1440, selector: '#plan' }] })
 
-t.test('the deriver folds marked batches by itself, soon after they are acknowledged', async (t) => {
+t.test('the deriver folds logged batches by itself, soon after they are acknowledged, deleting nothing', async (t) => {
   const cluster = await clusterFor(t, { workers: 1, env: { FOLD_INTERVAL_MS: '50', FOLD_BATCHES: '7' } })
   const { project } = await seedProject(cluster.dataDir)
   const store = storeAt(cluster.dataDir)
   t.teardown(() => store.close())
   for (let n = 0; n < 30; n++) t.equal(await postSignals(cluster.url, project.publicKey, batch(n)), 200)
-  // No read through the API: only the deriver can empty the marks (in folds of 7, so several).
+  // No read through the API: only the deriver can fold them (in folds of 7, so several).
   await until('the deriver to fold every batch', () => store.unfoldedCount() === 0)
   t.equal((store.heatmap(project.id, { ...DAY, pages: ['shop.test/pricing'], kind: 'click' }) as ClickHeatmap).total, 30, 'every click in the aggregates, once')
+  // Its cursors moved in the aggregates environment; the main one, where the fronts write, it leaves alone.
+  t.equal((store as LmdbStore).tables.foldLog.getKeysCount(), 30, 'the fold log keeps its entries')
 })
 
 t.test('a read folds what the deriver has not folded yet, so a client reads what it sent', async (t) => {
@@ -34,7 +37,7 @@ t.test('a read folds what the deriver has not folded yet, so a client reads what
   const store = storeAt(cluster.dataDir)
   t.teardown(() => store.close())
   for (let n = 0; n < 5; n++) t.equal(await postSignals(cluster.url, project.publicKey, batch(n)), 200)
-  t.equal(store.unfoldedCount(), 5, 'acknowledged, marked, not folded')
+  t.equal(store.unfoldedCount(), 5, 'acknowledged, logged, not folded')
   const heat = await call(cluster.url, '/cli/heatmap', { token: apiKey, body: { projectId: project.id, page: URL, kind: 'click' } })
   t.equal(heat.status, 200)
   t.equal(heat.body.total, 5, 'the read saw all five')

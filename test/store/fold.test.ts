@@ -1,14 +1,14 @@
 /**
- * Folding stored signal batches into the aggregates (src/store/lmdb/derive.ts):
- * each marked batch counted exactly once however folds are sliced or race,
- * and a batch that cannot be folded left out alone.
+ * Folding stored signal batches into the aggregates (src/store/lmdb/fold-log.ts,
+ * derive.ts): each logged batch counted exactly once however folds are sliced,
+ * race or stop, the limit shared between writers, and a batch that cannot be
+ * folded left out alone.
  */
 import t from 'tap'
 import { groupUrl } from '../../src/pages/group.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { readMarks, unfoldedKeyOf } from '../../src/store/lmdb/derive.js'
 import { openLmdbStore, type LmdbStore } from '../../src/store/lmdb/index.js'
 import type { ClickHeatmap } from '../../src/store/insights.js'
 import type { IngestItem } from '../../src/store/store.js'
@@ -30,10 +30,10 @@ function batch(n: number): IngestItem {
 
 const clicks = (store: LmdbStore) => (store.heatmap('prj_fold', { ...DAY, pages: [PAGE], kind: 'click' }) as ClickHeatmap).total
 
-t.test('a fold takes the oldest marked batches up to its limit, and each only once', async (t) => {
+t.test('a fold takes the oldest logged batches up to its limit, and each only once', async (t) => {
   const store = tempLmdbStore(t)
   await store.appendBatch([batch(1), batch(2), batch(3)])
-  t.equal(store.unfoldedCount(), 3, 'stored batches wait, marked')
+  t.equal(store.unfoldedCount(), 3, 'stored batches wait, logged')
   t.equal(clicks(store), 0, 'and are not in the aggregates yet')
   t.equal(await store.foldSignals(2), 2)
   t.equal(store.unfoldedCount(), 1)
@@ -47,42 +47,62 @@ t.test('a fold takes the oldest marked batches up to its limit, and each only on
   )
 })
 
-t.test('two folds racing over the same marks count each batch once', async (t) => {
+t.test('two folds racing over the same entries count each batch once', async (t) => {
   const store = tempLmdbStore(t)
   await store.appendBatch([batch(1), batch(2), batch(3), batch(4)])
-  // Both read the same four marks before either writes: the second finds them gone and skips them.
+  // All read the same entries before any writes: the later ones find the cursor past them and skip them.
   const folded = await Promise.all([store.foldSignals(), store.foldSignals(), store.foldSignals(3)])
   t.equal(folded.reduce((a, b) => a + b, 0), 4, 'four batches folded in all')
   t.equal(clicks(store), 4, 'and counted once each')
   t.equal(store.unfoldedCount(), 0)
 })
 
-t.test('a fold stopped between its two commits is not counted twice, whatever folds next', async (t) => {
+t.test('a fold is counted with its cursor or not at all: a store closed and reopened goes on from the cursor', async (t) => {
   const path = mkdtempSync(join(tmpdir(), 'svc-store-'))
   t.teardown(() => rmSync(path, { recursive: true, force: true }))
   const open = () => openLmdbStore({ path, mapSize: 256 * 1024 * 1024, durability: 'commit' })
   let store = open()
   await store.appendBatch([batch(1), batch(2), batch(3)])
-  // The aggregates and the receipt commit; the process dies before the marks are deleted.
-  t.equal(await store.foldIntoAggregates(readMarks(store.tables, 2)), 2)
-  t.equal(store.unfoldedCount(), 3, 'the marks are still there')
-  t.equal(store.tables.folded.getKeysCount(), 1, 'one receipt for the fold')
+  t.equal(await store.foldSignals(2), 2)
+  const logged = [...store.tables.foldLog.getKeys({})] as [string, number][]
+  t.same(
+    [...store.tables.foldCursors.getRange({})].map(({ key, value }) => [key, value]),
+    [[logged[1][0], logged[1][1]]],
+    'one writer, its cursor at the second of its three entries',
+  )
   await store.close()
 
   store = open()
   t.equal(clicks(store), 2, 'what the fold counted survives')
-  t.equal(await store.foldSignals(), 1, 'the next fold counts only the batch no receipt holds')
+  t.equal(store.unfoldedCount(), 1)
+  t.equal(await store.foldSignals(), 1, 'the next fold counts only the batch after the cursor')
   t.equal(clicks(store), 3, 'each batch once')
-  t.equal(store.unfoldedCount(), 0, 'every mark deleted, the receipted ones too')
   await store.appendBatch([batch(4)])
   t.equal(await store.foldSignals(), 1)
-  t.same(
-    Array.from(store.tables.folded.getRange({}), ({ value: marks }) => marks.map((mark) => (mark as unknown[]).slice(0, 3))),
-    [[[NOW + 4, 'prj_fold', 's4']]],
-    "only the last fold's receipt is left: the others are forgotten once their marks are gone",
-  )
   t.equal(clicks(store), 4)
   await store.close()
+})
+
+t.test('the fold shares its limit between writers, each taken in its own order', async (t) => {
+  const store = tempLmdbStore(t)
+  // Two other writers' logs, as two ingest threads would leave them: one with a backlog, one with a single batch.
+  const log = async (writer: string, n: number, seq: number) => {
+    const item = batch(n)
+    const key = ['prj_fold', item.receivedAt, `s${n}`, 1, 1, n]
+    await store.tables.signals.put(key, (item as { batch: unknown }).batch as never)
+    await store.tables.foldLog.put([writer, seq], key)
+  }
+  for (let i = 1; i <= 6; i++) await log('a', i, i)
+  await log('b', 10, 1)
+  t.equal(store.unfoldedCount(), 7)
+  t.equal(await store.foldSignals(4), 4, 'the limit holds')
+  t.same(
+    [...store.tables.foldCursors.getRange({})].map(({ key, value }) => [key, value]),
+    [['a', 3], ['b', 1]],
+    'the short log taken whole, the long one cut to a prefix of what is left',
+  )
+  t.equal(await store.foldSignals(), 3)
+  t.equal(clicks(store), 7)
 })
 
 t.test('a batch the fold cannot take is left out alone; the rest of its fold counts', async (t) => {
@@ -91,16 +111,16 @@ t.test('a batch the fold cannot take is left out alone; the rest of its fold cou
   // A stored record no ingest writer would write (clicks is no list): the fold throws on it.
   const badKey = ['prj_fold', NOW + 2, 'bad', 1, 1, 1]
   await store.tables.signals.put(badKey, { sk: 'bad', vid: 'v', dropped: 0, views: [], errors: [], clicks: 5 } as never)
-  await store.tables.unfolded.put(unfoldedKeyOf(badKey), true)
+  await store.tables.foldLog.put(['bad-writer', 1], badKey)
   await store.appendBatch([batch(3)])
   t.equal(store.unfoldedCount(), 3)
   t.equal(await store.foldSignals(), 3, 'the fold goes through')
-  t.equal(store.unfoldedCount(), 0, 'the bad mark is not retried forever')
+  t.equal(store.unfoldedCount(), 0, 'the bad batch is not retried forever')
   t.equal(clicks(store), 2, 'both good batches counted')
   t.ok(store.tables.signals.get(badKey), 'the raw batch is kept')
 })
 
-t.test('with aggregation switched off, nothing is marked', async (t) => {
+t.test('with aggregation switched off, nothing is logged', async (t) => {
   const store = tempLmdbStore(t, { aggregates: false })
   await store.appendBatch([batch(1)])
   t.equal(store.unfoldedCount(), 0)

@@ -1,11 +1,12 @@
 /**
  * The aggregates derived from signal batches (issue 6), folded in after the
- * acknowledgement. The ingest transaction stores a batch with a mark in
- * `unfolded` (main environment); the deriver (workers/deriver.ts, a thread of the control worker)
- * takes the oldest marks, FOLD_BATCHES at a time, and in one transaction adds
- * their batches to the aggregates and deletes the marks. A batch is
- * therefore counted exactly once, whatever crashes, and the aggregates can
- * never disagree with the raw batches for longer than the deriver's lag.
+ * acknowledgement. The ingest transaction stores a batch and logs it
+ * (fold-log.ts); the deriver (workers/deriver.ts, a thread of the control
+ * worker) takes the logged batches, FOLD_BATCHES at a time, and in one
+ * transaction adds them to the aggregates and moves its cursors past them. A
+ * batch is therefore counted exactly once, whatever crashes, and the
+ * aggregates can never disagree with the raw batches for longer than the
+ * deriver's lag.
  *
  * Why after and not inside the ingest transaction: the busy buckets (heat
  * bins, elements, page counts) are read-modify-writes per transaction, and an
@@ -51,7 +52,6 @@
  * rewrites that page's hour bucket once, not 64 times.
  */
 import { createHash } from 'node:crypto'
-import { threadId } from 'node:worker_threads'
 import { compareKeys } from 'lmdb'
 import type { Click, SignalsRecord, View } from '../store.js'
 import {
@@ -236,85 +236,6 @@ export const ALL_SCOPE = '*'
  * that no friction item is written a third time for a session scope.
  */
 export type SessionRecordOfSignals = SessionSignals & { from: number; to: number }
-
-/** The mark of a stored batch still to fold: its signals key with the time first, so that folds take the oldest. */
-export function unfoldedKeyOf(signalsKey: Key): Key {
-  const [projectId, receivedAt, ...rest] = signalsKey as Part[]
-  return [receivedAt, projectId, ...rest]
-}
-
-function signalsKeyOf(mark: Key): Key {
-  const [receivedAt, projectId, ...rest] = mark as Part[]
-  return [projectId, receivedAt, ...rest]
-}
-
-/** The oldest marks: which batches the next fold takes. */
-export function readMarks(tables: Tables, limit: number): Key[] {
-  return [...tables.unfolded.getKeys({ limit })]
-}
-
-/**
- * Folds the batches of marks read by `readMarks` into the aggregates, inside a
- * write transaction of the aggregates environment; answers which it folded.
- * The marks stay in the main environment until the caller deletes them after
- * this commits, so the caller notes the batches folded in a receipt
- * (`noteFolded`) in the same transaction, and a batch is skipped if a receipt
- * holds it (`skip`, from `pendingReceipts`) or if its mark is gone (another
- * fold took it). The caller renews its view of the main environment first: a
- * mark deleted by a fold that committed before this one is then seen as gone.
- *
- * Each batch is read and decoded just before it is counted, so that its
- * objects die young: read all first, a fold of 2,000 batches kept ~20 MB of
- * them alive until its end, which the garbage collector paid for. (The
- * aggregates' write lock is not one that ingest waits on.) A batch a
- * backfill re-keyed meanwhile is folded as read: the generation the
- * backfill builds has it already (marked), and the live one is replaced at
- * the backfill's end.
- */
-export function foldMarked(tables: Tables, marks: Key[], skip: ReadonlySet<string>): boolean[] {
-  const deriver = new Deriver(tables)
-  const folded = marks.map((mark) => {
-    if ((skip.size > 0 && skip.has(markId(mark))) || !tables.unfolded.doesExist(mark)) return false
-    const key = signalsKeyOf(mark)
-    const batch = tables.signals.get(key)
-    if (batch) deriver.addStored((key as Part[])[0] as string, key, batch)
-    return true
-  })
-  deriver.flush()
-  return folded
-}
-
-const markId = (mark: Key) => JSON.stringify(mark)
-
-/** Distinguishes the receipts of one thread. */
-let receipts = 0
-
-/**
- * Notes, in one record of `folded`, the batches a fold has counted (inside its
- * aggregates transaction): one write per fold rather than one per batch.
- */
-export function noteFolded(tables: Tables, marks: Key[]): void {
-  if (marks.length === 0) return
-  receipts = (receipts + 1) % 1_000_000_000
-  tables.folded.put([Date.now(), process.pid, threadId, receipts], marks)
-}
-
-/**
- * Inside an aggregates transaction: forgets the receipts whose marks are gone
- * from the main environment (their fold's deletion committed), and answers
- * the marks of the others, which a fold must skip. Normally that is only the
- * previous fold's receipt, forgotten here: a receipt is kept beyond the next
- * fold only while its own fold deletes its marks, or after a process was
- * killed in between.
- */
-export function pendingReceipts(tables: Tables): Set<string> {
-  const skip = new Set<string>()
-  for (const { key, value: marks } of tables.folded.getRange({})) {
-    if (marks.some((mark) => tables.unfolded.doesExist(mark))) for (const mark of marks) skip.add(markId(mark))
-    else tables.folded.remove(key)
-  }
-  return skip
-}
 
 /** Identity of a stored batch, from its key in the signals table: the base of its entries' ids. */
 export function batchIdOf(signalsKey: Key): string {

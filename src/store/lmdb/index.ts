@@ -48,7 +48,8 @@ import type {
   SessionSignals,
   TimeRange,
 } from '../insights.js'
-import { foldMarked, noteFolded, pendingReceipts, readMarks, type DerivedState } from './derive.js'
+import type { DerivedState } from './derive.js'
+import { advanceCursors, foldPending, pendingCount, readPending } from './fold-log.js'
 import { applyChunk, applySignals, emptyStats } from './ingest.js'
 import { backfillStepInTxn, beginRebuild, pruneReplaced, purgeInTxn, rebuildSignalsStep, type SignalsStep } from './lifecycle.js'
 import { derivedPages, friction, heatmap, pageInsights, sessionPage, sessionSignals, topElements } from './queries.js'
@@ -58,7 +59,7 @@ export interface LmdbOptions {
   /** Upper bound of the memory map, bytes. */
   mapSize: number
   durability: 'commit' | 'flush'
-  /** Mark stored signal batches for the deriver to fold into the aggregates (derive.ts); off only to measure what they cost. Default on. */
+  /** Log stored signal batches for the deriver to fold into the aggregates (derive.ts); off only to measure what they cost. Default on. */
   aggregates?: boolean
 }
 
@@ -111,15 +112,15 @@ export interface Tables {
   invitesByOrg: Database<true, Key>
   /** [projectId, startedAt, sk]: the session list, newest first by reading it backwards. */
   sessionsByStart: Database<true, Key>
-  /** [receivedAt, projectId, …the rest of the signals key]: batches stored but not yet folded into `derived`, oldest first. */
-  unfolded: Database<true, Key>
+  /** [writer, seq] → signals key: every batch stored for the aggregates, per ingest writer in commit order (fold-log.ts). */
+  foldLog: Database<Key, Key>
   // In the aggregates environment:
   /** Everything derived from signals, by [projectId, generation, tag, …] (derive.ts). */
   derived: Database<unknown, Key>
   /** projectId → which generation of `derived` is live and which a backfill builds. */
   derivedState: Database<DerivedState, string>
-  /** Receipts of folds, [time, pid, threadId, n] → the marks folded, kept until those marks are deleted from `unfolded` (derive.ts, foldMarked). */
-  folded: Database<Key[], Key>
+  /** writer → the seq of the last of its logged batches folded into `derived` (fold-log.ts). */
+  foldCursors: Database<number, string>
 }
 
 export class LmdbStore implements Store {
@@ -163,10 +164,10 @@ export class LmdbStore implements Store {
       invites: db('invites'),
       invitesByOrg: db('invites-by-org'),
       sessionsByStart: db('sessions-by-start'),
-      unfolded: db('signals-unfolded'),
+      foldLog: db('fold-log'),
       derived: aggregate('derived', { sharedStructuresKey: STRUCTURES }),
       derivedState: aggregate('derived-state'),
-      folded: aggregate('folded'),
+      foldCursors: aggregate('fold-cursors'),
     }
   }
 
@@ -573,45 +574,28 @@ export class LmdbStore implements Store {
   // ---- the aggregates: folded after the acknowledgement ----
 
   async foldSignals(limit = FOLD_LIMIT): Promise<number> {
-    const marks = readMarks(this.tables, limit)
-    if (marks.length === 0) return 0
-    const folded = await this.foldIntoAggregates(marks)
-    // Then the marks go. A process killed in between leaves them, and the next fold finds them in its receipt.
-    await this.removeMarks(marks)
-    return folded
-  }
-
-  /** The first half of a fold: the aggregates and the fold's receipt, in one aggregates transaction. Answers how many batches it counted. */
-  async foldIntoAggregates(marks: Key[]): Promise<number> {
+    // The main environment as it is now: this thread may not write to it, which is what would renew its view.
+    this.root.resetReadTxn()
+    const pending = readPending(this.tables, limit)
+    if (pending.length === 0) return 0
     let folded: boolean[] = []
     await this.settle(
       this.aggregates.transaction(() => {
-        // The main environment as it is now, not as this thread last read it (see foldMarked).
-        this.root.resetReadTxn()
-        const skip = pendingReceipts(this.tables)
-        folded = this.eachAloneOnFailure(this.aggregates, marks, (some) => foldMarked(this.tables, some, skip), (mark, error) => {
+        folded = this.eachAloneOnFailure(this.aggregates, pending, (some) => foldPending(this.tables, some), (entry, error) => {
           // Not retried forever: its raw batch stays, outside the aggregates.
-          log.error('signals batch could not be folded; left out of the aggregates', { error: String(error), mark: JSON.stringify(mark) })
+          log.error('signals batch could not be folded; left out of the aggregates', { error: String(error), writer: entry.writer, seq: entry.seq })
           return true
         })
-        noteFolded(this.tables, marks.filter((_, i) => folded[i]))
+        advanceCursors(this.tables, pending.filter((_, i) => folded[i]))
       }),
       this.aggregates,
     )
     return folded.filter(Boolean).length
   }
 
-  /** The second half: deletes the marks of a fold whose aggregates transaction committed. */
-  async removeMarks(marks: Key[]): Promise<void> {
-    await this.settle(
-      this.root.transaction(() => {
-        for (const mark of marks) this.tables.unfolded.remove(mark)
-      }),
-    )
-  }
-
   unfoldedCount(): number {
-    return this.tables.unfolded.getKeysCount()
+    this.root.resetReadTxn()
+    return pendingCount(this.tables)
   }
 
   // ---- reading back ----

@@ -5,7 +5,8 @@
  */
 import { threadId } from 'node:worker_threads'
 import type { ChunkInfo, IngestItem, IngestOutcome, PageRecord, ProjectStats, SessionRecord } from '../store.js'
-import { shortId, unfoldedKeyOf } from './derive.js'
+import { shortId } from './derive.js'
+import { logForFold } from './fold-log.js'
 import type { Key, Tables } from './index.js'
 
 /** A session keeps the URL of at most this many page views; later ones still count in chunkCount. */
@@ -90,16 +91,16 @@ export function applyChunk(tables: Tables, item: ChunkItem): IngestOutcome {
 let signalsNonce = 0
 
 /**
- * Stores a batch and, unless aggregation is switched off, marks it for the
- * deriver to fold into the aggregates after the acknowledgement (derive.ts,
- * `foldMarked`): the mark commits with the batch, so none is ever missed.
+ * Stores a batch and, unless aggregation is switched off, logs it for the
+ * deriver to fold into the aggregates after the acknowledgement
+ * (fold-log.ts): the entry commits with the batch, so none is ever missed.
  */
 export function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean): IngestOutcome {
   const { projectId, batch, receivedAt } = item
   signalsNonce = (signalsNonce + 1) % 1_000_000_000
   const key = [projectId, receivedAt, batch.sk, process.pid, threadId, signalsNonce]
   tables.signals.put(key, batch)
-  if (aggregate) tables.unfolded.put(unfoldedKeyOf(key), true)
+  if (aggregate) logForFold(tables, key)
   for (const page of item.pages ?? []) notePage(tables, projectId, page)
   const stats = { ...(tables.projectStats.get(projectId) ?? emptyStats()) }
   stats.signalBatches += 1
