@@ -13,18 +13,14 @@
  * same entries: the second finds the cursor past them inside its transaction
  * and skips them), and the deriver never writes to the main environment.
  *
- * The log replaces a table of marks that each fold deleted after committing
- * its counts: under saturating ingest, those 2,000-key deletes in the main
- * environment, interleaved with the fronts' writes, made lmdb-js abort a
- * front in its free-page bookkeeping (`mdb_freelist_save`, "Freelist record
- * not found") about once every 30 to 50 seconds of saturating /signals load
- * (bench/read-queries.ts). With the log, 12 such runs of 10 s went through;
- * with the log trimmed of folded entries once a second, one of 6 aborted the
- * same way. So nothing deletes from the log under load: it is kept, as the
- * raw batches it points at are (retention removes recordings, not signals),
- * at about 100 bytes per 5 KB batch, 2% of them. When signals get a
- * retention of their own, their entries go with them, in the same bounded
- * steps as the purge of recordings.
+ * The log replaces a table of marks that each fold deleted in a second,
+ * main-environment transaction after committing its counts, with receipts
+ * to bridge a crash between the two commits: the deriver now takes no write
+ * lock that the fronts' commits wait on, and a fold is one commit. Nothing
+ * deletes from the log: it is kept, as the raw batches it points at are
+ * (retention removes recordings, not signals), at about 100 bytes per 5 KB
+ * batch, 2% of them. When signals get a retention of their own, their
+ * entries go with them, in the same bounded steps as the purge of recordings.
  */
 import { threadId } from 'node:worker_threads'
 import type { SignalsRecord } from '../store.js'

@@ -666,15 +666,28 @@ const FOLD_LIMIT = 4_000
 
 const openStores = new Map<string, LmdbStore>()
 
+/**
+ * lmdb-js (3.5.6) keeps a writer's list of free pages in memory from one
+ * transaction to the next, and when another process has committed meanwhile
+ * it resets that list but not its note of which parts it has written. With
+ * several processes writing one environment (the fronts) while another holds
+ * read snapshots (the deriver, the read API), a front then aborted in
+ * `mdb_freelist_save` ("Freelist record not found", assertion
+ * `freelist_written_start >= mop_len`): 2 of 20 ten-second runs of saturating
+ * /signals load, 0 of 40 with this. 0 makes every transaction load the free
+ * pages afresh, as LMDB itself does, at a cost within this machine's noise.
+ */
+const SHARED_FREELIST = { maxFreeSpaceToRetain: 0 }
+
 /** Opens (once per thread) the environment at `path`. */
 export function openLmdbStore(options: LmdbOptions): LmdbStore {
   const existing = openStores.get(options.path)
   if (existing) return existing
   mkdirSync(options.path, { recursive: true })
-  const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 32, maxReaders: 1024 })
+  const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 32, maxReaders: 1024, ...SHARED_FREELIST })
   const aggregatesPath = join(options.path, 'aggregates')
   mkdirSync(aggregatesPath, { recursive: true })
-  const aggregates = open({ path: aggregatesPath, mapSize: options.mapSize, maxDbs: 8, maxReaders: 1024 })
+  const aggregates = open({ path: aggregatesPath, mapSize: options.mapSize, maxDbs: 8, maxReaders: 1024, ...SHARED_FREELIST })
   const store = new LmdbStore(root, aggregates, options)
   openStores.set(options.path, store)
   return store
