@@ -574,8 +574,9 @@ export class LmdbStore implements Store {
   // ---- the aggregates: folded after the acknowledgement ----
 
   async foldSignals(limit = FOLD_LIMIT): Promise<number> {
-    // The main environment as it is now: this thread may not write to it, which is what would renew its view.
+    // Both environments as they are now: the log as the writers left it, the cursors as the last fold left them.
     this.root.resetReadTxn()
+    this.aggregates.resetReadTxn()
     const pending = readPending(this.tables, limit)
     if (pending.length === 0) return 0
     let folded: boolean[] = []
@@ -595,6 +596,7 @@ export class LmdbStore implements Store {
 
   unfoldedCount(): number {
     this.root.resetReadTxn()
+    this.aggregates.resetReadTxn()
     return pendingCount(this.tables)
   }
 
