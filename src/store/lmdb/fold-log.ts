@@ -26,9 +26,8 @@ import { threadId } from 'node:worker_threads'
 import type { SignalsRecord } from '../store.js'
 import { Deriver } from './derive.js'
 import type { Key, Tables } from './index.js'
+import { MAX_KEY_PART } from './keys.js'
 
-/** Sorts after every string and number in lmdb-js's ordered-binary keys (see index.ts). */
-const MAX_KEY_PART = new Uint8Array([0xff])
 
 /**
  * This thread's log: its start time, process and thread, so that a restarted
@@ -62,6 +61,9 @@ function* writers(tables: Tables): Generator<string> {
   }
 }
 
+/** The seq of the last of a writer's entries folded (0: none yet). */
+const cursorOf = (tables: Tables, writer: string): number => tables.foldCursors.get(writer) ?? 0
+
 const logAfter = (writer: string, cursor: number) => ({ start: [writer, cursor + 1], end: [writer, MAX_KEY_PART] })
 
 /**
@@ -74,7 +76,7 @@ export function readPending(tables: Tables, limit: number): Pending[] {
   const runs: Pending[][] = []
   for (const writer of writers(tables)) {
     const run: Pending[] = []
-    for (const { key, value } of tables.foldLog.getRange({ ...logAfter(writer, tables.foldCursors.get(writer) ?? 0), limit })) {
+    for (const { key, value } of tables.foldLog.getRange({ ...logAfter(writer, cursorOf(tables, writer)), limit })) {
       run.push({ writer, seq: (key as [string, number])[1], signalsKey: value })
     }
     if (run.length > 0) runs.push(run)
@@ -110,7 +112,7 @@ export function foldPending(tables: Tables, pending: Pending[]): boolean[] {
   const deriver = new Deriver(tables)
   const cursors = new Map<string, number>()
   const folded = pending.map(({ writer, seq: at, signalsKey }) => {
-    if (!cursors.has(writer)) cursors.set(writer, tables.foldCursors.get(writer) ?? 0)
+    if (!cursors.has(writer)) cursors.set(writer, cursorOf(tables, writer))
     if (at <= cursors.get(writer)!) return false
     const batch: SignalsRecord | undefined = tables.signals.get(signalsKey)
     if (batch) deriver.addStored((signalsKey as [string])[0], signalsKey, batch)
@@ -125,13 +127,13 @@ export function advanceCursors(tables: Tables, taken: Pending[]): void {
   const last = new Map<string, number>()
   for (const { writer, seq: at } of taken) last.set(writer, Math.max(at, last.get(writer) ?? 0))
   for (const [writer, at] of last) {
-    if (at > (tables.foldCursors.get(writer) ?? 0)) tables.foldCursors.put(writer, at)
+    if (at > cursorOf(tables, writer)) tables.foldCursors.put(writer, at)
   }
 }
 
 /** How many logged batches are still to fold: the deriver's lag. */
 export function pendingCount(tables: Tables): number {
   let count = 0
-  for (const writer of writers(tables)) count += tables.foldLog.getKeysCount(logAfter(writer, tables.foldCursors.get(writer) ?? 0))
+  for (const writer of writers(tables)) count += tables.foldLog.getKeysCount(logAfter(writer, cursorOf(tables, writer)))
   return count
 }

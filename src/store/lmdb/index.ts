@@ -51,6 +51,7 @@ import type {
 import type { DerivedState } from './derive.js'
 import { advanceCursors, foldPending, pendingCount, readPending } from './fold-log.js'
 import { applyChunk, applySignals, emptyStats } from './ingest.js'
+import { MAX_KEY_PART } from './keys.js'
 import { backfillStepInTxn, beginRebuild, pruneReplaced, purgeInTxn, rebuildSignalsStep, type SignalsStep } from './lifecycle.js'
 import { derivedPages, friction, heatmap, pageInsights, sessionPage, sessionSignals, topElements } from './queries.js'
 
@@ -654,15 +655,6 @@ export class LmdbStore implements Store {
   }
 }
 
-/**
- * Sorts after every string and number in lmdb-js's ordered-binary keys: a raw
- * 0xff byte, which no encoded key part starts with (strings are UTF-8, whose
- * bytes never reach 0xff; numbers start at 0x10). The string '\uffff' (UTF-8
- * ef bf bf) did not: session keys with astral characters (f0…) or starting
- * with '\uffff' sorted after it and were left out of listings.
- */
-const MAX_KEY_PART = new Uint8Array([0xff])
-
 /** Batches one fold takes at most: past ~2,000 the per-transaction bucket writes no longer shrink (issue 6's note). */
 const FOLD_LIMIT = 4_000
 
@@ -681,17 +673,17 @@ const openStores = new Map<string, LmdbStore>()
  * A/B runs of the store's write path (20.3–20.9k against 20.3k chunks/s) and
  * of the cluster (/ingest 9.0–9.7k against 8.3–9.2k req/s) showed no cost.
  */
-const SHARED_FREELIST = { maxFreeSpaceToRetain: 0 }
+const FRESH_FREE_PAGES = { maxFreeSpaceToRetain: 0 }
 
 /** Opens (once per thread) the environment at `path`. */
 export function openLmdbStore(options: LmdbOptions): LmdbStore {
   const existing = openStores.get(options.path)
   if (existing) return existing
   mkdirSync(options.path, { recursive: true })
-  const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 32, maxReaders: 1024, ...SHARED_FREELIST })
+  const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 32, maxReaders: 1024, ...FRESH_FREE_PAGES })
   const aggregatesPath = join(options.path, 'aggregates')
   mkdirSync(aggregatesPath, { recursive: true })
-  const aggregates = open({ path: aggregatesPath, mapSize: options.mapSize, maxDbs: 8, maxReaders: 1024, ...SHARED_FREELIST })
+  const aggregates = open({ path: aggregatesPath, mapSize: options.mapSize, maxDbs: 8, maxReaders: 1024, ...FRESH_FREE_PAGES })
   const store = new LmdbStore(root, aggregates, options)
   openStores.set(options.path, store)
   return store

@@ -8,10 +8,9 @@
 import type { BackfillState, PageRecord, PurgeResult, Rekey, SessionRecord, SignalsRecord } from '../store.js'
 import { Deriver, derivedStateOf } from './derive.js'
 import type { Key, Tables } from './index.js'
+import { MAX_KEY_PART } from './keys.js'
 import { emptyStats, pageIndexKey } from './ingest.js'
 
-/** Sorts after every string and number in lmdb-js's ordered-binary keys (see index.ts). */
-const MAX_KEY_PART = new Uint8Array([0xff])
 
 type Range = { start: Key; end: Key }
 

@@ -52,9 +52,7 @@ import {
   type StoredPageBucket,
 } from './derive.js'
 import type { Key, Tables } from './index.js'
-
-/** Sorts after every string and number in lmdb-js's ordered-binary keys (see index.ts). */
-const MAX_KEY_PART = new Uint8Array([0xff])
+import { MAX_KEY_PART } from './keys.js'
 
 type Entry<V> = { key: Key; value: V }
 
