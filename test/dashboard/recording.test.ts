@@ -179,7 +179,9 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
 
     await page.getByText('Rage clicks', { exact: true }).click()
     await until('the rage heatmap', async () => /[1-9]\d* rage clicks? on/.test((await summary.textContent()) ?? ''))
-    await until('rage heat at the stars', async () => (await heatAt(stars)) > 0)
+    // The summary changes a frame or more before the canvas is repainted: wait for the rage map itself.
+    await until('the rage map painted', async () => (await page.getByTestId('heat-canvas').getAttribute('data-painted')) === 'rage:desktop')
+    t.ok((await heatAt(stars)) > 0, 'rage heat at the stars')
     t.equal(await heatAt(buy), 0, 'the rage map has no heat at "Buy now"')
     await shoot(page, '33-heatmap-rage')
 

@@ -185,6 +185,8 @@ function HeatmapView({ project, page, kind, device }: { project: Project; page: 
         const c = data as ClickHeatmap
         m.paintClicks(canvas.current, rebuilt.width, rebuilt.height, { cells: c.cells, maxCount: c.maxCount, xBins: c.xBins ?? X_BINS, yBinPx: c.yBinPx ?? Y_BIN_PX })
       }
+      // The paint lands after the summary text changes: the canvas says which map it now holds.
+      canvas.current.dataset.painted = `${data.kind}:${device}`
     })
   }, [rebuilt, heat.data])
 
