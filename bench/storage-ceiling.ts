@@ -11,6 +11,7 @@
  * Prints one JSON line of figures.
  */
 import { open } from 'lmdb'
+import { ENVIRONMENT_OPTIONS } from '../src/store/lmdb/index.js'
 import { chunkBody } from './payloads.js'
 
 const [dir, durability, seconds, writers] = [process.argv[2], process.argv[3], Number(process.argv[4]), Number(process.argv[5])]
@@ -19,8 +20,8 @@ if (!dir || (durability !== 'commit' && durability !== 'flush') || !(seconds > 0
   process.exit(2)
 }
 
-// The same environment options as src/store/lmdb/index.ts.
-const root = open({ path: dir, mapSize: 64 * 1024 ** 3, maxDbs: 32, maxReaders: 1024 })
+// The same environment options as the store's (the free-page option was missing here from 863e119 to 9c7d0e3).
+const root = open({ path: dir, mapSize: 64 * 1024 ** 3, maxDbs: 32, ...ENVIRONMENT_OPTIONS })
 const chunks = root.openDB<Buffer, [string, number]>('chunks', { encoding: 'binary' })
 const value = chunkBody()
 

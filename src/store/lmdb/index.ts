@@ -675,15 +675,18 @@ const openStores = new Map<string, LmdbStore>()
  */
 const FRESH_FREE_PAGES = { maxFreeSpaceToRetain: 0 }
 
+/** How every environment of the store is opened (the benchmark's storage ceiling opens its own the same way). */
+export const ENVIRONMENT_OPTIONS = { maxReaders: 1024, ...FRESH_FREE_PAGES }
+
 /** Opens (once per thread) the environment at `path`. */
 export function openLmdbStore(options: LmdbOptions): LmdbStore {
   const existing = openStores.get(options.path)
   if (existing) return existing
   mkdirSync(options.path, { recursive: true })
-  const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 32, maxReaders: 1024, ...FRESH_FREE_PAGES })
+  const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 32, ...ENVIRONMENT_OPTIONS })
   const aggregatesPath = join(options.path, 'aggregates')
   mkdirSync(aggregatesPath, { recursive: true })
-  const aggregates = open({ path: aggregatesPath, mapSize: options.mapSize, maxDbs: 8, maxReaders: 1024, ...FRESH_FREE_PAGES })
+  const aggregates = open({ path: aggregatesPath, mapSize: options.mapSize, maxDbs: 8, ...ENVIRONMENT_OPTIONS })
   const store = new LmdbStore(root, aggregates, options)
   openStores.set(options.path, store)
   return store
