@@ -1,10 +1,10 @@
 /**
  * The deriver: a thread of the control worker that folds stored signal
  * batches into the aggregates (src/store/lmdb/derive.ts), oldest first,
- * FOLD_BATCHES per transaction. A full fold means a backlog: it goes on at
- * once. Otherwise it lets batches gather for FOLD_INTERVAL_MS first, because
- * folding them as they come (a few per fold) rewrote the busy buckets nearly
- * once per batch: in the read bench, 0.39–0.44 ms of server CPU per dense
+ * FOLD_BATCHES per transaction (src/control/fold-loop.ts). With a full
+ * fold's worth left it goes on at once. Otherwise it lets batches gather for
+ * FOLD_INTERVAL_MS first, because folding them as they come (a few per fold)
+ * rewrote the busy buckets nearly once per batch: in the read bench, 0.39–0.44 ms of server CPU per dense
  * 5 KB batch and 2,900–3,200 batches/s, against 0.23–0.26 ms and
  * 4,700–5,300 batches/s with 500 ms between folds (same machine, same hour,
  * folds of up to 4,000).
@@ -21,8 +21,8 @@
  * client miss what it just sent.
  */
 import { setPriority } from 'node:os'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { parentPort, workerData } from 'node:worker_threads'
+import { runFoldLoop } from '../src/control/fold-loop.js'
 import { log } from '../src/log.js'
 import type { DeriverInit, DeriverMessage } from '../src/messages.js'
 import { openStore } from '../src/store/open.js'
@@ -35,28 +35,11 @@ try {
   log.warn('deriver could not lower its priority', { error: String(error) })
 }
 
-let running = true
-let wake: (() => void) | undefined
+const stop = new AbortController()
 parentPort?.on('message', (message: DeriverMessage) => {
-  if (message.type === 'stop') running = false
-  wake?.()
+  if (message.type === 'stop') stop.abort()
 })
 
-while (running) {
-  let folded = 0
-  try {
-    folded = await store.foldSignals(init.batches)
-  } catch (error) {
-    // The store fold sets aside a batch that fails alone, so this is the environment itself (say, a full map): retry.
-    log.error('deriver fold failed; retrying in 1 s', { error: String(error) })
-    await sleep(1_000)
-    continue
-  }
-  if (folded === init.batches) continue
-  const idle = new AbortController()
-  wake = () => idle.abort()
-  await sleep(init.intervalMs, undefined, { signal: idle.signal }).catch(() => {})
-  wake = undefined
-}
+await runFoldLoop(store, { batches: init.batches, intervalMs: init.intervalMs }, stop.signal)
 await store.close()
 parentPort?.postMessage({ type: 'stopped' } satisfies DeriverMessage)
