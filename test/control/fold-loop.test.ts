@@ -4,29 +4,14 @@
  * part of what its own fold had read, and a stop cuts its wait short.
  */
 import t from 'tap'
-import { groupUrl } from '../../src/pages/group.js'
 import { foldAgain, runFoldLoop } from '../../src/control/fold-loop.js'
-import type { ClickHeatmap } from '../../src/store/insights.js'
 import type { LmdbStore } from '../../src/store/lmdb/index.js'
-import type { IngestItem } from '../../src/store/store.js'
 import { until } from '../helpers/browser.js'
+import { countedClicks, oneClickBatch } from '../helpers/one-click.js'
 import { tempLmdbStore } from '../helpers/store.js'
 
-const NOW = Date.UTC(2026, 10, 24, 12)
-const URL = 'https://shop.test/cart'
-const PAGE = groupUrl(URL, []).key
-const DAY = { since: NOW - 24 * 3600_000, until: NOW + 3600_000 }
-
-function batch(n: number): IngestItem {
-  return {
-    kind: 'signals',
-    projectId: 'prj_loop',
-    receivedAt: NOW + n,
-    batch: { sk: `s${n}`, vid: 'v', dropped: 0, views: [], errors: [], clicks: [{ url: URL, page: PAGE, ts: NOW + n, xRatio: 0.5, yDoc: 100, vw: 1440, selector: '#buy' }] },
-  }
-}
-
-const clicks = (store: LmdbStore) => (store.heatmap('prj_loop', { ...DAY, pages: [PAGE], kind: 'click' }) as ClickHeatmap).total
+const batch = (n: number) => oneClickBatch('prj_loop', n)
+const clicks = (store: LmdbStore) => countedClicks(store, 'prj_loop')
 const append = (store: LmdbStore, count: number) => store.appendBatch(Array.from({ length: count }, (_, n) => batch(n)))
 
 /** A fold that a read's fold of 2 overtakes: both read the same oldest entries, the read commits first. */

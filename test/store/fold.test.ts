@@ -5,30 +5,15 @@
  * folded left out alone.
  */
 import t from 'tap'
-import { groupUrl } from '../../src/pages/group.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openLmdbStore, type LmdbStore } from '../../src/store/lmdb/index.js'
-import type { ClickHeatmap } from '../../src/store/insights.js'
-import type { IngestItem } from '../../src/store/store.js'
+import { countedClicks, DAY, NOW, oneClickBatch, PAGE } from '../helpers/one-click.js'
 import { tempLmdbStore } from '../helpers/store.js'
 
-const NOW = Date.UTC(2026, 10, 20, 12)
-const URL = 'https://shop.test/cart'
-const PAGE = groupUrl(URL, []).key
-const DAY = { since: NOW - 24 * 3600_000, until: NOW + 3600_000 }
-
-function batch(n: number): IngestItem {
-  return {
-    kind: 'signals',
-    projectId: 'prj_fold',
-    receivedAt: NOW + n,
-    batch: { sk: `s${n}`, vid: 'v', dropped: 0, views: [], errors: [], clicks: [{ url: URL, page: PAGE, ts: NOW + n, xRatio: 0.5, yDoc: 100, vw: 1440, selector: '#buy' }] },
-  }
-}
-
-const clicks = (store: LmdbStore) => (store.heatmap('prj_fold', { ...DAY, pages: [PAGE], kind: 'click' }) as ClickHeatmap).total
+const batch = (n: number) => oneClickBatch('prj_fold', n)
+const clicks = (store: LmdbStore) => countedClicks(store, 'prj_fold')
 
 t.test('a fold takes the oldest logged batches up to its limit, and each only once', async (t) => {
   const store = tempLmdbStore(t)
