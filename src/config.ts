@@ -59,10 +59,10 @@ export interface Config {
   aggregateSignals: boolean
   /**
    * How long the deriver lets logged signals batches gather between folds
-   * when less than a full fold is left, ms (FOLD_INTERVAL_MS). Longer folds fewer, larger
-   * slices: each busy bucket is rewritten once per fold, so the aggregates
-   * cost less per batch, and lag that much more (reads fold what is pending
-   * first, so a client still reads its own writes).
+   * when less than a full fold is left, ms (FOLD_INTERVAL_MS). Longer folds
+   * fewer, larger slices: each busy bucket is rewritten once per fold, so
+   * the aggregates cost less per batch, and lag that much more (reads fold
+   * what is pending first, so a client still reads its own writes).
    */
   foldIntervalMs: number
   /**

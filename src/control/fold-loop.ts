@@ -31,16 +31,16 @@ export function foldAgain(store: Pick<Store, 'unfoldedCount'>, folded: number, b
 /** Folds until `signal` aborts (which also cuts a wait short); resolves after the fold under way has committed. */
 export async function runFoldLoop(store: Pick<Store, 'foldSignals' | 'unfoldedCount'>, options: FoldLoopOptions, signal: AbortSignal): Promise<void> {
   while (!signal.aborted) {
-    let folded: number
+    let again: boolean
     try {
-      folded = await store.foldSignals(options.batches)
+      again = foldAgain(store, await store.foldSignals(options.batches), options.batches)
     } catch (error) {
       // The store's fold sets aside a batch that fails alone, so this is the environment itself: retry.
       log.error('deriver fold failed; retrying in 1 s', { error: String(error) })
       await sleep(RETRY_MS, undefined, { signal }).catch(() => {})
       continue
     }
-    if (foldAgain(store, folded, options.batches)) continue
+    if (again) continue
     await sleep(options.intervalMs, undefined, { signal }).catch(() => {})
   }
 }
