@@ -20,7 +20,7 @@ if (!dir || (durability !== 'commit' && durability !== 'flush') || !(seconds > 0
   process.exit(2)
 }
 
-// The same environment options as the store's (the free-page option was missing here from 863e119 to 9c7d0e3).
+// The same environment options as the store's.
 const root = open({ path: dir, mapSize: 64 * 1024 ** 3, maxDbs: 32, ...ENVIRONMENT_OPTIONS })
 const chunks = root.openDB<Buffer, [string, number]>('chunks', { encoding: 'binary' })
 const value = chunkBody()

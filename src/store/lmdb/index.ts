@@ -661,7 +661,10 @@ const FOLD_LIMIT = 4_000
 const openStores = new Map<string, LmdbStore>()
 
 /**
- * lmdb-js (3.5.6) keeps a writer's list of free pages in memory from one
+ * How every environment of the store is opened; the benchmark's storage
+ * ceiling opens its own the same way.
+ *
+ * `maxFreeSpaceToRetain: 0`: lmdb-js (3.5.6) keeps a writer's list of free pages in memory from one
  * transaction to the next, and when another process has committed meanwhile
  * it resets that list but not its note of which parts it has written. With
  * several processes writing one environment (the fronts) while another holds
@@ -673,10 +676,7 @@ const openStores = new Map<string, LmdbStore>()
  * A/B runs of the store's write path (20.3–20.9k against 20.3k chunks/s) and
  * of the cluster (/ingest 9.0–9.7k against 8.3–9.2k req/s) showed no cost.
  */
-const FRESH_FREE_PAGES = { maxFreeSpaceToRetain: 0 }
-
-/** How every environment of the store is opened (the benchmark's storage ceiling opens its own the same way). */
-export const ENVIRONMENT_OPTIONS = { maxReaders: 1024, ...FRESH_FREE_PAGES }
+export const ENVIRONMENT_OPTIONS = { maxReaders: 1024, maxFreeSpaceToRetain: 0 }
 
 /** Opens (once per thread) the environment at `path`. */
 export function openLmdbStore(options: LmdbOptions): LmdbStore {
