@@ -17,7 +17,7 @@ import { WriteQueue } from './write-queue.js'
 
 const config = loadConfig()
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
-const engine = loadHttpEngine(config.uwsFallback)
+const engine = loadHttpEngine(config.uwsFallback, { maxHeaderBytes: config.maxHeaderBytes })
 const uws = engine.uws
 if (!engine.native) {
   log.warn('FRONT RUNS ON THE SLOW PURE-NODE FALLBACK OF uWebSockets.js: no native build loads here', {

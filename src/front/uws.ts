@@ -5,12 +5,13 @@
  * `@btc-vision/uwebsockets.js` 20.57 has binaries for Node 20, 22, 24 and 25
  * but needs glibc 2.38; `@trufflesuite/uws-js-unofficial` 20.30 (installed as
  * `uWebSockets.js`) loads on older glibc but only on Node 16, 18 and 20. The
- * first whose native binary loads wins. The 20.30 package falls back to a
- * pure-Node implementation by itself when its binary fails, silently; that
- * fallback is kept as the last resort, announced loudly, and named in /health.
+ * first whose native binary loads wins. Where none does, the front serves on
+ * node:http through ./fallback.ts (the 20.30 package's own silent fallback
+ * lacks parts of the API the front uses), announced loudly and named in /health.
  */
 import { createRequire } from 'node:module'
 import type * as Uws from 'uWebSockets.js'
+import { fallbackUws, type FallbackOptions } from './fallback.js'
 
 const require = createRequire(import.meta.url)
 
@@ -33,21 +34,22 @@ export const NATIVE_PLATFORMS =
 
 /**
  * Loads the first build whose native binary loads. `forceFallback` (UWS_USE_FALLBACK=1)
- * exists to measure the fallback; the 20.30 package reads the same variable itself.
+ * exists to measure the fallback.
  */
-export function loadHttpEngine(forceFallback = false): HttpEngine {
+export function loadHttpEngine(forceFallback: boolean, fallbackOptions: FallbackOptions): HttpEngine {
   const skipped: string[] = []
-  if (!forceFallback) {
+  if (forceFallback) skipped.push('UWS_USE_FALLBACK=1')
+  else {
     try {
       return { uws: require('@btc-vision/uwebsockets.js') as UwsModule, name: 'uws-native 20.57', native: true, skipped }
     } catch (error) {
-      skipped.push(`20.57: ${firstLine(error)}`)
+      skipped.push(`20.57: ${lastLine(error)}`)
     }
+    const uws = require('uWebSockets.js') as UwsModule
+    if (nativeBinaryLoaded()) return { uws, name: 'uws-native 20.30', native: true, skipped }
+    skipped.push(`20.30: no binary for Node ABI ${process.versions.modules} on ${process.platform}-${process.arch}`)
   }
-  const uws = require('uWebSockets.js') as UwsModule
-  if (nativeBinaryLoaded()) return { uws, name: 'uws-native 20.30', native: true, skipped }
-  skipped.push(forceFallback ? '20.30: UWS_USE_FALLBACK=1' : `20.30: no binary for Node ABI ${process.versions.modules} on ${process.platform}-${process.arch}`)
-  return { uws, name: 'fallback', native: false, skipped }
+  return { uws: fallbackUws(fallbackOptions), name: 'fallback', native: false, skipped }
 }
 
 /** True when a uws_*.node binary is among the loaded modules (the fallback loads none). */
@@ -55,7 +57,7 @@ function nativeBinaryLoaded(): boolean {
   return Object.keys(require.cache).some((path) => /uws_[a-z0-9_]+\.node$/.test(path))
 }
 
-function firstLine(error: unknown): string {
+function lastLine(error: unknown): string {
   // The package's message puts the loader's own error (missing glibc symbol, missing file) last.
   const lines = String(error).split('\n').filter((line) => line.trim() !== '')
   return lines[lines.length - 1] ?? 'did not load'
