@@ -76,6 +76,8 @@ export interface Results {
   /** With, per front, LMDB's map at the end of the run. */
   memory: Figures & { lmdbMaps: Mapping[] }
   grid: { points: GridPoint[]; defaultRuns: Figures[] }
+  /** One front on the native build, then one on the pure-Node fallback (UWS_USE_FALLBACK=1). */
+  fallback?: { native: { ingest: Figures; signals: Figures }; fallback: { ingest: Figures; signals: Figures } }
   /** CPU the rest of the machine used while the benchmark ran nothing, just before and just after, % of one core. */
   othersIdlePct: { before: number; after: number }
   totalSeconds: number
@@ -433,6 +435,7 @@ export function renderResults(r: Results): string {
       "which is what this figure prices (issue 6 allows 10%); bench/read-results.md measures it with denser batches, and the deriver's catch-up time.",
   )
   out.push('')
+  if (r.fallback) out.push(...fallbackSection(r.fallback), '')
   out.push('## Front ceiling and cluster, in detail')
   out.push('')
   const detail = (name: string, f: Figures) => [
@@ -632,4 +635,25 @@ export function renderResults(r: Results): string {
   )
   out.push('')
   return out.join('\n')
+}
+
+/** What serving on the pure-Node fallback costs (src/front/fallback.ts), one front each. */
+function fallbackSection(f: NonNullable<Results['fallback']>): string[] {
+  const row = (name: string, x: Figures, base?: Figures) => [name, int(x.okPerSec), ms(x.p50), ms(x.p99), int(cpuPerRequestUs(x)), base ? pct(x.okPerSec / base.okPerSec) : '']
+  return [
+    '## Without a native uWebSockets.js build (the pure-Node fallback)',
+    '',
+    table(
+      ['one front', 'req/s', 'p50 ms', 'p99 ms', 'server CPU per request, µs', 'vs native'],
+      [
+        row('/ingest, native', f.native.ingest),
+        row('/ingest, fallback', f.fallback.ingest, f.native.ingest),
+        row('/signals, native', f.native.signals),
+        row('/signals, fallback', f.fallback.signals, f.native.signals),
+      ],
+    ),
+    '',
+    'Where no native build loads (Node 22 or 24 on glibc older than 2.38, say), a front serves on node:http through src/front/fallback.ts, ' +
+      'announced in the log and in `/health` (`"http": "fallback"`). One front each here, because Node 20 cannot share a port between node:http servers.',
+  ]
 }

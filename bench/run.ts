@@ -13,12 +13,14 @@
  *   5. the fronts' memory over a 60 s /ingest run;
  *   6. a small grid of WRITER_THREADS × WRITE_BATCH_ITEMS × WRITER_TASKS, each setting run
  *      between two runs of the defaults, twice;
+ *   7. one front on the native uWebSockets.js build against one on the pure-Node
+ *      fallback (UWS_USE_FALLBACK=1), alternating, to price running without a native build;
  * then writes bench/RESULTS.md. Loopback only; every server is stopped and
  * every data directory removed at the end.
  *
  * Flags: --quick (short runs, a smoke check of the benchmark itself; its
  * figures are not results), --out=FILE (default bench/RESULTS.md),
- * --only=STAGE,… (micro, front, storage, cluster, flush, aggregates, memory, grid: run
+ * --only=STAGE,… (micro, front, storage, cluster, flush, aggregates, memory, grid, fallback: run
  * those and print their figures, without writing RESULTS.md),
  * --wait-quiet=SECONDS (wait up to that long for the rest of this shared
  * machine to use less than a third of a core before starting).
@@ -251,9 +253,13 @@ async function clusterCommit(): Promise<Results['cluster']> {
   }
 }
 
-async function withCluster<T>(env: Record<string, string>, what: string, fn: (cluster: ClusterTarget) => Promise<T>, warmSeconds = WARM_S): Promise<T> {
-  progress(`cluster (WORKERS=${WORKERS}, ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(', ')}): ${what}`)
-  const cluster = await startBenchCluster(WORKERS, env)
+function withCluster<T>(env: Record<string, string>, what: string, fn: (cluster: ClusterTarget) => Promise<T>, warmSeconds = WARM_S): Promise<T> {
+  return withClusterOf(WORKERS, env, what, fn, warmSeconds)
+}
+
+async function withClusterOf<T>(workers: number, env: Record<string, string>, what: string, fn: (cluster: ClusterTarget) => Promise<T>, warmSeconds = WARM_S): Promise<T> {
+  progress(`cluster (WORKERS=${workers}, ${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(', ')}): ${what}`)
+  const cluster = await startBenchCluster(workers, env)
   try {
     await warm(cluster, { ...ingestSpec('warm', cluster.publicKey, warmSeconds), seconds: warmSeconds })
     return await fn(cluster)
@@ -368,6 +374,16 @@ async function main(): Promise<void> {
       }
     }
     results.grid = { points, defaultRuns }
+  }
+  if (stage('fallback')) {
+    // One front each: Node 20 cannot share a port between node:http servers (no SO_REUSEPORT before 22.12).
+    const run = (fallback: boolean) =>
+      withClusterOf(1, { DURABILITY: 'commit', UWS_USE_FALLBACK: fallback ? '1' : '0' }, `one front, ${fallback ? 'pure-Node fallback' : 'native uWebSockets.js'}`, async (cluster) => ({
+        ingest: await measure(cluster, ingestSpec(`/ingest, 1 front, ${fallback ? 'fallback' : 'native'}`, cluster.publicKey, MAIN_S)),
+        signals: await measure(cluster, signalsSpec(`/signals, 1 front, ${fallback ? 'fallback' : 'native'}`, cluster.publicKey, MAIN_S)),
+      }))
+    const native = await run(false)
+    results.fallback = { native, fallback: await run(true) }
   }
   if (ONLY) {
     progress(`--only=${ONLY.join(',')}: ${OUT} not written`)

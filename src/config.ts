@@ -71,6 +71,8 @@ export interface Config {
    * aggregates' own environment, so it never holds up an ingest commit.
    */
   foldBatches: number
+  /** Serve on uWebSockets.js's pure-Node fallback even where a native build loads (UWS_USE_FALLBACK=1): only to measure it. */
+  uwsFallback: boolean
 }
 
 const KB = 1024
@@ -131,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aggregateSignals: int(env, 'AGGREGATE_SIGNALS', 1, 0, 1) === 1,
     foldIntervalMs: int(env, 'FOLD_INTERVAL_MS', 500, 0, 60_000),
     foldBatches: int(env, 'FOLD_BATCHES', 2_000, 1, 100_000),
+    uwsFallback: int(env, 'UWS_USE_FALLBACK', 0, 0, 1) === 1,
   }
 }
 

@@ -44,6 +44,8 @@ export interface ReadyMessage {
   port: number
   /** Fronts: true when the native uWebSockets.js binary serves. */
   native?: boolean
+  /** Fronts: the HTTP engine serving (src/front/uws.ts). */
+  http?: string
 }
 
 export type ChildMessage = ReadyMessage

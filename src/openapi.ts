@@ -94,6 +94,8 @@ export function buildOpenApi(controlOperations: Operation<any>[], options: OpenA
       title: 'Session-Recording Service HTTP API',
       version: options.version ?? '1.0.0',
       description: 'Session recordings and page-analysis signals in; projects, setup and read APIs out. Every error is JSON with a stable `code`.',
+      // The same statement as package.json's `license`: the service is not published under an open licence (yet).
+      license: { name: 'UNLICENSED' },
     },
     servers: [
       { url: options.publicUrl, description: 'Branded, versioned base.' },

@@ -101,6 +101,8 @@ export async function runPrimary(config: Config): Promise<void> {
   const fronts = await Promise.all(Array.from({ length: config.workers }, (_, i) => launch(`front-${i + 1}`, FRONT_ENTRY)))
   started = true
   const native = fronts.every((m) => m.native === true)
-  log.info('listening', { url: `http://${config.host}:${port}`, port, workers: config.workers, native, dataDir: config.dataDir })
+  const http = fronts[0]?.http
+  log.info('listening', { url: `http://${config.host}:${port}`, port, workers: config.workers, native, http, dataDir: config.dataDir })
+  if (!native) log.warn('serving on the pure-Node fallback of uWebSockets.js: expect a fraction of the native throughput (README, Benchmarks)', { http, node: process.version })
   process.send?.({ type: 'ready', role: 'front', port, native } satisfies ChildMessage)
 }

@@ -38,6 +38,8 @@ export interface ArtifactOptions {
   /** Written into cli.mjs (its default server) and the documents: this deployment's direct address. */
   directUrl: string
   publicUrl: string
+  /** The HTTP engine serving, named in /health (src/front/uws.ts). */
+  http: string
 }
 
 export function loadArtifacts(dir: URL, options: ArtifactOptions): Artifacts {
@@ -50,7 +52,7 @@ export function loadArtifacts(dir: URL, options: ArtifactOptions): Artifacts {
   const document = (name: string) => Buffer.from(fillPlaceholders(read(name).toString('utf8'), placeholders, name), 'utf8')
   const skill = document('skill.md')
   const install = document('install.md')
-  const health = { ok: true, service: SERVICE_NAME, version: versions.tracker }
+  const health = { ok: true, service: SERVICE_NAME, version: versions.tracker, http: options.http }
   const release = {
     cli: { version: versions.cli, sha256: sha256(cli) },
     skill: { version: versions.skill, sha256: sha256(skill) },

@@ -12,12 +12,21 @@ import { createFrontApp } from './app.js'
 import { loadArtifacts } from './artifacts.js'
 import { newCounters } from './ingest.js'
 import { createProxy } from './proxy.js'
-import { isNativeUws, loadNativeUws } from './uws.js'
+import { loadHttpEngine, NATIVE_PLATFORMS } from './uws.js'
 import { WriteQueue } from './write-queue.js'
 
 const config = loadConfig()
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
-const uws = loadNativeUws()
+const engine = loadHttpEngine(config.uwsFallback, { maxHeaderBytes: config.maxHeaderBytes })
+const uws = engine.uws
+if (!engine.native) {
+  log.warn('FRONT RUNS ON THE SLOW PURE-NODE FALLBACK OF uWebSockets.js: no native build loads here', {
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    skipped: engine.skipped,
+    native: NATIVE_PLATFORMS,
+  })
+}
 const store = openStore(config)
 const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: config.aggregateSignals }
 const pool = new Piscina({
@@ -32,7 +41,7 @@ const pool = new Piscina({
 const queue = new WriteQueue(pool, { maxItems: config.writeBatchItems, maxBytes: config.writeBatchBytes, maxInFlight: config.writerThreads * config.writerTasks })
 const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`)
 const counters = newCounters()
-const app = createFrontApp(uws, { store, queue, counters, artifacts: loadArtifacts(new URL('./public/', import.meta.url), config), proxy })
+const app = createFrontApp(uws, { store, queue, counters, artifacts: loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name }), proxy })
 
 let listenSocket: unknown
 app.listen(config.host, config.port, (socket) => {
@@ -42,8 +51,8 @@ app.listen(config.host, config.port, (socket) => {
   }
   listenSocket = socket
   const port = uws.us_socket_local_port(socket)
-  log.info('front listening', { port, native: isNativeUws() })
-  const ready: ChildMessage = { type: 'ready', role: 'front', port, native: isNativeUws() }
+  log.info('front listening', { port, native: engine.native, http: engine.name })
+  const ready: ChildMessage = { type: 'ready', role: 'front', port, native: engine.native, http: engine.name }
   process.send?.(ready)
 })
 

@@ -60,6 +60,7 @@ export const healthSchema = {
     ok: { type: 'boolean' },
     service: { type: 'string' },
     version: { type: 'string', description: 'Version of the tracker bundle this deployment serves.' },
+    http: { type: 'string', description: 'The HTTP engine of the front that answered: `uws-native 20.57`, `uws-native 20.30`, or `fallback` (pure Node, much slower).' },
   },
 } as const
 

@@ -293,7 +293,7 @@ export const pagesListAnswer = {
     until: epochMs,
     pages: {
       type: 'array',
-      description: 'Pages with any view, click or error in the range, most viewed first.',
+      description: 'Pages with any view, click or error in the range, most viewed first; then, with zero counts, the pages first seen in the range without any (known from recordings alone, say).',
       items: {
         type: 'object',
         required: ['page', 'key', 'host', 'sessions', 'views', 'avgActiveMs', 'avgScrollPct', 'exitRate', 'quickBackRate', 'errors', 'clicks'],

@@ -5,6 +5,7 @@ import { call } from '../helpers/api.js'
 import { clusterFor } from '../helpers/cluster.js'
 import { seedProject } from '../helpers/seed.js'
 import { postSignals } from '../helpers/read.js'
+import { meta, postChunk } from '../helpers/http.js'
 
 const NOW = Date.now()
 const CART = 'https://shop.test/acme/cart/42'
@@ -130,4 +131,23 @@ t.test('validation, credentials, unknown pages and other organisations\' project
     const answer = await call(cluster.url, route, { token: a.apiKey, body: { projectId, page: '/no/such/page', ...(route === '/cli/heatmap' ? { kind: 'click' } : {}) } })
     t.same([answer.status, answer.body.code], [404, 'not_found'], `${route}: a page the project never saw`)
   }
+})
+
+t.test('pages.list lists pages known only from recordings, with zero counts, after the active ones', async (t) => {
+  const cluster = await clusterFor(t, { workers: 1 })
+  const { apiKey, project } = await seedProject(cluster.dataDir)
+  const read = (body: Record<string, unknown>) => call(cluster.url, '/cli/pages.list', { token: apiKey, body: { projectId: project.id, ...body } })
+  t.equal((await postChunk(cluster.url, { pk: project.publicKey, meta: meta({ sk: 'rec-only', url: 'https://shop.test/acme/orders/77' }) })).status, 200)
+  t.equal(await postSignals(cluster.url, project.publicKey, { sk: 's1', vid: 'v1', views: [{ url: CART, startedAt: NOW - 1_000 }] }), 200)
+  const pages = await read({})
+  t.equal(pages.status, 200)
+  t.same(
+    pages.body.pages.map((p: any) => [p.key, p.views]),
+    [
+      ['shop.test/acme/cart/:id', 1],
+      ['shop.test/acme/orders/:id', 0],
+    ],
+  )
+  t.same(pages.body.pages[1], { page: '/acme/orders/:id', key: 'shop.test/acme/orders/:id', host: 'shop.test', sessions: 0, views: 0, avgActiveMs: null, avgScrollPct: null, exitRate: null, quickBackRate: null, errors: 0, clicks: 0 })
+  t.same((await read({ since: NOW + 2 * HOUR_MS, until: NOW + 3 * HOUR_MS })).body.pages, [], 'a range after the page was first seen lists none')
 })

@@ -18,7 +18,7 @@ import {
   pagesListAnswer,
   pagesListBody,
 } from '../../schemas/read.js'
-import type { Store } from '../../store/store.js'
+import type { PageRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { decodeCursor, encodeCursor, foldPending, rangeOf, resolvePages, type Range } from '../reading.js'
 import type { Operation } from '../router.js'
@@ -109,7 +109,9 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       method: 'POST',
       route: '/cli/pages.list',
       credential: 'apiKey',
-      summary: 'Every page with activity in the range, most viewed first: sessions, views, average active time and scroll depth, exit and quick-back rates, JavaScript errors, clicks.',
+      summary:
+        'Every page with activity in the range, most viewed first: sessions, views, average active time and scroll depth, exit and quick-back rates, JavaScript errors, clicks; ' +
+        'then, with zero counts, the pages first seen in the range that have no signals in it (known from recordings alone, say).',
       body: pagesListBody,
       response: pagesListAnswer,
       errors: ['invalid_request', 'not_found'],
@@ -119,8 +121,34 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
         await foldPending(store)
         const range = rangeOf(b, now())
         const pages = store.pageInsights(project.id, range).map(({ page, path, ...rest }) => ({ page: path, key: page, ...rest }))
-        return { ...hourRange(range), pages }
+        return { ...hourRange(range), pages: withQuietPages(pages, store.listPages(project.id), range) }
       },
     },
   ]
+}
+
+/**
+ * A client that sends only recordings (or a page with recordings but no views
+ * yet) still sees its pages: every page of the page index first seen in the
+ * range and without signals in it is listed after the active ones.
+ */
+function withQuietPages<P extends { key: string }>(active: P[], known: PageRecord[], range: Range) {
+  const listed = new Set(active.map((p) => p.key))
+  const quiet = known
+    .filter((record) => !listed.has(record.key) && record.firstSeenAt >= range.since && record.firstSeenAt <= range.until)
+    .sort((a, b) => (a.key < b.key ? -1 : 1))
+    .map((record) => ({
+      page: record.path,
+      key: record.key,
+      host: record.host,
+      sessions: 0,
+      views: 0,
+      avgActiveMs: null,
+      avgScrollPct: null,
+      exitRate: null,
+      quickBackRate: null,
+      errors: 0,
+      clicks: 0,
+    }))
+  return [...active, ...quiet]
 }
