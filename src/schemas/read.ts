@@ -55,6 +55,22 @@ export const sessionBody = {
   properties: { projectId, sessionKey },
 } as const
 
+/** sessions.events: a session, and optionally how many bytes of events the caller wants at most. */
+export const sessionEventsBody = {
+  ...strict,
+  required: ['projectId', 'sessionKey'],
+  properties: {
+    projectId,
+    sessionKey,
+    maxBytes: {
+      type: 'integer',
+      minimum: 1024,
+      maximum: 2_147_483_647,
+      description: 'Stop the answer before it passes this many bytes, after the last whole event that fits; a `svc.answer_truncated` custom event (type 5) then ends the array. No limit when absent.',
+    },
+  },
+} as const
+
 export const sessionChunkBody = {
   ...strict,
   required: ['projectId', 'sessionKey', 'seq'],
@@ -190,7 +206,8 @@ export const sessionChunksAnswer = {
 
 export const sessionEventsAnswer = {
   type: 'array',
-  description: 'Every rrweb event of the recording in chunk order, as one JSON array (gzip chunks decompressed). Streamed: the answer can be large.',
+  description:
+    'Every rrweb event of the recording in chunk order, as one JSON array (gzip chunks decompressed). Streamed: the answer can be large. Bounded: an event over 16 MiB of JSON is replaced by a `svc.event_dropped` custom event (type 5), a gzip chunk is inflated to at most 64 MiB and the rest of it replaced by `svc.chunk_cut`, and `maxBytes` ends the answer early with `svc.answer_truncated`. Each marker is `{"type":5,"timestamp":…,"data":{"tag":…,"payload":{…}}}`.',
   items: { type: 'object' },
 } as const
 
