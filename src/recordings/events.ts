@@ -50,6 +50,8 @@ export interface EventLimits {
   maxAnswerBytes?: number
 }
 
+/** zlib's output piece: each piece is a round trip to the thread pool, and at the default 16 KiB inflating 64 MiB took 0.9 s instead of 0.05 s. */
+const INFLATE_PIECE_BYTES = 256 * 1024
 /** Output is written in batches of about this many bytes: fewer, larger writes than one per event. */
 const BATCH_BYTES = 64 * 1024
 
@@ -73,7 +75,7 @@ async function* piecesOf(chunk: StoredChunk, bytes: Uint8Array, limit: number, c
     yield buffer
     return
   }
-  const gunzip = createGunzip()
+  const gunzip = createGunzip({ chunkSize: INFLATE_PIECE_BYTES })
   gunzip.end(buffer)
   let inflated = 0
   for await (const piece of gunzip as AsyncIterable<Buffer>) {
