@@ -5,11 +5,11 @@
  * to its limit and a svc.chunk_cut event stands for the rest, every other event
  * of the session is byte-identical, and the control worker's memory stays flat.
  */
-import { once } from 'node:events'
-import { createGzip, gzipSync } from 'node:zlib'
+import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { MAX_CHUNK_INFLATED_BYTES } from '../../src/recordings/events.js'
 import { clusterFor } from '../helpers/cluster.js'
+import { gzipBomb } from '../helpers/gzip-bomb.js'
 import { controlPid, statusBytes } from '../helpers/process-memory.js'
 import { callRaw, postChunk } from '../helpers/read.js'
 import { seedProject } from '../helpers/seed.js'
@@ -25,22 +25,6 @@ const BOMB_BYTES = 150 * 1024 * 1024
  */
 const GROWTH_BOUND = 100 * 1024 * 1024
 
-/** Gzip of `head`, BOMB_BYTES of 'a', then `tail`, compressed a megabyte at a time: the 150 MB never exist in memory. */
-async function gzipBomb(head: string, tail: string): Promise<Buffer> {
-  const gzip = createGzip({ level: 9 })
-  const out: Buffer[] = []
-  gzip.on('data', (piece: Buffer) => out.push(piece))
-  const ended = once(gzip, 'end')
-  const block = Buffer.alloc(1024 * 1024, 'a')
-  gzip.write(head)
-  for (let written = 0; written < BOMB_BYTES; written += block.length) {
-    if (!gzip.write(block)) await once(gzip, 'drain')
-  }
-  gzip.end(tail)
-  await ended
-  return Buffer.concat(out)
-}
-
 const event = (n: number) => JSON.stringify({ type: 3, data: { source: 1, n }, timestamp: 1_700_000_000_000 + n })
 
 t.test('a 146 KB gzip bomb is read back as a bounded answer, the other events intact, the control worker flat', async (t) => {
@@ -49,7 +33,7 @@ t.test('a 146 KB gzip bomb is read back as a bounded answer, the other events in
   const before = [event(0), event(1)]
   const inBombChunk = event(2)
   const after = [event(3), event(4)]
-  const bomb = await gzipBomb(`[${inBombChunk},{"type":2,"timestamp":1700000000003,"data":{"pad":"`, `"}},${event(99)}]`)
+  const bomb = await gzipBomb(`[${inBombChunk},{"type":2,"timestamp":1700000000003,"data":{"pad":"`, BOMB_BYTES, `"}},${event(99)}]`)
   t.ok(bomb.length < 160_000, `the bomb is ${(bomb.length / 1000).toFixed(0)} KB of gzip for ${BOMB_BYTES / 2 ** 20} MiB`)
 
   t.equal(await postChunk(cluster.url, project.publicKey, { sk: 'bomb', seq: 0, encoding: 'gzip', eventCount: 2 }, gzipSync(`[${before.join(',')}]`)), 200)
