@@ -6,6 +6,7 @@
  */
 import { HEAT_X_BINS, HEAT_Y_BIN_PX, SCROLL_STEPS, SESSION_SCAN_BUDGET } from '../store/insights.js'
 import { projectId } from './control.js'
+import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from '../recordings/events.js'
 
 const epochMs = { type: 'integer', format: 'int64', minimum: 0, maximum: 8_640_000_000_000_000 } as const
 const since = { ...epochMs, description: 'Epoch ms, inclusive. Default: 30 days before `until`.' } as const
@@ -207,7 +208,7 @@ export const sessionChunksAnswer = {
 export const sessionEventsAnswer = {
   type: 'array',
   description:
-    'Every rrweb event of the recording in chunk order, as one JSON array (gzip chunks decompressed). Streamed: the answer can be large. Bounded: an event over 16 MiB of JSON is replaced by a `svc.event_dropped` custom event (type 5), a gzip chunk is inflated to at most 64 MiB and the rest of it replaced by `svc.chunk_cut`, and `maxBytes` ends the answer early with `svc.answer_truncated`. Each marker is `{"type":5,"timestamp":…,"data":{"tag":…,"payload":{…}}}`.',
+    `Every rrweb event of the recording in chunk order, as one JSON array (gzip chunks decompressed). Streamed: the answer can be large. Bounded: an event over ${MAX_EVENT_BYTES / 2 ** 20} MiB of JSON is replaced by a \`svc.event_dropped\` custom event (type 5), a gzip chunk is inflated to at most ${MAX_CHUNK_INFLATED_BYTES / 2 ** 20} MiB and the rest of it replaced by \`svc.chunk_cut\`, and \`maxBytes\` ends the answer early with \`svc.answer_truncated\`. Each marker is \`{"type":5,"timestamp":…,"data":{"tag":…,"payload":{…}}}\`.`,
   items: { type: 'object' },
 } as const
 
