@@ -5,16 +5,25 @@
  * is where gzip chunks are inflated, with node:zlib streams.
  *
  * Nothing here holds more than one chunk's stored bytes, one event and one
- * output batch at a time: a 50 MB recording costs about a megabyte of memory,
- * not 50. Events are cut out of each chunk's array by a small scanner that
- * follows strings and nesting, so chunks are joined without parsing them; an
- * event is written only once it is complete, and a chunk that turns out to be
- * corrupt (bad gzip, cut-off JSON) loses its unfinished event but never makes
- * the answer invalid JSON.
+ * output batch at a time, and each of those is bounded (issue 14: a 146 KB
+ * gzip chunk can inflate to 150 MB in one event). Events are cut out of each
+ * chunk's array by a small scanner that follows strings and nesting, so
+ * chunks are joined without parsing them; an event is written only once it
+ * is complete, and a chunk that turns out to be corrupt (bad gzip, cut-off
+ * JSON) loses its unfinished event but never makes the answer invalid JSON.
+ *
+ * What the bounds leave out is replaced by a small rrweb custom event (type 5)
+ * whose tag says what was dropped, so a reader can tell and a replayer skips it:
+ * - an event over MAX_EVENT_BYTES is scanned past, never buffered: `svc.event_dropped`;
+ * - a gzip chunk is inflated to at most MAX_CHUNK_INFLATED_BYTES; the rest of it is not read: `svc.chunk_cut`;
+ * - an answer asked for with `maxBytes` stops at the last whole event that fits: `svc.answer_truncated`.
  */
 import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { log } from '../log.js'
+import { ArraySplitter } from './array-splitter.js'
+
+export { ArraySplitter } from './array-splitter.js'
 
 export interface StoredChunk {
   seq: number
@@ -23,173 +32,151 @@ export interface StoredChunk {
   load(): Uint8Array | undefined
 }
 
+/**
+ * Largest event passed through, in bytes of JSON. A full snapshot is the
+ * largest event rrweb writes; it must arrive in one chunk of at most 1,000,000
+ * stored bytes, and DOM JSON gzips about 5 to 10 times, so 16 MiB keeps
+ * headroom above any snapshot the tracker can store while bounding the one
+ * event the control worker holds.
+ */
+export const MAX_EVENT_BYTES = 16 * 1024 * 1024
+/** Most bytes one gzip chunk inflates to: 64 times the 1,000,000-byte chunk cap, far above what JSON compresses to and far below a bomb's 1,000:1. */
+export const MAX_CHUNK_INFLATED_BYTES = 64 * 1024 * 1024
+
+export interface EventLimits {
+  maxEventBytes?: number
+  maxChunkInflatedBytes?: number
+  /** Stop the answer before it passes this many bytes (at an event boundary); no limit when absent. */
+  maxAnswerBytes?: number
+}
+
+/** zlib's output piece: each piece is a round trip to the thread pool, and at the default 16 KiB inflating 64 MiB took 0.9 s instead of 0.05 s. */
+const INFLATE_PIECE_BYTES = 256 * 1024
 /** Output is written in batches of about this many bytes: fewer, larger writes than one per event. */
 const BATCH_BYTES = 64 * 1024
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const COMMA = 0x2c
-const OPEN_BRACE = 0x7b
-const CLOSE_BRACE = 0x7d
-const OPEN_BRACKET = 0x5b
-const CLOSE_BRACKET = 0x5d
+/** rrweb's own events end with their timestamp (`{"type":…,"data":…,"timestamp":…}`); markers borrow the last one seen. */
+const TIMESTAMP_AT_END = /"timestamp":\s*(\d{1,16})\s*}\s*$/
 
-function isSpace(byte: number): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09
+function timestampAtEnd(tail: Buffer): number | undefined {
+  const match = TIMESTAMP_AT_END.exec(tail.toString('latin1'))
+  return match ? Number(match[1]) : undefined
 }
 
-type State = 'start' | 'between' | 'element' | 'done' | 'invalid'
-
-/**
- * Cuts the top-level elements out of one JSON array fed in pieces (or takes
- * a lone top-level object as one element). Not a validator: it trusts the
- * bytes to be JSON, as the tracker writes them, and only follows enough of
- * the syntax to find where each element ends.
- */
-export class ArraySplitter {
-  private state: State = 'start'
-  private depth = 0
-  private inString = false
-  private escaped = false
-  /** The element's first byte was not { or [: a number, string or literal. */
-  private scalar = false
-  private lone = false
-  private parts: Buffer[] = []
-
-  /** Feeds the next piece; calls `emit` with each element completed in it. */
-  push(piece: Buffer, emit: (element: Buffer) => void): void {
-    let start = this.state === 'element' ? 0 : -1
-    for (let i = 0; i < piece.length; i++) {
-      const byte = piece[i]
-      switch (this.state) {
-        case 'start':
-          if (isSpace(byte)) continue
-          if (byte === OPEN_BRACKET) this.state = 'between'
-          else if (byte === OPEN_BRACE) {
-            // A chunk holding a single event object rather than an array of them.
-            this.lone = true
-            start = this.begin(i, byte)
-          } else this.state = 'invalid'
-          continue
-        case 'between':
-          if (isSpace(byte) || byte === COMMA) continue
-          if (byte === CLOSE_BRACKET) {
-            this.state = 'done'
-            continue
-          }
-          start = this.begin(i, byte)
-          if (this.scalar && byte !== QUOTE) this.depth = 0
-          continue
-        case 'element':
-          if (this.inString) {
-            if (this.escaped) this.escaped = false
-            else if (byte === BACKSLASH) this.escaped = true
-            else if (byte === QUOTE) {
-              this.inString = false
-              if (this.scalar) {
-                this.finish(piece, start, i + 1, emit)
-                start = -1
-              }
-            }
-            continue
-          }
-          if (this.scalar) {
-            if (byte === COMMA || byte === CLOSE_BRACKET || isSpace(byte)) {
-              this.finish(piece, start, i, emit)
-              start = -1
-              if (byte === CLOSE_BRACKET) this.state = 'done'
-            }
-            continue
-          }
-          if (byte === QUOTE) this.inString = true
-          else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) this.depth += 1
-          else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
-            this.depth -= 1
-            if (this.depth === 0) {
-              this.finish(piece, start, i + 1, emit)
-              start = -1
-              if (this.lone) this.state = 'done'
-            }
-          }
-          continue
-        default:
-          return
-      }
-    }
-    if (this.state === 'element' && start !== -1) this.parts.push(piece.subarray(start))
-  }
-
-  /** Whether the array (or lone object) was read to its end. */
-  get complete(): boolean {
-    return this.state === 'done'
-  }
-
-  private begin(i: number, byte: number): number {
-    this.state = 'element'
-    this.parts = []
-    this.scalar = byte !== OPEN_BRACE && byte !== OPEN_BRACKET
-    this.inString = byte === QUOTE
-    this.escaped = false
-    this.depth = this.scalar ? 0 : 1
-    return i
-  }
-
-  private finish(piece: Buffer, start: number, end: number, emit: (element: Buffer) => void): void {
-    const tail = piece.subarray(start, end)
-    emit(this.parts.length === 0 ? tail : Buffer.concat([...this.parts, tail]))
-    this.parts = []
-    if (this.state === 'element') this.state = 'between'
-  }
+/** A small rrweb custom event standing for what a bound left out. */
+function marker(tag: string, timestamp: number, payload: Record<string, number | string>): Buffer {
+  return Buffer.from(JSON.stringify({ type: 5, timestamp, data: { tag, payload } }))
 }
 
-/** Pieces of one chunk's JSON: the bytes as stored, or inflated a piece at a time. */
-async function* piecesOf(chunk: StoredChunk, bytes: Uint8Array): AsyncGenerator<Buffer> {
+/** Pieces of one chunk's JSON: the bytes as stored, or inflated a piece at a time until `limit` bytes came out. */
+async function* piecesOf(chunk: StoredChunk, bytes: Uint8Array, limit: number, cut: () => void): AsyncGenerator<Buffer> {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   if (chunk.encoding === 'json') {
     yield buffer
     return
   }
-  const gunzip = createGunzip()
+  const gunzip = createGunzip({ chunkSize: INFLATE_PIECE_BYTES })
   gunzip.end(buffer)
-  for await (const piece of gunzip) yield piece as Buffer
+  let inflated = 0
+  for await (const piece of gunzip as AsyncIterable<Buffer>) {
+    inflated += piece.length
+    if (inflated > limit) {
+      // Leaving the loop destroys the gunzip stream: nothing past the limit is inflated.
+      cut()
+      if (inflated - piece.length < limit) yield piece.subarray(0, limit - (inflated - piece.length))
+      return
+    }
+    yield piece
+  }
 }
 
-async function* eventBytes(chunks: Iterable<StoredChunk>): AsyncGenerator<Buffer> {
-  let batch: Buffer[] = [Buffer.from('[')]
-  let size = 1
-  let first = true
+/** Collects the answer's bytes into batches, counting what it writes against the answer's limit. */
+class Answer {
+  private batch: Buffer[] = [Buffer.from('[')]
+  private size = 1
+  private written = 1
+  private first = true
+  /** The answer reached its limit; nothing more is added. */
+  full = false
+  lastTimestamp = 0
+
+  constructor(private readonly maxBytes: number) {}
+
+  add(event: Buffer, tail: Buffer = event.subarray(-48)): void {
+    if (this.full) return
+    // Room is kept for the truncation marker and the closing bracket.
+    if (this.written + event.length + 1 > this.maxBytes - 128) {
+      this.full = true
+      this.push(marker('svc.answer_truncated', this.lastTimestamp, { maxBytes: this.maxBytes }))
+      return
+    }
+    this.push(event)
+    this.lastTimestamp = timestampAtEnd(tail) ?? this.lastTimestamp
+  }
+
+  /** A marker goes in even past the limit's margin: it is small, and says what is missing. */
+  note(tag: string, payload: Record<string, number | string>): void {
+    if (!this.full) this.push(marker(tag, this.lastTimestamp, payload))
+  }
+
+  get ready(): boolean {
+    return this.size >= BATCH_BYTES
+  }
+
+  take(last = false): Buffer {
+    if (last) this.batch.push(Buffer.from(']'))
+    const out = Buffer.concat(this.batch)
+    this.batch = []
+    this.size = 0
+    return out
+  }
+
+  private push(event: Buffer): void {
+    if (!this.first) this.batch.push(Buffer.from(','))
+    this.first = false
+    this.batch.push(event)
+    this.size += event.length + 1
+    this.written += event.length + 1
+  }
+}
+
+async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<EventLimits>): AsyncGenerator<Buffer> {
+  const answer = new Answer(limits.maxAnswerBytes)
   for (const chunk of chunks) {
+    if (answer.full) break
     const bytes = chunk.load()
     if (!bytes) continue
-    const splitter = new ArraySplitter()
+    const splitter = new ArraySplitter(limits.maxEventBytes)
+    let cut = false
+    const dropped = (size: number, tail: Buffer) => {
+      log.warn('recording event over the size limit left out', { seq: chunk.seq, bytes: size, limit: limits.maxEventBytes })
+      answer.lastTimestamp = timestampAtEnd(tail) ?? answer.lastTimestamp
+      answer.note('svc.event_dropped', { seq: chunk.seq, bytes: size, limit: limits.maxEventBytes })
+    }
     try {
-      for await (const piece of piecesOf(chunk, bytes)) {
-        splitter.push(piece, (element) => {
-          if (!first) {
-            batch.push(Buffer.from(','))
-            size += 1
-          }
-          first = false
-          batch.push(element)
-          size += element.length
-        })
-        if (size >= BATCH_BYTES) {
-          yield Buffer.concat(batch, size)
-          batch = []
-          size = 0
-        }
+      for await (const piece of piecesOf(chunk, bytes, limits.maxChunkInflatedBytes, () => (cut = true))) {
+        splitter.push(piece, (event) => answer.add(event), dropped)
+        if (answer.full) break
+        if (answer.ready) yield answer.take()
       }
-      if (!splitter.complete) log.warn('recording chunk ended inside its JSON; its unfinished event is left out', { seq: chunk.seq })
+      if (cut) {
+        log.warn('recording chunk inflates past the limit; the rest of it is left out', { seq: chunk.seq, limit: limits.maxChunkInflatedBytes })
+        answer.note('svc.chunk_cut', { seq: chunk.seq, limit: limits.maxChunkInflatedBytes })
+      } else if (!splitter.complete && !answer.full) log.warn('recording chunk ended inside its JSON; its unfinished event is left out', { seq: chunk.seq })
     } catch (error) {
       // A corrupt gzip chunk: the events before the damage are kept, the rest of this chunk is lost, the next chunk goes on.
       log.warn('recording chunk could not be decompressed', { seq: chunk.seq, error: String(error) })
     }
   }
-  batch.push(Buffer.from(']'))
-  yield Buffer.concat(batch, size + 1)
+  yield answer.take(true)
 }
 
 /** The recording's events as a byte stream of one JSON array; reads each chunk only when the reader wants more. */
-export function recordingEvents(chunks: Iterable<StoredChunk>): Readable {
-  return Readable.from(eventBytes(chunks), { objectMode: false })
+export function recordingEvents(chunks: Iterable<StoredChunk>, limits: EventLimits = {}): Readable {
+  const bounded: Required<EventLimits> = {
+    maxEventBytes: limits.maxEventBytes ?? MAX_EVENT_BYTES,
+    maxChunkInflatedBytes: limits.maxChunkInflatedBytes ?? MAX_CHUNK_INFLATED_BYTES,
+    maxAnswerBytes: limits.maxAnswerBytes ?? Number.POSITIVE_INFINITY,
+  }
+  return Readable.from(eventBytes(chunks, bounded), { objectMode: false })
 }

@@ -6,6 +6,7 @@
  */
 import { HEAT_X_BINS, HEAT_Y_BIN_PX, SCROLL_STEPS, SESSION_SCAN_BUDGET } from '../store/insights.js'
 import { projectId } from './control.js'
+import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from '../recordings/events.js'
 
 const epochMs = { type: 'integer', format: 'int64', minimum: 0, maximum: 8_640_000_000_000_000 } as const
 const since = { ...epochMs, description: 'Epoch ms, inclusive. Default: 30 days before `until`.' } as const
@@ -53,6 +54,22 @@ export const sessionBody = {
   ...strict,
   required: ['projectId', 'sessionKey'],
   properties: { projectId, sessionKey },
+} as const
+
+/** sessions.events: a session, and optionally how many bytes of events the caller wants at most. */
+export const sessionEventsBody = {
+  ...strict,
+  required: ['projectId', 'sessionKey'],
+  properties: {
+    projectId,
+    sessionKey,
+    maxBytes: {
+      type: 'integer',
+      minimum: 1024,
+      maximum: 2_147_483_647,
+      description: 'Stop the answer before it passes this many bytes, after the last whole event that fits; a `svc.answer_truncated` custom event (type 5) then ends the array. No limit when absent.',
+    },
+  },
 } as const
 
 export const sessionChunkBody = {
@@ -190,7 +207,8 @@ export const sessionChunksAnswer = {
 
 export const sessionEventsAnswer = {
   type: 'array',
-  description: 'Every rrweb event of the recording in chunk order, as one JSON array (gzip chunks decompressed). Streamed: the answer can be large.',
+  description:
+    `Every rrweb event of the recording in chunk order, as one JSON array (gzip chunks decompressed). Streamed: the answer can be large. Bounded: an event over ${MAX_EVENT_BYTES / 2 ** 20} MiB of JSON is replaced by a \`svc.event_dropped\` custom event (type 5), a gzip chunk is inflated to at most ${MAX_CHUNK_INFLATED_BYTES / 2 ** 20} MiB and the rest of it replaced by \`svc.chunk_cut\`, and \`maxBytes\` ends the answer early with \`svc.answer_truncated\`. Each marker is \`{"type":5,"timestamp":…,"data":{"tag":…,"payload":{…}}}\`.`,
   items: { type: 'object' },
 } as const
 

@@ -5,10 +5,10 @@
  * stays below the recording's stored size.
  */
 import { randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { clusterFor } from '../helpers/cluster.js'
+import { controlPid, rssAnon } from '../helpers/process-memory.js'
 import { seedProject } from '../helpers/seed.js'
 import { postChunk } from '../helpers/read.js'
 
@@ -26,26 +26,6 @@ const EVENT_TEXT_BYTES = 12_600
  * with 56 chunks; the recording is made large enough that this ceiling stays
  * well under the bound.
  */
-
-/** Resident anonymous memory of a process (heaps and stacks, not LMDB's file-backed map), bytes. */
-function rssAnon(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  return Number(/^RssAnon:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024
-}
-
-function controlPid(primary: number): number {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid === primary && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('control.js')) return Number(entry)
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  throw new Error('no control worker found')
-}
 
 t.test('a 76 MB recording streams as one JSON array with the control worker\'s memory bounded', async (t) => {
   const cluster = await clusterFor(t, { workers: 1 })

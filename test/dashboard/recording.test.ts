@@ -12,11 +12,12 @@ import { createServer } from 'node:http'
 import { join } from 'node:path'
 import t from 'tap'
 import { PNG } from 'pngjs'
-import type { Page } from 'playwright-core'
+import type { Page, Response } from 'playwright-core'
 import { snippetFor } from '../../src/snippet.js'
 import { flushTracker, launchBrowser, trackerStarted, until } from '../helpers/browser.js'
 import { clusterFor, ROOT } from '../helpers/cluster.js'
 import { openDashboard, ownerSession, PHONE, shoot } from '../helpers/dashboard.js'
+import { gzipBomb } from '../helpers/gzip-bomb.js'
 import { postChunk, postSignals } from '../helpers/read.js'
 
 const SHOP = readFileSync(join(ROOT, 'test', 'fixtures', 'dashboard', 'shop.html'), 'utf8')
@@ -159,6 +160,15 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
   })
 
   await t.test('Heatmaps draw the recorded clicks over the page rebuilt from its DOM snapshot', async (t) => {
+    // An attacker plants the newest desktop session on that page: one event of a 70 KB chunk inflating to 70 MiB, past the 64 MiB inflate limit.
+    const bomb = await gzipBomb('[{"type":4,"data":{"href":"x"},"timestamp":1},{"type":2,"data":{"pad":"', 70 * 1024 * 1024, '"},"timestamp":2}]')
+    t.equal(await postChunk(cluster.url, project.publicKey, { sk: 'planted', seq: 0, encoding: 'gzip', url: `${site}/acme/products/43`, viewport: { w: 1280, h: 800 }, eventCount: 2 }, bomb), 200)
+    const asked: { sessionKey: string; maxBytes?: number; answered?: number }[] = []
+    const onResponse = async (response: Response) => {
+      if (!response.url().endsWith('/cli/sessions.events')) return
+      asked.push({ ...JSON.parse(response.request().postData() ?? '{}'), answered: (await response.body()).length })
+    }
+    page.on('response', onResponse)
     await page.goto(`${base}/heatmaps`)
     const summary = page.getByTestId('heat-summary')
     await until('the click heatmap', async () => /[1-9]\d* clicks? on/.test((await summary.textContent()) ?? ''))
@@ -166,6 +176,10 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
     const frame = page.frameLocator('.heat-page iframe')
     await frame.getByRole('heading', { name: 'Trail Runner 42' }).waitFor()
     t.pass('the page is rebuilt from the recording')
+    page.off('response', onResponse)
+    t.equal(asked[0]?.sessionKey, 'planted', 'the planted session was tried first')
+    t.ok(asked.every((a) => a.maxBytes === 24 * 1024 * 1024), `every sessions.events fetch asked for at most 24 MiB (${asked.map((a) => `${a.sessionKey}: ${a.answered} bytes`).join(', ')})`)
+    t.ok(asked[0].answered! < 4096, 'the bomb came back as a few hundred bytes')
     const heatAt = (p: { x: number; y: number }) =>
       page.evaluate(({ x, y }) => {
         const canvas = document.querySelector<HTMLCanvasElement>('[data-testid="heat-canvas"]')!
@@ -269,11 +283,11 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
     t.teardown(phone.close)
     await phone.page.goto(`${base}/sessions`)
     // The start time links to the replay: on a phone it is on screen even when the last column is not.
-    const replayLink = phone.page.getByTestId('sessions').getByRole('link', { name: 'just now' }).first()
+    // (The session planted by the heatmap test is newer: the recorded one is picked by its replay address.)
+    const replayLink = phone.page.getByTestId('sessions').locator(`a[href$="/replay/${sk}"]`).first()
     await replayLink.waitFor()
     const box = await replayLink.boundingBox()
-    t.ok(box && box.x + box.width <= PHONE.width, 'sessions: a link to the replay is on screen')
-    t.match(await replayLink.getAttribute('href'), `/replay/${sk}`)
+    t.ok(box && box.x + box.width <= PHONE.width, 'sessions: the start time, a link to the recorded session\'s replay, is on screen')
     const listOverflow = await phone.page.evaluate((width) => document.documentElement.scrollWidth - width, PHONE.width)
     t.ok(listOverflow <= 0, `sessions: the page is not wider than the screen (${listOverflow} px over)`)
     await shoot(phone.page, '38a-phone-sessions')

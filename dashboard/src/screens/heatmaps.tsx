@@ -36,6 +36,12 @@ const X_BINS = 144
 const Y_BIN_PX = 10
 /** Sessions tried for a snapshot of the page, newest first. */
 const SNAPSHOT_CANDIDATES = 10
+/**
+ * Most bytes of a session's events fetched for its snapshot: room for a full
+ * snapshot at the server's 16 MiB event limit and what precedes it. The
+ * newest session is anyone's to plant, so its size must not be the browser's.
+ */
+const SNAPSHOT_MAX_BYTES = 24 * 1024 * 1024
 
 interface Snapshot {
   events: any[]
@@ -59,7 +65,7 @@ async function findSnapshot(project: Project, page: PageRow, device: Device): Pr
   for (const session of ordered) {
     let events: any[]
     try {
-      events = await api.post<any[]>('/cli/sessions.events', { projectId: project.id, sessionKey: session.sessionKey })
+      events = await api.post<any[]>('/cli/sessions.events', { projectId: project.id, sessionKey: session.sessionKey, maxBytes: SNAPSHOT_MAX_BYTES })
     } catch {
       continue // purged since it was listed: try the next
     }

@@ -9,12 +9,13 @@
  * events endpoints answer 404 not_found with a hint that says why.
  */
 import { ApiError } from '../../errors.js'
-import { recordingEvents } from '../../recordings/events.js'
+import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES, recordingEvents } from '../../recordings/events.js'
 import {
   sessionBody,
   sessionChunkBody,
   sessionChunksAnswer,
   sessionEventsAnswer,
+  sessionEventsBody,
   sessionsListAnswer,
   sessionsListBody,
 } from '../../schemas/read.js'
@@ -160,8 +161,9 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       method: 'POST',
       route: '/cli/sessions.events',
       credential: 'apiKey',
-      summary: 'The whole recording as one JSON array of rrweb events in order, gzip chunks decompressed; streamed, so a large recording is not built in memory.',
-      body: sessionBody,
+      summary:
+        `The whole recording as one JSON array of rrweb events in order, gzip chunks decompressed; streamed, so a large recording is not built in memory. An event over ${MAX_EVENT_BYTES / 2 ** 20} MiB or a gzip chunk past ${MAX_CHUNK_INFLATED_BYTES / 2 ** 20} MiB inflated is left out and marked by a small custom event; \`maxBytes\` caps the answer.`,
+      body: sessionEventsBody,
       response: sessionEventsAnswer,
       errors: ['invalid_request', 'not_found'],
       handle({ auth, body }) {
@@ -174,7 +176,7 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
           encoding: info.encoding,
           load: () => store.getChunk(project.id, session.sk, info.seq),
         }))
-        return { raw: recordingEvents(chunks), contentType: 'application/json' }
+        return { raw: recordingEvents(chunks, { maxAnswerBytes: b.maxBytes }), contentType: 'application/json' }
       },
     },
   ]
