@@ -20,6 +20,7 @@ t.test('past its bound the queue sheds load with 429 overloaded and Retry-After;
   for (const seq of shed) {
     isIngestError(t, answers[seq], 429, 'overloaded', `chunk ${seq}`)
     t.equal(answers[seq].headers['retry-after'], '1', `chunk ${seq}: Retry-After 1 s, the queue drains quickly`)
+    t.match(answers[seq].headers['access-control-expose-headers'], /\bRetry-After\b/, `chunk ${seq}: a tracker on another origin may read it`)
   }
   for (const [seq, answer] of answers.entries()) {
     const stored = store.getChunk(projectId, 'busy', seq)
