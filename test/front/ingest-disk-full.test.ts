@@ -58,7 +58,7 @@ function isOverloaded(t: Test, answer: Answer, what: string): void {
 
 const mount = mountTmpfs()
 
-t.test('on a full disk ingest answers 429 overloaded, acknowledges only what it stored, and recovers once space is freed', { skip: mount ? false : 'mounting a tmpfs needs root (mount -t tmpfs refused)' }, async (t) => {
+t.test('on a full disk ingest answers 429 overloaded, acknowledges only what it stored, and recovers once space is freed', { timeout: 110_000, skip: mount ? false : 'mounting a tmpfs needs root (mount -t tmpfs refused)' }, async (t) => {
   t.teardown(() => {
     execFileSync('umount', ['-l', mount!])
     rmSync(mount!, { recursive: true, force: true })

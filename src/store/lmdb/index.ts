@@ -588,12 +588,17 @@ export class LmdbStore implements Store {
     let folded: boolean[] = []
     await this.settle(
       this.aggregates.transaction(() => {
-        folded = this.eachAloneOnFailure(this.aggregates, pending, (some) => foldPending(this.tables, some), (entry, error) => {
-          // Not retried forever: its raw batch stays, outside the aggregates.
-          log.error('signals batch could not be folded; left out of the aggregates', { error: String(error), writer: entry.writer, seq: entry.seq })
-          return true
+        // One child transaction around the whole fold: when storage fails (disk full), it undoes every entry and the
+        // cursors alike, and the deriver retries the fold later, instead of setting healthy batches aside for good.
+        this.aggregates.transactionSync(() => {
+          folded = this.eachAloneOnFailure(this.aggregates, pending, (some) => foldPending(this.tables, some), (entry, error) => {
+            if (isStorageFailure(error)) throw error
+            // Not retried forever: its raw batch stays, outside the aggregates.
+            log.error('signals batch could not be folded; left out of the aggregates', { error: String(error), writer: entry.writer, seq: entry.seq })
+            return true
+          })
+          advanceCursors(this.tables, pending.filter((_, i) => folded[i]))
         })
-        advanceCursors(this.tables, pending.filter((_, i) => folded[i]))
       }),
       this.aggregates,
     )
