@@ -37,6 +37,10 @@ export interface Config {
   writeBatchItems: number
   /** Most body bytes in one pool task. */
   writeBatchBytes: number
+  /** Most requests a front holds waiting for or inside the writer pool; past it ingest answers 429 overloaded. */
+  ingestQueueItems: number
+  /** Most body bytes a front holds waiting for or inside the writer pool; past it ingest answers 429 overloaded. */
+  ingestQueueBytes: number
   /** uWebSockets.js request-header limit in bytes (UWS_HTTP_MAX_HEADERS_SIZE). */
   maxHeaderBytes: number
   /** LMDB map size in bytes; LMDB grows the file up to this. */
@@ -124,6 +128,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     writerTasks: int(env, 'WRITER_TASKS', 4, 1, 64),
     writeBatchItems: int(env, 'WRITE_BATCH_ITEMS', 64, 1, 4096),
     writeBatchBytes: int(env, 'WRITE_BATCH_BYTES', 4 * MB, 64 * KB, 256 * MB),
+    // 2,048 requests: 32 full batches, about half a second of writing at the ~3.8k acks/s each of two fronts sustains
+    // (bench/RESULTS.md, /ingest 7,574 req/s); a tracker told to come back later loses nothing, one kept waiting longer
+    // holds a connection and its body in memory. 64 MiB: 64 chunks at the 1 MB cap.
+    ingestQueueItems: int(env, 'INGEST_QUEUE_ITEMS', 2048, 1, 1_000_000),
+    ingestQueueBytes: int(env, 'INGEST_QUEUE_BYTES', 64 * MB, 1 * MB, 16 * GB),
     maxHeaderBytes: int(env, 'MAX_HEADER_BYTES', 16 * KB, 8 * KB, 1 * MB),
     mapSizeBytes: int(env, 'LMDB_MAP_SIZE', 64 * GB, 16 * MB, Number.MAX_SAFE_INTEGER),
     retentionDays: int(env, 'RETENTION_DAYS', 30, 1, 3650),

@@ -35,6 +35,8 @@ export type WriteOutcome = IngestOutcome | { invalid: string }
 
 export interface WriteResult {
   outcomes: WriteOutcome[]
+  /** The environment is unusable in this process until it restarts (MDB_PANIC): the front stops and the primary starts it afresh. */
+  fatal?: boolean
 }
 
 /** A child process tells the primary it is serving. */

@@ -30,6 +30,8 @@ function componentize(schema: unknown, components: Record<string, Schema>): unkn
   return out
 }
 
+const RETRY_AFTER_HEADER = { description: 'Seconds to wait before sending the same payload again.', schema: { type: 'integer', minimum: 1 } }
+
 function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>()
   for (const code of new Set<ErrorCode>([...codes, 'not_found'])) {
@@ -41,6 +43,7 @@ function errorResponses(codes: ErrorCode[]): Record<string, unknown> {
     responses[String(status)] = {
       description: statusCodes.map((c) => `\`${c}\`: ${ERRORS[c].message}`).join(' '),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+      ...(status === ERRORS.overloaded.status ? { headers: { 'Retry-After': RETRY_AFTER_HEADER } } : {}),
     }
   }
   return responses

@@ -20,9 +20,10 @@
  */
 import { workerData } from 'node:worker_threads'
 import { parseSignals } from '../src/ingest/signals.js'
+import { log } from '../src/log.js'
 import type { WriteItem, WriteOutcome, WriteResult, WriteTask, WriterInit } from '../src/messages.js'
 import { groupUrl, RulesCache } from '../src/pages/group.js'
-import type { IngestItem, PageRecord } from '../src/store/store.js'
+import { StorageUnavailable, type IngestItem, type PageRecord } from '../src/store/store.js'
 import { openStore } from '../src/store/open.js'
 
 const store = openStore(workerData as WriterInit)
@@ -89,7 +90,17 @@ export default async function write(task: WriteTask): Promise<WriteResult> {
     items.push(item)
     stored.push(i)
   })
-  const written = items.length > 0 ? await store.appendBatch(items) : []
-  written.forEach((outcome, j) => (outcomes[stored[j]] = outcome))
-  return { outcomes }
+  if (items.length === 0) return { outcomes }
+  try {
+    const written = await store.appendBatch(items)
+    written.forEach((outcome, j) => (outcomes[stored[j]] = outcome))
+    return { outcomes }
+  } catch (error) {
+    // The transaction did not commit (disk full, I/O error, panicked environment): none of its items is stored,
+    // and each is answered 429 so that its client sends it again.
+    // Anything else that throws here is no storage failure but still stored nothing: the same answer is the honest one.
+    log.error('ingest transaction failed; answered overloaded', { error: String(error), items: items.length })
+    for (const j of stored) outcomes[j] = 'unavailable'
+    return { outcomes, fatal: error instanceof StorageUnavailable && error.fatal }
+  }
 }

@@ -37,7 +37,7 @@ export const INGEST_OPERATIONS: FrontOperation[] = [
     responseType: 'application/json',
     response: okSchema,
     credential: 'publicKey',
-    errors: ['invalid_request', 'not_found', 'payload_too_large'],
+    errors: ['invalid_request', 'not_found', 'payload_too_large', 'overloaded'],
   },
   {
     operationId: 'ingestSignalsBatch',
@@ -47,7 +47,7 @@ export const INGEST_OPERATIONS: FrontOperation[] = [
     responseType: 'application/json',
     response: okSchema,
     credential: 'publicKey',
-    errors: ['invalid_request', 'not_found', 'payload_too_large'],
+    errors: ['invalid_request', 'not_found', 'payload_too_large', 'overloaded'],
   },
 ]
 

@@ -38,7 +38,19 @@ const pool = new Piscina({
   workerData: writerInit,
 })
 // As many batches in flight as the writer threads take at once: one committing while the next ones are prepared.
-const queue = new WriteQueue(pool, { maxItems: config.writeBatchItems, maxBytes: config.writeBatchBytes, maxInFlight: config.writerThreads * config.writerTasks })
+const queue = new WriteQueue(pool, {
+  maxItems: config.writeBatchItems,
+  maxBytes: config.writeBatchBytes,
+  maxInFlight: config.writerThreads * config.writerTasks,
+  maxQueuedItems: config.ingestQueueItems,
+  maxQueuedBytes: config.ingestQueueBytes,
+  // LMDB keeps a panicked environment unusable for every thread of this process: leave (after answering what is in
+  // flight, 429 from here on) so that the primary starts a fresh process that opens it anew.
+  onFatal: () => {
+    log.error('storage had a fatal error; front restarts')
+    void stop()
+  },
+})
 const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`)
 const counters = newCounters()
 const app = createFrontApp(uws, { store, queue, counters, artifacts: loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name }), proxy })

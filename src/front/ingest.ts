@@ -5,12 +5,13 @@
  * validates a signals body in its thread) → answer.
  *
  * Ingest never answers 5xx to a tracker (API contract, section 7, rule 2):
- * an unusable payload is dropped, counted and answered 200 {ok:true}.
+ * an unusable payload is dropped, counted and answered 200 {ok:true}. A
+ * payload it wants but cannot store now (queue full, storage failing) is
+ * answered 429 overloaded with Retry-After: {ok:true} always means committed.
  */
 import { LIMITS } from '../config.js'
 import type { ErrorCode } from '../errors.js'
 import { bodyMatchesEncoding, parseChunkMeta, PUBLIC_KEY_RE } from '../ingest/chunk.js'
-import { log } from '../log.js'
 import type { WriteItem } from '../messages.js'
 import type { Store } from '../store/store.js'
 import { declaredLength, readBody } from './body.js'
@@ -21,8 +22,10 @@ import type { WriteQueue } from './write-queue.js'
 export interface IngestCounters {
   stored: number
   duplicates: number
-  /** Answered 200 but not stored: empty or mislabelled bodies, storage failures. */
+  /** Answered 200 but not stored: empty or mislabelled bodies, items no store could hold. */
   dropped: number
+  /** Answered 429 because the queue was full (the rest of refused.overloaded: storage failed). */
+  shed: number
   refused: Partial<Record<ErrorCode, number>>
 }
 
@@ -36,12 +39,24 @@ const KEY_HINT_MISSING = 'Add ?pk=<public key> (svc_pk_…) from the project\'s 
 const KEY_HINT_UNKNOWN = 'No project has this public key: copy the snippet again from the project\'s settings, or create the project.'
 
 export function newCounters(): IngestCounters {
-  return { stored: 0, duplicates: 0, dropped: 0, refused: {} }
+  return { stored: 0, duplicates: 0, dropped: 0, shed: 0, refused: {} }
 }
 
-function refuse(deps: IngestDeps, res: HttpResponse, code: ErrorCode, error?: string, hint?: string): void {
+/**
+ * Retry-After of a 429, seconds: a full queue drains in well under a second
+ * (see INGEST_QUEUE_ITEMS); storage that failed needs an operator or a
+ * restart, so its clients come back less often.
+ */
+const RETRY_AFTER_FULL_S = 1
+const RETRY_AFTER_UNAVAILABLE_S = 5
+
+function refuse(deps: IngestDeps, res: HttpResponse, code: ErrorCode, error?: string, hint?: string, headers?: ReadonlyArray<readonly [string, string]>): void {
   deps.counters.refused[code] = (deps.counters.refused[code] ?? 0) + 1
-  sendError(res, code, { ingest: true, error, hint })
+  sendError(res, code, { ingest: true, error, hint }, headers)
+}
+
+function overloaded(deps: IngestDeps, res: HttpResponse, retryAfterS: number, error: string): void {
+  refuse(deps, res, 'overloaded', error, undefined, [['Retry-After', String(retryAfterS)]])
 }
 
 /** Validates the public key; answers and returns undefined when it does not name a project. */
@@ -58,19 +73,19 @@ function projectFor(deps: IngestDeps, res: HttpResponse, pk: string): string | u
 const SIGNALS_HINT = 'Send a JSON signals batch with sk and vid; see /openapi.json.'
 
 async function commit(deps: IngestDeps, res: HttpResponse, item: WriteItem): Promise<void> {
-  try {
-    const outcome = await deps.queue.enqueue(item)
-    // A signals body the writer thread found to be no batch: the one refusal decided there.
-    if (typeof outcome === 'object') return refuse(deps, res, 'invalid_request', outcome.invalid, SIGNALS_HINT)
-    if (outcome === 'duplicate') deps.counters.duplicates += 1
-    // The writer logged why; the rest of the batch was stored.
-    else if (outcome === 'failed') deps.counters.dropped += 1
-    else deps.counters.stored += 1
-  } catch (error) {
-    // The contract forbids a 5xx here; the loss is logged and counted instead.
-    deps.counters.dropped += 1
-    log.error('ingest write failed; payload dropped', { error: String(error), kind: item.kind })
+  const outcome = await deps.queue.enqueue(item)
+  // A signals body the writer thread found to be no batch: the one refusal decided there.
+  if (typeof outcome === 'object') return refuse(deps, res, 'invalid_request', outcome.invalid, SIGNALS_HINT)
+  if (outcome === 'full') {
+    deps.counters.shed += 1
+    return overloaded(deps, res, RETRY_AFTER_FULL_S, 'The write queue is full; nothing was stored.')
   }
+  // The writer logged why; nothing of this item was stored, and the client still has it.
+  if (outcome === 'unavailable') return overloaded(deps, res, RETRY_AFTER_UNAVAILABLE_S, 'Storage is failing; nothing was stored.')
+  if (outcome === 'duplicate') deps.counters.duplicates += 1
+  // The writer logged why: this item can never be stored (rule 2); the rest of the batch was.
+  else if (outcome === 'failed') deps.counters.dropped += 1
+  else deps.counters.stored += 1
   sendOk(res)
 }
 

@@ -9,7 +9,8 @@ import type { HttpResponse } from './uws.js'
 
 export const CORS_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['Access-Control-Allow-Origin', '*'],
-  ['Access-Control-Expose-Headers', 'X-Svc-Encoding, Content-Length'],
+  // Retry-After: a tracker on another origin reads it from a 429 (not a CORS-safelisted header).
+  ['Access-Control-Expose-Headers', 'X-Svc-Encoding, Content-Length, Retry-After'],
 ]
 
 export const PREFLIGHT_HEADERS: ReadonlyArray<readonly [string, string]> = [
@@ -60,8 +61,8 @@ export function sendOk(res: HttpResponse): void {
   send(res, 200, OK_BODY, 'application/json')
 }
 
-export function sendError(res: HttpResponse, code: ErrorCode, options?: ErrorOptions): void {
-  send(res, statusOf(code), JSON.stringify(errorBody(code, options)), 'application/json')
+export function sendError(res: HttpResponse, code: ErrorCode, options?: ErrorOptions, headers?: ReadonlyArray<readonly [string, string]>): void {
+  send(res, statusOf(code), JSON.stringify(errorBody(code, options)), 'application/json', headers)
 }
 
 export function sendPreflight(res: HttpResponse): void {

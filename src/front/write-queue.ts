@@ -5,20 +5,37 @@
  * batches are being written at once); while it is full, new items wait and
  * join the next batch. Idle traffic therefore goes out one item at a time
  * with no added latency, and heavy traffic forms large batches by itself.
+ *
+ * The queue is bounded: past `maxQueuedItems` requests or `maxQueuedBytes`
+ * body bytes (waiting or being written), `enqueue` answers `full` at once and
+ * keeps nothing, so overload costs the client a retry instead of costing the
+ * front unbounded memory. Every item settles with an outcome and never
+ * rejects: a pool that throws (a writer thread died) answers `unavailable`.
  */
 import type { Piscina } from 'piscina'
+import { log } from '../log.js'
 import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../messages.js'
+
+/** `full`: refused by the bound, nothing kept. */
+export type QueueOutcome = WriteOutcome | 'full'
 
 interface Pending {
   item: WriteItem
   resolve: (outcome: WriteOutcome) => void
-  reject: (error: unknown) => void
 }
 
 export interface WriteQueueOptions {
+  /** Most items in one pool task. */
   maxItems: number
+  /** Most body bytes in one pool task. */
   maxBytes: number
   maxInFlight: number
+  /** Most items held, waiting or being written. */
+  maxQueuedItems: number
+  /** Most body bytes held, waiting or being written. */
+  maxQueuedBytes: number
+  /** Called once when the writer reports that storage cannot recover in this process. */
+  onFatal?: () => void
 }
 
 export class WriteQueue {
@@ -27,6 +44,10 @@ export class WriteQueue {
   private scheduled = false
   /** Items written, for the shutdown wait and for tests. */
   written = 0
+  /** Items and body bytes held now (waiting or being written). */
+  queuedItems = 0
+  queuedBytes = 0
+  private fatal = false
 
   constructor(
     private readonly pool: Pick<Piscina, 'run'>,
@@ -37,9 +58,15 @@ export class WriteQueue {
     return this.inFlight > 0 || this.pending.length > 0
   }
 
-  enqueue(item: WriteItem): Promise<WriteOutcome> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ item, resolve, reject })
+  enqueue(item: WriteItem): Promise<QueueOutcome> {
+    const size = item.body.byteLength
+    if (this.fatal || this.queuedItems + 1 > this.options.maxQueuedItems || this.queuedBytes + size > this.options.maxQueuedBytes) {
+      return Promise.resolve('full')
+    }
+    this.queuedItems += 1
+    this.queuedBytes += size
+    return new Promise((resolve) => {
+      this.pending.push({ item, resolve })
       if (this.pending.length >= this.options.maxItems) this.flush()
       else if (!this.scheduled) {
         // Let the requests of this event-loop turn join the batch.
@@ -70,16 +97,26 @@ export class WriteQueue {
   private async send(batch: Pending[]): Promise<void> {
     this.inFlight += 1
     const task: WriteTask = { items: batch.map((p) => p.item) }
+    const sizes = batch.map((p) => p.item.body.byteLength)
     const transferList = batch.map((p) => p.item.body.buffer as ArrayBuffer)
+    let outcomes: WriteOutcome[]
     try {
       const result = (await this.pool.run(task, { transferList })) as WriteResult
-      batch.forEach((p, i) => p.resolve(result.outcomes[i]))
+      outcomes = result.outcomes
       this.written += batch.length
+      if (result.fatal && !this.fatal) {
+        this.fatal = true
+        this.options.onFatal?.()
+      }
     } catch (error) {
-      for (const p of batch) p.reject(error)
-    } finally {
-      this.inFlight -= 1
-      this.flush()
+      // The writer thread died or refused the task: nothing of the batch is known to be stored.
+      log.error('writer pool failed; batch answered overloaded', { error: String(error), items: batch.length })
+      outcomes = batch.map(() => 'unavailable')
     }
+    this.queuedItems -= batch.length
+    for (const size of sizes) this.queuedBytes -= size
+    batch.forEach((p, i) => p.resolve(outcomes[i]))
+    this.inFlight -= 1
+    this.flush()
   }
 }

@@ -256,7 +256,8 @@ export type IngestItem =
  * retry); `failed`: this item could not be written and nothing of it was, while
  * the rest of its batch was (one bad item never takes its batch-mates down).
  */
-export type IngestOutcome = 'stored' | 'duplicate' | 'failed'
+/** `failed`: the item cannot be stored at all (dropped); `unavailable`: storage failed now, the item was not stored and can be sent again. */
+export type IngestOutcome = 'stored' | 'duplicate' | 'failed' | 'unavailable'
 
 export interface ProjectStats {
   sessionCount: number
@@ -362,4 +363,15 @@ export interface Store {
   pageInsights(projectId: string, query: TimeRange): PageInsight[]
 
   close(): Promise<void>
+}
+
+/**
+ * A write that did not commit because storage failed (disk full, I/O error,
+ * an environment that had a fatal error), as opposed to a bad request.
+ * `fatal`: this process cannot write again until it restarts.
+ */
+export class StorageUnavailable extends Error {
+  constructor(readonly cause: unknown, readonly fatal: boolean) {
+    super(`storage unavailable: ${String(cause)}`)
+  }
 }

@@ -37,7 +37,7 @@ function signals(bytes = 10): WriteItem {
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve))
-const options = { maxItems: 64, maxBytes: 1_000_000, maxInFlight: 2 }
+const options = { maxItems: 64, maxBytes: 1_000_000, maxInFlight: 2, maxQueuedItems: 10_000, maxQueuedBytes: 100_000_000 }
 
 t.test('items enqueued in one event-loop turn go to the pool as one task', async (t) => {
   const pool = fakePool()
@@ -114,22 +114,74 @@ t.test('at most maxInFlight tasks run at once; items that wait join the next bat
   t.notOk(queue.busy)
 })
 
-t.test('a rejected task rejects every item of its batch, and later batches still run', async (t) => {
+t.test('a rejected task answers every item of its batch unavailable (never acknowledged), and later batches still run', async (t) => {
   const pool = fakePool()
   const queue = new WriteQueue(pool, { ...options, maxInFlight: 1 })
   const failed = [queue.enqueue(chunk()), queue.enqueue(chunk())]
   await turn()
   const later = queue.enqueue(chunk())
   await turn()
-  const failure = new Error('writer thread died')
-  pool.calls[0].reject(failure)
-  for (const p of failed) await t.rejects(p, failure)
+  pool.calls[0].reject(new Error('writer thread died'))
+  t.same(await Promise.all(failed), ['unavailable', 'unavailable'])
   await turn()
   t.equal(pool.calls.length, 2)
   pool.store(1)
   t.equal(await later, 'stored')
   t.equal(queue.written, 1)
   t.notOk(queue.busy)
+  t.equal(queue.queuedItems, 0, 'the failed items no longer count against the bound')
+})
+
+t.test('past maxQueuedItems an item is answered full at once and kept nowhere; room comes back as batches finish', async (t) => {
+  const pool = fakePool()
+  const queue = new WriteQueue(pool, { ...options, maxItems: 2, maxInFlight: 1, maxQueuedItems: 5 })
+  // The slow pool holds one batch of 2; 3 more wait: 5 held.
+  const held = Array.from({ length: 5 }, () => queue.enqueue(chunk()))
+  await turn()
+  t.equal(queue.queuedItems, 5)
+  t.equal(await queue.enqueue(chunk()), 'full', 'the sixth is refused without waiting for the pool')
+  t.equal(await queue.enqueue(signals()), 'full', 'signals share the bound')
+  t.equal(queue.queuedItems, 5, 'a refused item is not held')
+  t.equal(pool.calls.length, 1, 'nothing refused reached the pool')
+  pool.store(0)
+  await held[0]
+  t.equal(queue.queuedItems, 3, 'the written batch left the bound')
+  const again = queue.enqueue(chunk())
+  t.not(await Promise.race([again, turn().then(() => 'waiting')]), 'full', 'room again')
+  for (let i = 1; pool.calls.length > i || queue.busy; i++) {
+    await turn()
+    if (pool.calls[i]) pool.store(i)
+  }
+  t.same(await Promise.all([...held, again]), Array(6).fill('stored'))
+  t.equal(queue.queuedItems, 0)
+  t.equal(queue.queuedBytes, 0)
+})
+
+t.test('past maxQueuedBytes an item is answered full; a small one that fits is still taken', async (t) => {
+  const pool = fakePool()
+  const queue = new WriteQueue(pool, { ...options, maxInFlight: 1, maxQueuedBytes: 1000 })
+  const held = [queue.enqueue(chunk(600)), queue.enqueue(chunk(300))]
+  t.equal(queue.queuedBytes, 900)
+  t.equal(await queue.enqueue(chunk(101)), 'full', '1,001 bytes would pass the bound')
+  const fits = queue.enqueue(chunk(100))
+  t.equal(queue.queuedBytes, 1000, 'exactly the bound is taken')
+  await turn()
+  pool.store(0)
+  t.same(await Promise.all([...held, fits]), ['stored', 'stored', 'stored'])
+  t.equal(queue.queuedBytes, 0, 'bytes counted before the bodies were transferred are all given back')
+})
+
+t.test('a fatal result calls onFatal once and refuses every later item', async (t) => {
+  const pool = fakePool()
+  let fatal = 0
+  const queue = new WriteQueue(pool, { ...options, maxInFlight: 1, onFatal: () => (fatal += 1) })
+  const first = queue.enqueue(chunk())
+  await turn()
+  pool.calls[0].resolve({ outcomes: ['unavailable'], fatal: true })
+  t.equal(await first, 'unavailable')
+  t.equal(fatal, 1)
+  t.equal(await queue.enqueue(chunk()), 'full', 'nothing more goes to a pool whose storage cannot recover')
+  t.equal(pool.calls.length, 1)
 })
 
 t.test('chunk and signals bodies are handed over in the transfer list, not copied', async (t) => {

@@ -43,7 +43,8 @@ export const ACTIVITY_WRITE_MS = 5_000
 /**
  * Retries of a failed upload (network error, timeout, 429 or 5xx; never another 4xx):
  * 4 retries with exponential backoff from 1 s, capped at 30 s, plus up to 50 %
- * random jitter so that many tabs hit by one outage do not retry in lockstep.
+ * random jitter so that many tabs hit by one outage do not retry in lockstep;
+ * after a 429 at least its Retry-After (under the same 30 s cap).
  */
 export const RETRIES = 4
 export const BACKOFF_BASE_MS = 1_000

@@ -1,7 +1,9 @@
 /**
  * Uploads to the two ingest endpoints. One attempt is one request with a
  * timeout; a failure is retried with capped exponential backoff and jitter,
- * except for a 4xx (other than 429), which no retry can fix. A 404 means the
+ * except for a 4xx (other than 408 and 429), which no retry can fix; after a
+ * 429 it waits at least the server's Retry-After (capped like the backoff):
+ * the server stored nothing and wants the same body again. A 404 means the
  * project key is unknown: the transport then stops for good and tells the
  * tracker, which stops recording. Keepalive requests (the ones that must
  * outlive the page) are kept inside the browser's in-flight quota.
@@ -48,7 +50,8 @@ export function createTransport(options: TransportOptions): Transport {
   let stopped = false
   const counters = { sent: 0, retries: 0, failed: 0, refused: 0 }
 
-  const attempt = async (path: string, body: Uint8Array | string, sendOptions: SendOptions): Promise<Outcome | number> => {
+  /** The status (or `failed`) and how long the server asked to wait before the next try, ms. */
+  const attempt = async (path: string, body: Uint8Array | string, sendOptions: SendOptions): Promise<[Outcome | number, number]> => {
     const bytes = sizeOf(body)
     const keepalive = !!sendOptions.unloading && keepaliveInFlight + bytes <= KEEPALIVE_BUDGET_BYTES
     if (keepalive) keepaliveInFlight += bytes
@@ -64,9 +67,9 @@ export function createTransport(options: TransportOptions): Transport {
         mode: 'cors',
         signal: controller?.signal,
       })
-      return res.status
+      return [res.status, Math.min(BACKOFF_CAP_MS, 1000 * Number(res.headers.get('Retry-After')) || 0)]
     } catch {
-      return 'failed' // network error, CORS failure, timeout abort: worth a retry
+      return ['failed', 0] // network error, CORS failure, timeout abort: worth a retry
     } finally {
       clearTimeout(timer)
       if (keepalive) keepaliveInFlight -= bytes
@@ -75,12 +78,14 @@ export function createTransport(options: TransportOptions): Transport {
 
   const send: Transport['send'] = async (path, body, sendOptions = {}) => {
     const tries = sendOptions.unloading ? 1 : RETRIES + 1
+    let wait = 0
     for (let i = 0; i < tries && !stopped; i++) {
       if (i > 0) {
         counters.retries++
-        await new Promise((resolve) => setTimeout(resolve, backoff(i - 1, random)))
+        await new Promise((resolve) => setTimeout(resolve, Math.max(wait, backoff(i - 1, random))))
       }
-      const status = await attempt(path, body, sendOptions)
+      const [status, retryAfter] = await attempt(path, body, sendOptions)
+      wait = retryAfter
       if (typeof status === 'number' && status >= 200 && status < 300) {
         counters.sent++
         return 'ok'

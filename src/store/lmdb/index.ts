@@ -34,6 +34,7 @@ import type {
   Store,
   UserRecord,
 } from '../store.js'
+import { StorageUnavailable } from '../store.js'
 import type {
   ClickHeatmap,
   ElementRow,
@@ -49,6 +50,7 @@ import type {
   TimeRange,
 } from '../insights.js'
 import type { DerivedState } from './derive.js'
+import { causeOf, isFatalStorageFailure, isStorageFailure, surviveFailedCommits } from './failures.js'
 import { advanceCursors, foldPending, pendingCount, readPending } from './fold-log.js'
 import { applyChunk, applySignals, emptyStats } from './ingest.js'
 import { MAX_KEY_PART } from './keys.js'
@@ -178,7 +180,8 @@ export class LmdbStore implements Store {
     } catch (error) {
       // A transaction that did not commit took any record shape it saved with it.
       this.forgetUnsavedShapes()
-      throw error
+      const cause = await causeOf(error)
+      throw isStorageFailure(cause) ? new StorageUnavailable(cause, isFatalStorageFailure(cause)) : cause
     }
     if (this.options.durability === 'flush') await root.flushed
   }
@@ -209,6 +212,8 @@ export class LmdbStore implements Store {
     await this.settle(
       this.root.transaction(() => {
         outcomes = this.eachAloneOnFailure(this.root, items, (some) => this.apply(some), (item, error) => {
+          // The disk or the environment failed, not the item: the client keeps it and sends it again.
+          if (isStorageFailure(error)) return 'unavailable'
           // Say, a key past LMDB's 1,978-byte limit.
           log.error('ingest item could not be stored; dropped', { error: String(error), kind: item.kind, projectId: item.projectId })
           return 'failed'
@@ -583,12 +588,17 @@ export class LmdbStore implements Store {
     let folded: boolean[] = []
     await this.settle(
       this.aggregates.transaction(() => {
-        folded = this.eachAloneOnFailure(this.aggregates, pending, (some) => foldPending(this.tables, some), (entry, error) => {
-          // Not retried forever: its raw batch stays, outside the aggregates.
-          log.error('signals batch could not be folded; left out of the aggregates', { error: String(error), writer: entry.writer, seq: entry.seq })
-          return true
+        // One child transaction around the whole fold: when storage fails (disk full), it undoes every entry and the
+        // cursors alike, and the deriver retries the fold later, instead of setting healthy batches aside for good.
+        this.aggregates.transactionSync(() => {
+          folded = this.eachAloneOnFailure(this.aggregates, pending, (some) => foldPending(this.tables, some), (entry, error) => {
+            if (isStorageFailure(error)) throw error
+            // Not retried forever: its raw batch stays, outside the aggregates.
+            log.error('signals batch could not be folded; left out of the aggregates', { error: String(error), writer: entry.writer, seq: entry.seq })
+            return true
+          })
+          advanceCursors(this.tables, pending.filter((_, i) => folded[i]))
         })
-        advanceCursors(this.tables, pending.filter((_, i) => folded[i]))
       }),
       this.aggregates,
     )
@@ -683,6 +693,7 @@ export function openLmdbStore(options: LmdbOptions): LmdbStore {
   const existing = openStores.get(options.path)
   if (existing) return existing
   mkdirSync(options.path, { recursive: true })
+  surviveFailedCommits()
   const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 32, ...ENVIRONMENT_OPTIONS })
   const aggregatesPath = join(options.path, 'aggregates')
   mkdirSync(aggregatesPath, { recursive: true })
