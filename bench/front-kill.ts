@@ -35,6 +35,7 @@ try {
     const before = collateralExits(cluster.output()).length
     const { restartMs } = await killOneFront(cluster, round, next, point)
     rounds.push({ restartMs, collateral: collateralExits(cluster.output()).length - before })
+    console.error(JSON.stringify({ round: round + 1, ...rounds.at(-1), acked: load.acked.length }))
   }
   // A surviving front that panicked may exit only after its next failed commit: give it a moment under load.
   await new Promise((resolve) => setTimeout(resolve, 1000))

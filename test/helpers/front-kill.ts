@@ -150,7 +150,8 @@ const SYNC_POINT = 'mdb_env_sync0'
  */
 function killInSync(pid: number): Promise<void> {
   return new Promise((resolve) => {
-    const args = ['-q', '-batch', '-p', String(pid), '-ex', `break ${SYNC_POINT}`, '-ex', 'continue', '-ex', `shell kill -9 ${pid}`]
+    const args = ['-q', '-batch', '-nx', '-iex', 'set auto-solib-add off', '-p', String(pid), '-ex', 'sharedlibrary lmdb', '-ex', `break ${SYNC_POINT}`, '-ex', 'continue', '-ex', `shell kill -9 ${pid}`]
+    // Only the lmdb addon's symbols are loaded: reading node's own takes seconds on a busy machine.
     execFile('gdb', args, { timeout: 20_000 }, () => {
       try {
         process.kill(pid, 'SIGKILL')
