@@ -16,6 +16,7 @@ export default defineConfig({
     micro: 'bench/micro.ts',
     'group-urls': 'bench/group-urls.ts',
     'read-queries': 'bench/read-queries.ts',
+    'front-kill': 'bench/front-kill.ts',
   },
   format: 'esm',
   target: 'node20',

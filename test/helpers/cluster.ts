@@ -31,6 +31,8 @@ export interface ClusterOptions {
   workers?: number
   dataDir?: string
   env?: Record<string, string>
+  /** Another build's main.js (an A/B of two builds); dist/main.js unless told. */
+  main?: string
 }
 
 /**
@@ -73,7 +75,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 async function startClusterOnce(options: ClusterOptions, dataDir: string): Promise<Cluster> {
   const port = await freePort()
   let output = ''
-  const child = spawn(process.execPath, [join(DIST, 'main.js')], {
+  const child = spawn(process.execPath, [options.main ?? join(DIST, 'main.js')], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: String(options.workers ?? 2), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group, so kill() reaches every process of the cluster

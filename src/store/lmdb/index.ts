@@ -685,8 +685,17 @@ const openStores = new Map<string, LmdbStore>()
  * transaction load the free pages afresh, as LMDB itself does; alternating
  * A/B runs of the store's write path (20.3–20.9k against 20.3k chunks/s) and
  * of the cluster (/ingest 9.0–9.7k against 8.3–9.2k req/s) showed no cost.
+ *
+ * `overlappingSync: false`: with it, a commit syncs the disk after releasing
+ * LMDB's write mutex, under a second, shared "sync" mutex, and a writer that
+ * takes that mutex from a process killed holding it while its own transaction
+ * is still open marks its environment fatally broken (`mdb_mutex_failed`
+ * treats every mutex but the readers' as the write mutex): SIGKILL of one
+ * front poisoned the other (MDB_PANIC, issue 14). Without it the sync happens
+ * inside the commit, under the write mutex, whose dead owner LMDB recovers
+ * from. A commit still returns only once synced, so "flush" loses nothing.
  */
-export const ENVIRONMENT_OPTIONS = { maxReaders: 1024, maxFreeSpaceToRetain: 0 }
+export const ENVIRONMENT_OPTIONS = { maxReaders: 1024, maxFreeSpaceToRetain: 0, overlappingSync: false }
 
 /** Opens (once per thread) the environment at `path`. */
 export function openLmdbStore(options: LmdbOptions): LmdbStore {
