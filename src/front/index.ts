@@ -30,7 +30,7 @@ const pool = new Piscina({
 })
 // As many batches in flight as the writer threads take at once: one committing while the next ones are prepared.
 const queue = new WriteQueue(pool, { maxItems: config.writeBatchItems, maxBytes: config.writeBatchBytes, maxInFlight: config.writerThreads * config.writerTasks })
-const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`)
+const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`, config.controlSecret)
 const counters = newCounters()
 const app = createFrontApp(uws, { store, queue, counters, artifacts: loadArtifacts(new URL('./public/', import.meta.url), config), proxy })
 

@@ -1,5 +1,6 @@
 /**
- * Writing answers with uWebSockets.js. Every answer carries the CORS headers;
+ * Writing answers with uWebSockets.js. Every answer carries the CORS headers
+ * and `X-Content-Type-Options: nosniff` (CORS_HEADERS, proxied answers too);
  * every error is the JSON error body from src/errors.ts. Callers must have
  * checked `res.aborted` (set by `guard`) before answering after an await.
  */
@@ -10,6 +11,8 @@ import type { HttpResponse } from './uws.js'
 export const CORS_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['Access-Control-Allow-Origin', '*'],
   ['Access-Control-Expose-Headers', 'X-Svc-Encoding, Content-Length'],
+  // Not CORS, but due on every answer alike: a browser must never sniff an answer into script or HTML.
+  ['X-Content-Type-Options', 'nosniff'],
 ]
 
 export const PREFLIGHT_HEADERS: ReadonlyArray<readonly [string, string]> = [
