@@ -26,13 +26,11 @@ export function usersOf(tables: Tables, orgId: string): UserRecord[] {
 
 /** A scan too: sessions expire after 7 days, so the table stays small. */
 export function endSessionsInTxn(tables: Tables, userId: string, keep?: string): number {
-  let ended = 0
-  for (const { key, value } of tables.dashboardSessions.getRange()) {
-    if (value.userId !== userId || key === keep) continue
-    tables.dashboardSessions.remove(key)
-    ended += 1
-  }
-  return ended
+  // Collected first: removing under an open range iterator could skip entries.
+  const ended: string[] = []
+  for (const { key, value } of tables.dashboardSessions.getRange()) if (value.userId === userId && key !== keep) ended.push(key)
+  for (const key of ended) tables.dashboardSessions.remove(key)
+  return ended.length
 }
 
 export function removeUserInTxn(tables: Tables, userId: string, now: number): RemovedMember | undefined {
