@@ -24,10 +24,16 @@ export async function ensureOrgAndUser(store: Store, orgName: string, email: str
     throw new ApiError('invalid_request', { error: 'That email belongs to a user of another organisation.', hint: 'Use the organisation the user already belongs to.' })
   }
   if (!user) {
-    user = { id: newId('usr'), orgId: org.id, email: email.toLowerCase(), createdAt: now }
+    // Whoever creates the organisation owns it (removes members, and their key may create invites).
+    user = { id: newId('usr'), orgId: org.id, email: email.toLowerCase(), createdAt: now, role: store.listUsers(org.id).length === 0 ? 'owner' : 'member' }
     await store.putUser(user)
   }
   return { org, user }
+}
+
+/** The organisation's owner: the user marked so, or for records older than roles, the first user (who created it). */
+export function ownerOf(users: UserRecord[]): UserRecord | undefined {
+  return users.find((user) => user.role === 'owner') ?? [...users].sort((a, b) => a.createdAt - b.createdAt)[0]
 }
 
 export interface NewApiKey {

@@ -19,6 +19,12 @@ export interface Config {
   workers: number
   /** Loopback port of the control worker; 0 picks a free one at start-up. */
   controlPort: number
+  /**
+   * Per-start secret the fronts send to the control worker (X-Svc-Control-Secret),
+   * which refuses requests without it: other local users can reach a loopback port.
+   * Set by the primary for its children (SVC_CONTROL_SECRET); never configured by hand.
+   */
+  controlSecret: string
   /** Branded, versioned base address, ending in /api/v1. */
   publicUrl: string
   /** Direct address of this deployment (trackers and installed CLIs use it). */
@@ -117,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(env.DATA_DIR || './data'),
     workers: int(env, 'WORKERS', availableParallelism(), 1, 64),
     controlPort: int(env, 'CONTROL_PORT', 0, 0, 65535),
+    controlSecret: env.SVC_CONTROL_SECRET ?? '',
     publicUrl: url(env, 'PUBLIC_URL', `${directUrl}/api/v1`),
     directUrl,
     durability,

@@ -34,6 +34,8 @@ export interface ErrorOptions {
   /** Ingest endpoints: adds `ok: false`. */
   ingest?: boolean
   invalid?: string[]
+  /** Sent as the Retry-After header (seconds), not in the body. */
+  retryAfterSeconds?: number
 }
 
 let documentationUrl: string | undefined

@@ -51,3 +51,13 @@ export interface ReadyMessage {
 }
 
 export type ChildMessage = ReadyMessage
+
+/**
+ * Front → control worker, on every forwarded request. The front sets these and
+ * overwrites any copy a client sent: the secret proves the request came from a
+ * front (the control worker refuses it otherwise), the address is the client's.
+ */
+export const CONTROL_SECRET_HEADER = 'x-svc-control-secret'
+export const CLIENT_IP_HEADER = 'x-svc-client-ip'
+/** The Host the client sent the front (the forwarded request's own Host names the control worker). */
+export const CLIENT_HOST_HEADER = 'x-svc-client-host'

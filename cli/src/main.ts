@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from './args.js'
 import * as account from './commands/account.js'
 import { commandHelp, groupHelp, help, overview, version } from './commands/help.js'
+import * as members from './commands/members.js'
 import * as projects from './commands/projects.js'
 import * as rules from './commands/rules.js'
 import * as sessions from './commands/sessions.js'
@@ -22,6 +23,9 @@ const HANDLERS: Record<string, (ctx: Context) => Promise<void>> = {
   login: account.login,
   logout: account.logout,
   whoami: account.whoami,
+  'members list': members.list,
+  'members remove': members.remove,
+  password: members.password,
   'projects list': projects.list,
   'projects create': projects.create,
   'rules set': rules.set,

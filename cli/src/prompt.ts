@@ -6,10 +6,20 @@ import type { Output } from './output.js'
 type Input = Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown }
 
 export async function readSecret(stdin: Input, out: Output, question: string): Promise<string> {
-  if (stdin.isTTY && stdin.setRawMode) return readHidden(stdin, out, question)
+  return (await readSecrets(stdin, out, [question]))[0]
+}
+
+/** Several secrets: one prompt each on a terminal, else the first lines of the pipe, in order. */
+export async function readSecrets(stdin: Input, out: Output, questions: string[]): Promise<string[]> {
+  if (stdin.isTTY && stdin.setRawMode) {
+    const answers: string[] = []
+    for (const question of questions) answers.push(await readHidden(stdin, out, question))
+    return answers
+  }
   const chunks: Buffer[] = []
   for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer))
-  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? ''
+  const lines = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)
+  return questions.map((_, i) => lines[i] ?? '')
 }
 
 function readHidden(stdin: Input, out: Output, question: string): Promise<string> {

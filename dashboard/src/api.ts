@@ -69,7 +69,8 @@ async function request<T>(method: 'GET' | 'POST', route: string, body?: unknown)
   }
   if (!res.ok) {
     const failure = new ApiFailure(res.status, value?.code ?? 'unknown', value?.error ?? `The server answered ${res.status}.`, value?.hint, value?.invalid)
-    if (res.status === 401 && route.startsWith('/cli/')) onSignedOut()
+    // Not the sign-in forms nor a password change: their 401 is a wrong password, not an ended session.
+    if (res.status === 401 && (route.startsWith('/cli/') || route.startsWith('/auth/members.') || route.startsWith('/auth/invite'))) onSignedOut()
     throw failure
   }
   return value as T

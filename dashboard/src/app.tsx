@@ -7,9 +7,11 @@ import { api, onSessionEnded, setCsrfToken, type AuthState, type SignedIn } from
 import { Empty, ErrorNote, Loading } from './components.js'
 import { forgetProjects } from './model.js'
 import { href, navigate, useRoute, type Route } from './route.js'
+import { Account } from './screens/account.js'
 import { AcceptInvite, FirstRun, SignIn } from './screens/auth.js'
 import { Invites } from './screens/invites.js'
 import { Keys } from './screens/keys.js'
+import { Members } from './screens/members.js'
 import { ProjectScreen } from './screens/project.js'
 import { Projects } from './screens/projects.js'
 
@@ -44,21 +46,32 @@ export function App() {
   }
   if (route.parts[0] === 'invite' && route.parts[1]) return <AcceptInvite token={route.parts[1]} onSignedIn={signedIn} />
   if (!auth.signedIn || !auth.user) return auth.firstRun ? <FirstRun onSignedIn={signedIn} /> : <SignIn onSignedIn={signedIn} />
+  const signedOut = async () => {
+    setCsrfToken(undefined)
+    forgetProjects()
+    await refresh()
+  }
   return (
     <Shell
       user={auth.user}
       route={route}
       onSignOut={async () => {
         await api.post('/auth/logout')
-        setCsrfToken(undefined)
-        forgetProjects()
-        await refresh()
+        await signedOut()
       }}
+      onSignedOutEverywhere={signedOut}
     />
   )
 }
 
-function Shell({ user, route, onSignOut }: { user: NonNullable<AuthState['user']>; route: Route; onSignOut: () => Promise<void> }) {
+interface ShellProps {
+  user: NonNullable<AuthState['user']>
+  route: Route
+  onSignOut: () => Promise<void>
+  onSignedOutEverywhere: () => Promise<void>
+}
+
+function Shell({ user, route, onSignOut, onSignedOutEverywhere }: ShellProps) {
   const [error, setError] = useState<unknown>()
   const section = route.parts[0] ?? 'projects'
   // A new screen (not a new tab of the same project): move focus to its heading, so keyboard and screen-reader users start there.
@@ -90,8 +103,14 @@ function Shell({ user, route, onSignOut }: { user: NonNullable<AuthState['user']
           <a href={href('keys')} aria-current={section === 'keys' ? 'page' : undefined}>
             API keys
           </a>
+          <a href={href('members')} aria-current={section === 'members' ? 'page' : undefined}>
+            Members
+          </a>
           <a href={href('people')} aria-current={section === 'people' ? 'page' : undefined}>
             Invite people
+          </a>
+          <a href={href('account')} aria-current={section === 'account' ? 'page' : undefined}>
+            Account
           </a>
         </nav>
         <div class="who">
@@ -109,17 +128,19 @@ function Shell({ user, route, onSignOut }: { user: NonNullable<AuthState['user']
       </header>
       <main id="main" tabIndex={-1}>
         <ErrorNote error={error} />
-        <Screen route={route} orgName={user.orgName} />
+        <Screen route={route} user={user} onSignedOutEverywhere={onSignedOutEverywhere} />
       </main>
     </div>
   )
 }
 
-function Screen({ route, orgName }: { route: Route; orgName: string }) {
+function Screen({ route, user, onSignedOutEverywhere }: { route: Route; user: ShellProps['user']; onSignedOutEverywhere: () => Promise<void> }) {
   const [section, id] = route.parts
   if (!section || section === 'projects') return <Projects />
   if (section === 'keys') return <Keys />
-  if (section === 'people') return <Invites orgName={orgName} />
+  if (section === 'members') return <Members orgName={user.orgName} />
+  if (section === 'people') return <Invites orgName={user.orgName} />
+  if (section === 'account') return <Account email={user.email} onSignedOutEverywhere={onSignedOutEverywhere} />
   if (section === 'p' && id) return <ProjectScreen projectId={id} route={route} />
   return (
     <Empty title="No such screen">

@@ -40,6 +40,16 @@ export interface InviteRow {
   revokedAt?: number
 }
 
+export interface MemberRow {
+  userId: string
+  email: string
+  role: 'owner' | 'member'
+  joinedAt: number
+  lastSignInAt: number | null
+  invitedBy: string | null
+  you: boolean
+}
+
 export interface Identity {
   userId?: string
   email?: string

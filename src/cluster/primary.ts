@@ -4,6 +4,7 @@
  * SIGTERM/SIGINT. It never opens the store itself.
  */
 import { fork, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import type { Config } from '../config.js'
 import { log } from '../log.js'
@@ -45,6 +46,8 @@ export async function runPrimary(config: Config): Promise<void> {
     CONTROL_PORT: String(controlPort),
     DATA_DIR: config.dataDir,
     UWS_HTTP_MAX_HEADERS_SIZE: String(config.maxHeaderBytes),
+    // Only the children learn it (their environment is readable by this user alone).
+    SVC_CONTROL_SECRET: randomBytes(32).toString('hex'),
   }
   let stopping = false
   let started = false

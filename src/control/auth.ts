@@ -18,6 +18,8 @@ export interface ApiKeyAuth {
   orgId: string
   userId: string
   label?: string
+  /** The dashboard session's id when a signed-in browser calls. */
+  sessionId?: string
 }
 
 export interface SetupAuth {
@@ -48,7 +50,7 @@ export function createAuthenticator(store: Store, now: () => number = Date.now) 
     if (req.method !== 'GET' && !csrfMatches(req, session)) {
       refuse('The CSRF token is missing or wrong.', 'Reload the dashboard; it sends X-CSRF-Token with every change.')
     }
-    return { kind: 'apiKey', keyId: 'dashboard', orgId: session.orgId, userId: session.userId }
+    return { kind: 'apiKey', keyId: 'dashboard', orgId: session.orgId, userId: session.userId, sessionId: session.id }
   }
 
   return async function authenticate(req: IncomingMessage, query: URLSearchParams, credential: Credential): Promise<ApiKeyAuth | SetupAuth | undefined> {

@@ -5,7 +5,9 @@ import { buildOpenApi } from '../openapi.js'
 import type { Store } from '../store/store.js'
 import { createAuthenticator } from './auth.js'
 import { accountOperations } from './operations/accounts.js'
+import { createLoginThrottle } from './login-throttle.js'
 import { keyOperations } from './operations/keys.js'
+import { memberOperations } from './operations/members.js'
 import { pageOperations } from './operations/pages.js'
 import { projectOperations } from './operations/projects.js'
 import { setupOperations } from './operations/setup.js'
@@ -26,6 +28,9 @@ export interface ControlDeps {
 }
 
 export function controlOperations(deps: ControlDeps): Operation<any>[] {
+  const now = deps.now ?? Date.now
+  // One throttle for sign-in and password changes: both check a password.
+  const throttle = createLoginThrottle(now)
   const backfill = deps.backfill ?? new BackfillRunner(deps.store, { batch: deps.config.backfillBatch, pauseMs: deps.config.backfillPauseMs, now: deps.now })
   const operations: Operation<any>[] = [
     ...projectOperations(deps.store),
@@ -35,7 +40,8 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
     ...sessionOperations(deps.store),
     ...insightOperations(deps.store, deps.now),
     ...snippetOperations(deps.store, deps.config.directUrl),
-    ...accountOperations({ store: deps.store, publicUrl: deps.config.publicUrl, directUrl: deps.config.directUrl, now: deps.now ?? Date.now }),
+    ...accountOperations({ store: deps.store, publicUrl: deps.config.publicUrl, directUrl: deps.config.directUrl, now, throttle }),
+    ...memberOperations({ store: deps.store, publicUrl: deps.config.publicUrl, now, throttle }),
   ]
   let document: unknown
   operations.push({

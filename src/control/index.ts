@@ -10,8 +10,11 @@ import { scheduleRetention } from '../retention.js'
 import { createControl } from './control.js'
 import { loadDashboardFiles } from './dashboard-files.js'
 import { startDeriver } from './deriver.js'
+import { fromFront } from './front-link.js'
+import { writeError } from './router.js'
 
 const config = loadConfig()
+if (!config.controlSecret) throw new Error('SVC_CONTROL_SECRET is not set: the control worker is started by the primary (npm start), which sets it')
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
 const store = openStore(config)
 const backfill = new BackfillRunner(store, { batch: config.backfillBatch, pauseMs: config.backfillPauseMs })
@@ -22,7 +25,11 @@ const stopRetention = scheduleRetention(store, config.retentionDays, config.rete
 // The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/derive.ts).
 const deriver = config.aggregateSignals ? startDeriver(config) : undefined
 const dashboard = loadDashboardFiles(new URL('./public/app/', import.meta.url))
-const server = createServer((req, res) => dashboard.serve(req, res) || void control.handle(req, res))
+const server = createServer((req, res) => {
+  // Any local user can reach a loopback port: only the fronts, which hold this start's secret, are answered.
+  if (!fromFront(req, config.controlSecret)) return writeError(res, 'unauthorized', { error: 'The control port serves the service\'s own front processes only.', hint: `Send requests to the service's address (${config.directUrl}).` })
+  dashboard.serve(req, res) || void control.handle(req, res)
+})
 server.keepAliveTimeout = 60_000
 
 server.listen(config.controlPort, '127.0.0.1', () => {

@@ -133,6 +133,7 @@ export function writeJson(res: ServerResponse, status: number, value: unknown): 
 }
 
 export function writeError(res: ServerResponse, code: ErrorCode, options?: ConstructorParameters<typeof ApiError>[1]): void {
+  if (options?.retryAfterSeconds && !res.headersSent) res.setHeader('Retry-After', String(options.retryAfterSeconds))
   writeJson(res, statusOf(code), errorBody(code, options))
 }
 

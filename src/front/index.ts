@@ -51,7 +51,7 @@ const queue = new WriteQueue(pool, {
     void stop()
   },
 })
-const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`)
+const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`, config.controlSecret)
 const counters = newCounters()
 const app = createFrontApp(uws, { store, queue, counters, artifacts: loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name }), proxy })
 

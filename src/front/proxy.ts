@@ -6,6 +6,7 @@
 import { Pool } from 'undici'
 import { LIMITS } from '../config.js'
 import { log } from '../log.js'
+import { CLIENT_HOST_HEADER, CLIENT_IP_HEADER, CONTROL_SECRET_HEADER } from '../messages.js'
 import { declaredLength, readBody } from './body.js'
 import { CORS_HEADERS, guard, sendError, statusLine } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
@@ -21,7 +22,7 @@ export interface Proxy {
   close(): Promise<void>
 }
 
-export function createProxy(controlUrl: string): Proxy {
+export function createProxy(controlUrl: string, controlSecret: string): Proxy {
   const pool = new Pool(controlUrl, { connections: 32, pipelining: 1, keepAliveTimeout: 30_000 })
 
   async function forward(res: HttpResponse, method: string, path: string, headers: Record<string, string>, bodyPromise: Promise<Uint8Array | 'too_large' | 'aborted'>) {
@@ -40,7 +41,7 @@ export function createProxy(controlUrl: string): Proxy {
       res.writeStatus(statusLine(upstream.statusCode))
       for (const [name, value] of CORS_HEADERS) res.writeHeader(name, value)
       for (const [name, value] of Object.entries(upstream.headers)) {
-        if (HOP_HEADERS.has(name) || name.startsWith('access-control-') || value === undefined) continue
+        if (HOP_HEADERS.has(name) || name.startsWith('access-control-') || name === 'x-content-type-options' || value === undefined) continue
         for (const v of Array.isArray(value) ? value : [value]) res.writeHeader(name, v)
       }
       return res
@@ -81,6 +82,9 @@ export function createProxy(controlUrl: string): Proxy {
       req.forEach((name, value) => {
         if (!HOP_HEADERS.has(name)) headers[name] = value
       })
+      headers[CLIENT_IP_HEADER] = Buffer.from(res.getRemoteAddressAsText()).toString()
+      headers[CLIENT_HOST_HEADER] = req.getHeader('host')
+      headers[CONTROL_SECRET_HEADER] = controlSecret
       const declared = declaredLength(req)
       if (declared !== undefined && declared > LIMITS.controlBodyBytes) {
         return sendError(res, 'payload_too_large', { hint: `Control requests are capped at ${LIMITS.controlBodyBytes} bytes.` })

@@ -1,5 +1,6 @@
 /**
- * Writing answers with uWebSockets.js. Every answer carries the CORS headers;
+ * Writing answers with uWebSockets.js. Every answer carries the CORS headers
+ * and `X-Content-Type-Options: nosniff` (CORS_HEADERS, proxied answers too);
  * every error is the JSON error body from src/errors.ts. Callers must have
  * checked `res.aborted` (set by `guard`) before answering after an await.
  */
@@ -11,6 +12,8 @@ export const CORS_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['Access-Control-Allow-Origin', '*'],
   // Retry-After: a tracker on another origin reads it from a 429 (not a CORS-safelisted header).
   ['Access-Control-Expose-Headers', 'X-Svc-Encoding, Content-Length, Retry-After'],
+  // Not CORS, but due on every answer alike: a browser must never sniff an answer into script or HTML.
+  ['X-Content-Type-Options', 'nosniff'],
 ]
 
 export const PREFLIGHT_HEADERS: ReadonlyArray<readonly [string, string]> = [

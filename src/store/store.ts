@@ -32,7 +32,22 @@ export interface UserRecord {
   createdAt: number
   /** scrypt hash of the dashboard password (src/control/passwords.ts); absent for users who only hold API keys. */
   passwordHash?: string
+  /** `owner`: created the organisation; only an owner removes members. Older records have none (src/accounts.ts `ownerOf`). */
+  role?: 'owner' | 'member'
+  /** The user whose invite link this user joined by. */
+  invitedBy?: string
+  lastSignInAt?: number
 }
+
+/** What removing a member undid, in the one transaction that removed them. */
+export interface RemovedMember {
+  user: UserRecord
+  sessionsEnded: number
+  keysRevoked: number
+  invitesRevoked: number
+}
+
+export type JoinOutcome = 'joined' | 'invite_gone' | 'email_taken'
 
 /** A signed-in dashboard browser. The cookie holds the secret; only its digest is stored. */
 export interface DashboardSessionRecord {
@@ -293,6 +308,22 @@ export interface Store {
   countUsers(): number
   /** First run: creates the organisation and its owner only if no user exists yet (atomic). */
   createFirstOwner(org: OrgRecord, user: UserRecord): Promise<boolean>
+  /** The organisation's users, oldest first. */
+  listUsers(orgId: string): UserRecord[]
+  updateUser(id: string, patch: Partial<Pick<UserRecord, 'passwordHash' | 'lastSignInAt'>>): Promise<UserRecord | undefined>
+  /**
+   * One transaction: deletes the user, ends their dashboard sessions, revokes the
+   * API keys they hold and their unused invite links. Undefined when there is no such user.
+   */
+  removeUser(id: string, now: number): Promise<RemovedMember | undefined>
+  /** Ends every dashboard session of the user but `keep`; resolves to how many. */
+  endDashboardSessions(userId: string, keep?: string): Promise<number>
+  /**
+   * Accepting an invite, atomically: consumes the invite if it is live, then
+   * creates the user unless the email is taken (the invite stays consumed:
+   * each link answers whether an email exists at most once).
+   */
+  joinByInvite(inviteId: string, user: UserRecord, now: number): Promise<JoinOutcome>
   putDashboardSession(session: DashboardSessionRecord): Promise<void>
   getDashboardSession(id: string): DashboardSessionRecord | undefined
   deleteDashboardSession(id: string): Promise<void>

@@ -4,9 +4,12 @@
  * operations with its session cookie and CSRF token (src/control/auth.ts).
  *
  * A wrong password costs the same whether or not the email exists (scrypt
- * runs against a dummy hash), answers the same words, and is slowed down:
- * each consecutive failure for an email doubles a delay, up to 5 s.
+ * runs against a dummy hash) and answers the same words; attempts are
+ * throttled per account and per address before any hash is computed
+ * (login-throttle.ts). The operations that set a cookie without a credential
+ * refuse cross-site forms (same-origin.ts).
  */
+import { ownerOf } from '../../accounts.js'
 import { ApiError } from '../../errors.js'
 import { acceptInviteBody, authStateAnswer, inviteAnswer, inviteListAnswer, inviteRevokeBody, loginBody, setupBody, signedInAnswer } from '../../schemas/accounts.js'
 import { okAnswer } from '../../schemas/control.js'
@@ -14,42 +17,34 @@ import { mintSecret, newId, parseSecret, secretMatches } from '../../secrets.js'
 import type { Store, UserRecord } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { currentSession, csrfMatches, sessionCookie, SESSION_TTL_MS, startSession } from '../dashboard-session.js'
+import { clientAddress } from '../front-link.js'
+import type { LoginThrottle } from '../login-throttle.js'
 import { DUMMY_HASH, hashPassword, verifyPassword } from '../passwords.js'
 import type { Operation, RequestContext } from '../router.js'
+import { requireSameOriginJson } from '../same-origin.js'
 
 /** An invite link lives 7 days. */
 const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000
-const BASE_DELAY_MS = 250
-const MAX_DELAY_MS = 5_000
-/** Failures are forgotten after 15 minutes without one. */
-const FAILURE_MEMORY_MS = 15 * 60 * 1000
 
-const SIGN_IN_FAILED = { error: 'The email or the password is wrong.', hint: 'Check both; after several failures each attempt waits longer.' }
+const SIGN_IN_FAILED = { error: 'The email or the password is wrong.', hint: 'Check both; after 5 wrong attempts the account waits 15 minutes.' }
 
 export interface AccountDeps {
   store: Store
   publicUrl: string
   directUrl: string
   now: () => number
+  throttle: LoginThrottle
 }
 
 type Body = Record<string, string>
 
 export function accountOperations(deps: AccountDeps): Operation<any>[] {
-  const { store } = deps
-  const failures = new Map<string, { count: number; last: number }>()
-
-  async function slowDown(email: string): Promise<void> {
-    const now = deps.now()
-    const entry = failures.get(email)
-    const count = entry && now - entry.last < FAILURE_MEMORY_MS ? entry.count + 1 : 1
-    failures.set(email, { count, last: now })
-    if (failures.size > 100_000) failures.clear() // bounded memory under a spray of emails
-    await new Promise((r) => setTimeout(r, Math.min(BASE_DELAY_MS * 2 ** (count - 1), MAX_DELAY_MS)))
-  }
+  const { store, throttle } = deps
+  const ownOrigins = [deps.publicUrl, deps.directUrl]
 
   async function signIn(ctx: RequestContext, user: UserRecord) {
     const { token, record } = await startSession(store, user, deps.now())
+    await store.updateUser(user.id, { lastSignInAt: record.createdAt })
     ctx.responseHeaders['Set-Cookie'] = [sessionCookie(ctx.req, deps.publicUrl, token, SESSION_TTL_MS / 1000)]
     const org = store.getOrg(user.orgId)
     return { user: { userId: user.id, email: user.email, orgId: user.orgId, orgName: org?.name ?? '' }, csrfToken: record.csrfToken }
@@ -81,10 +76,11 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       response: signedInAnswer,
       errors: ['invalid_request'],
       async handle(ctx) {
+        requireSameOriginJson(ctx.req, ownOrigins)
         const { orgName, email, password } = ctx.body as Body
         const now = deps.now()
         const org = { id: newId('org'), name: orgName.trim(), createdAt: now }
-        const user: UserRecord = { id: newId('usr'), orgId: org.id, email: email.toLowerCase(), createdAt: now, passwordHash: await hashPassword(password) }
+        const user: UserRecord = { id: newId('usr'), orgId: org.id, email: email.toLowerCase(), createdAt: now, passwordHash: await hashPassword(password), role: 'owner' }
         if (!(await store.createFirstOwner(org, user))) {
           throw new ApiError('invalid_request', { error: 'This deployment already has its owner.', hint: 'Sign in, or ask for an invite link.' })
         }
@@ -101,15 +97,15 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       response: signedInAnswer,
       errors: ['invalid_request'],
       async handle(ctx) {
+        requireSameOriginJson(ctx.req, ownOrigins)
         const { email, password } = ctx.body as Body
         const key = email.trim().toLowerCase()
+        const address = clientAddress(ctx.req)
+        throttle.attempt(key, address)
         const user = store.findUserByEmail(key)
         const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH)
-        if (!user || !user.passwordHash || !ok) {
-          await slowDown(key)
-          throw new ApiError('unauthorized', SIGN_IN_FAILED)
-        }
-        failures.delete(key)
+        if (!user || !user.passwordHash || !ok) throw new ApiError('unauthorized', SIGN_IN_FAILED)
+        throttle.succeeded(key, address)
         return signIn(ctx, user)
       },
     },
@@ -133,9 +129,13 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       method: 'POST',
       route: '/auth/invite',
       credential: 'apiKey',
-      summary: 'Creates a one-time link that lets one more person join the organisation (7 days).',
+      summary: 'Creates a one-time link that lets one more person join the organisation (7 days). Only a signed-in member, or an API key of the organisation\'s owner, may.',
       response: inviteAnswer,
       async handle({ auth }: RequestContext & { auth: ApiKeyAuth }) {
+        // A leaked member's key must not mint a member nobody knows about; the dashboard has the person at the keyboard.
+        if (auth.keyId !== 'dashboard' && ownerOf(store.listUsers(auth.orgId))?.id !== auth.userId) {
+          throw new ApiError('unauthorized', { error: 'Only a signed-in member or the owner\'s API key creates invites.', hint: 'Create the invite in the dashboard (/app/), or with an API key of the organisation\'s owner.' })
+        }
         const now = deps.now()
         const secret = mintSecret('iv')
         await store.putInvite({ id: secret.id, digestHex: secret.digestHex, orgId: auth.orgId, invitedBy: auth.userId, createdAt: now, expiresAt: now + INVITE_TTL_MS })
@@ -195,18 +195,19 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       response: signedInAnswer,
       errors: ['invalid_request'],
       async handle(ctx) {
+        requireSameOriginJson(ctx.req, ownOrigins)
         const { token, email, password } = ctx.body as Body
         const parsed = parseSecret(token)
         const invite = parsed?.kind === 'iv' ? store.getInvite(parsed.id) : undefined
         if (!parsed || !invite || !secretMatches(parsed.token, invite.digestHex)) {
           throw new ApiError('unauthorized', { error: 'The invite link is not valid.', hint: 'Ask for a new invite link.' })
         }
-        if (store.findUserByEmail(email)) throw new ApiError('invalid_request', { error: 'That email already has an account.', hint: 'Sign in instead.' })
-        const used = await store.consumeInvite(invite.id, deps.now())
-        if (!used) throw new ApiError('unauthorized', { error: 'The invite link was used or has expired.', hint: 'Ask for a new invite link.' })
-        const user: UserRecord = { id: newId('usr'), orgId: used.orgId, email: email.toLowerCase(), createdAt: deps.now(), passwordHash: await hashPassword(password) }
-        await store.putUser(user)
-        return signIn(ctx, user)
+        // The email is looked up only in the transaction that consumes the invite: a pending link never tells a taken email from a free one.
+        const user: UserRecord = { id: newId('usr'), orgId: invite.orgId, email: email.toLowerCase(), createdAt: deps.now(), passwordHash: await hashPassword(password), role: 'member' }
+        const outcome = await store.joinByInvite(invite.id, user, deps.now())
+        if (outcome === 'invite_gone') throw new ApiError('unauthorized', { error: 'The invite link was used or has expired.', hint: 'Ask for a new invite link.' })
+        if (outcome === 'email_taken') throw new ApiError('invalid_request', { error: 'That email already has an account; this invite link is now used up.', hint: 'Sign in with that email, or ask for a new link for another one.' })
+        return signIn(ctx, { ...user, invitedBy: invite.invitedBy })
       },
     },
   ]

@@ -9,7 +9,6 @@
  * killed process); with durability "flush" we also wait for `flushed`, when
  * the OS reports the data synced to the disk.
  */
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { open, type Database, type DatabaseOptions, type RootDatabase } from 'lmdb'
 import { log } from '../../log.js'
@@ -33,6 +32,8 @@ import type {
   SignalsRecord,
   Store,
   UserRecord,
+  JoinOutcome,
+  RemovedMember,
 } from '../store.js'
 import { StorageUnavailable } from '../store.js'
 import type {
@@ -54,6 +55,8 @@ import { causeOf, isFatalStorageFailure, isStorageFailure, surviveFailedCommits 
 import { advanceCursors, foldPending, pendingCount, readPending } from './fold-log.js'
 import { applyChunk, applySignals, emptyStats } from './ingest.js'
 import { MAX_KEY_PART } from './keys.js'
+import { endSessionsInTxn, joinInTxn, removeUserInTxn, usersOf } from './members.js'
+import { privateDir, privateFiles } from './private-files.js'
 import { backfillStepInTxn, beginRebuild, pruneReplaced, purgeInTxn, rebuildSignalsStep, type SignalsStep } from './lifecycle.js'
 import { derivedPages, friction, heatmap, pageInsights, sessionPage, sessionSignals, topElements } from './queries.js'
 
@@ -319,6 +322,33 @@ export class LmdbStore implements Store {
       }),
     )
     return created
+  }
+
+  // ---- members (members.ts) ----
+  listUsers(orgId: string): UserRecord[] {
+    return usersOf(this.tables, orgId)
+  }
+
+  updateUser(id: string, patch: Partial<Pick<UserRecord, 'passwordHash' | 'lastSignInAt'>>): Promise<UserRecord | undefined> {
+    return this.update<UserRecord>(this.tables.users, id, patch)
+  }
+
+  async removeUser(id: string, now: number): Promise<RemovedMember | undefined> {
+    let removed: RemovedMember | undefined
+    await this.settle(this.root.transaction(() => void (removed = removeUserInTxn(this.tables, id, now))))
+    return removed
+  }
+
+  async endDashboardSessions(userId: string, keep?: string): Promise<number> {
+    let ended = 0
+    await this.settle(this.root.transaction(() => void (ended = endSessionsInTxn(this.tables, userId, keep))))
+    return ended
+  }
+
+  async joinByInvite(inviteId: string, user: UserRecord, now: number): Promise<JoinOutcome> {
+    let outcome: JoinOutcome = 'invite_gone'
+    await this.settle(this.root.transaction(() => void (outcome = joinInTxn(this.tables, inviteId, user, now))))
+    return outcome
   }
 
   async putDashboardSession(session: DashboardSessionRecord): Promise<void> {
@@ -701,12 +731,13 @@ export const ENVIRONMENT_OPTIONS = { maxReaders: 1024, maxFreeSpaceToRetain: 0, 
 export function openLmdbStore(options: LmdbOptions): LmdbStore {
   const existing = openStores.get(options.path)
   if (existing) return existing
-  mkdirSync(options.path, { recursive: true })
+  privateDir(options.path)
   surviveFailedCommits()
   const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 32, ...ENVIRONMENT_OPTIONS })
   const aggregatesPath = join(options.path, 'aggregates')
-  mkdirSync(aggregatesPath, { recursive: true })
+  privateDir(aggregatesPath)
   const aggregates = open({ path: aggregatesPath, mapSize: options.mapSize, maxDbs: 8, ...ENVIRONMENT_OPTIONS })
+  privateFiles(options.path, aggregatesPath)
   const store = new LmdbStore(root, aggregates, options)
   openStores.set(options.path, store)
   return store

@@ -1,0 +1,59 @@
+/**
+ * The CLI's member commands against a real cluster: `svc members list`,
+ * `svc members remove` (the owner's key only) and `svc password` (the current
+ * and new password from a pipe), with the server's codes on failure.
+ */
+import t from 'tap'
+import { cliSetup } from '../helpers/cli.js'
+import { clusterFor } from '../helpers/cluster.js'
+
+const cluster = await clusterFor(t, { workers: 1 })
+const PASSWORD = 'member long password'
+
+async function post(route: string, body: unknown, headers: Record<string, string>) {
+  const res = await fetch(`${cluster.url}/api/v1${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+  return { status: res.status, headers: res.headers, body: await res.json() }
+}
+
+t.test('members list, password and members remove', async (t) => {
+  const { seeded, svc } = await cliSetup(t, cluster)
+  const owner = { SVC_API_KEY: seeded.apiKey }
+  // A member who joined by the owner's invite, signed in, with an API key of their own.
+  const invite = await post('/auth/invite', {}, { authorization: `Bearer ${seeded.apiKey}` })
+  const joined = await post('/auth/accept-invite', { token: invite.body.inviteUrl.split('/invite/')[1], email: 'member@cli.test', password: PASSWORD }, {})
+  const memberSession = { cookie: joined.headers.get('set-cookie')!.split(';')[0], 'x-csrf-token': joined.body.csrfToken }
+  const member = { SVC_API_KEY: (await post('/cli/keys.create', { label: 'cli' }, memberSession)).body.apiKey as string }
+
+  const listed = await svc(['members', 'list', '--json'], { env: owner })
+  t.equal(listed.code, 0, listed.stderr)
+  t.same(listed.json.members.map((m: any) => [m.email, m.role, m.invitedBy, m.you]), [
+    ['owner1@acme.test', 'owner', null, true],
+    ['member@cli.test', 'member', 'owner1@acme.test', false],
+  ])
+  const human = await svc(['members', 'list'], { env: member })
+  t.match(human.stdout, /EMAIL +ROLE +JOINED +LAST SIGN-IN +INVITED BY/, 'a table for people')
+  t.match(human.stdout, /member@cli\.test \(you\) +member/)
+
+  const wrong = await svc(['password', '--json'], { env: member, input: 'not my password\na brand new password\n' })
+  t.same([wrong.code, wrong.error.code], [1, 'unauthorized'], 'a wrong current password fails with the server\'s code')
+  const short = await svc(['password', '--json'], { env: member, input: `${PASSWORD}\nshort\n` })
+  t.same([short.code, short.error.code], [1, 'invalid_request'])
+  const missing = await svc(['password', '--json'], { env: member, input: `${PASSWORD}\n` })
+  t.same([missing.code, missing.error.code], [2, 'usage'], 'one line only is a usage error')
+  const changed = await svc(['password', '--json'], { env: member, input: `${PASSWORD}\na brand new password\n` })
+  t.equal(changed.code, 0, changed.stderr)
+  t.same(changed.json, { ok: true, sessionsEnded: 1 }, 'the member\'s dashboard session ended')
+  t.equal((await post('/cli/projects.list', {}, memberSession)).status, 401)
+  t.equal((await post('/auth/login', { email: 'member@cli.test', password: 'a brand new password' }, {})).status, 200, 'the new password signs in')
+
+  const memberId = listed.json.members[1].userId
+  const byMember = await svc(['members', 'remove', seeded.userId, '--json'], { env: member })
+  t.same([byMember.code, byMember.error.code], [1, 'unauthorized'], 'a member\'s key removes no one')
+  const usage = await svc(['members', 'remove', '--json'], { env: owner })
+  t.same([usage.code, usage.error.code], [2, 'usage'])
+  const removed = await svc(['members', 'remove', memberId], { env: owner })
+  t.equal(removed.code, 0, removed.stderr)
+  t.match(removed.stdout, /Removed usr_\w+: 1 session\(s\) ended, 1 API key\(s\)/)
+  const after = await svc(['members', 'list', '--json'], { env: member })
+  t.same([after.code, after.error.code], [1, 'unauthorized'], 'the removed member\'s key no longer works')
+})
