@@ -6,6 +6,7 @@
  * back byte-identical from the store on disk.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { get as httpGet } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { childrenOf } from '../proc.js'
 import { generator } from '../payloads.js'
@@ -318,4 +319,22 @@ export async function storedSessions(dataDir: string, projectId: string, session
   } finally {
     await store.close()
   }
+}
+
+/**
+ * GET /health on a connection of its own, as an outside monitor probes it: a
+ * pooled keep-alive socket the server closed meanwhile would fail the probe
+ * for the client's reasons, not the service's.
+ */
+export function healthProbe(url: string, timeoutMs = 5_000): Promise<{ status: number; ms: number }> {
+  const started = performance.now()
+  return new Promise((resolve, reject) => {
+    const req = httpGet(`${url}/health`, { agent: false, timeout: timeoutMs }, (res) => {
+      res.resume()
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }))
+      res.on('error', reject)
+    })
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)))
+    req.on('error', reject)
+  })
 }

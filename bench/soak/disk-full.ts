@@ -12,11 +12,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { tempDataDir } from '../../test/helpers/cluster.js'
-import { apiCall, bodyFor, childExits, Ledger, postSoakChunk, progress, QUICK, seed, sendChunks, sessionsCount, start, undoOnInterrupt, verifyAcked, type Running } from './common.js'
+import { apiCall, bodyFor, childExits, healthProbe, Ledger, postSoakChunk, progress, QUICK, seed, sendChunks, sessionsCount, start, undoOnInterrupt, verifyAcked, type Running } from './common.js'
 
 export interface DiskFullResult {
   /** `tmpfs 64m, remounted 256m` or `LMDB_MAP_SIZE …`. */
   method: string
+  chunkBytes: number
   fill: { sent: number; acked: number; statuses: Record<string, number>; failed: number; seconds: number; fsUsedPct: number }
   /** Acknowledged during the fill and not read back byte-identical: the lie. */
   fillLies: { missing: number; corrupted: number; examples: string[] }
@@ -31,7 +32,8 @@ const SMALL_FS = '64m'
 const FREED_FS = '256m'
 /** Where mounting is refused: a map this small fills as a 64 MiB filesystem would. */
 const SMALL_MAP = 64 * 1024 * 1024
-const CHUNK_BYTES = 16 * 1024
+/** Larger than a typical chunk so that a busy machine fills the 64 MiB in a minute or two (about 2,000 chunks). */
+const CHUNK_BYTES = 32 * 1024
 
 function tryMount(dir: string): boolean {
   try {
@@ -84,30 +86,45 @@ export async function diskFull(): Promise<DiskFullResult> {
       stop: () => refusedInARow >= 200 || (sentWhenFull >= 0 && fill.sent - sentWhenFull >= 2000),
       onAnswer: (ok) => (refusedInARow = ok ? 0 : refusedInARow + 1),
       maxRequests: QUICK ? 8_000 : 20_000,
-      maxMs: QUICK ? 60_000 : 120_000,
+      maxMs: QUICK ? 120_000 : 180_000,
     })
     clearInterval(watcher)
     clearInterval(reporter)
     const fillResult = { sent: fill.sent, acked: fill.acked.length, statuses: fill.statusSummary(), failed: fill.failed, seconds: (performance.now() - fillStarted) / 1000, fsUsedPct: usedPct(mountPoint) }
     progress(`disk full: fill ended after ${fillResult.seconds.toFixed(0)} s: ${fillResult.acked} acknowledged of ${fillResult.sent}, filesystem ${fillResult.fsUsedPct.toFixed(1)}% used, answers ${JSON.stringify(fillResult.statuses)}`)
 
+    const verifyStarted = performance.now()
     const lies = await verifyAcked(dataDir, project.id, fill.acked)
-    progress(`disk full: ${lies.missing} acknowledged chunks missing, ${lies.corrupted} corrupted, of ${lies.checked}`)
+    progress(`disk full: ${lies.missing} acknowledged chunks missing, ${lies.corrupted} corrupted, of ${lies.checked} (read in ${Math.round(performance.now() - verifyStarted)} ms)`)
 
     // Reads while full: the health check, the install check and one acknowledged chunk's bytes.
     const reads = { healthOk: false, countOk: false, chunkOk: false, detail: '' }
-    try {
-      const health = await fetch(`${url()}/health`, { signal: AbortSignal.timeout(5000) })
-      reads.healthOk = health.status === 200
-      const count = await sessionsCount(url(), apiKey, project.id)
-      reads.countOk = count !== undefined && count > 0
-      const first = fill.acked[0]
-      const chunk = first && (await apiCall(url(), apiKey, '/cli/sessions.chunk', { projectId: project.id, sessionKey: first.sk, seq: first.seq }))
-      reads.chunkOk = !!chunk && chunk.status === 200 && Buffer.compare(chunk.bytes, bodyFor(first.sk, first.seq, CHUNK_BYTES)) === 0
-      reads.detail = `/health ${health.status}, sessions.count ${count}, sessions.chunk ${chunk ? chunk.status : 'none acknowledged'}`
-    } catch (error) {
-      reads.detail = `a read failed: ${String(error)}`
+    const attempt = async (what: string, read: () => Promise<[boolean, string]>): Promise<boolean> => {
+      const started = performance.now()
+      try {
+        const [ok, figure] = await read()
+        reads.detail += `${reads.detail ? '; ' : ''}${what} ${figure} in ${Math.round(performance.now() - started)} ms`
+        return ok
+      } catch (error) {
+        const cause = error instanceof Error && error.cause ? ` (${String(error.cause)})` : ''
+        reads.detail += `${reads.detail ? '; ' : ''}${what} failed after ${Math.round(performance.now() - started)} ms: ${String(error)}${cause}`
+        return false
+      }
     }
+    reads.healthOk = await attempt('/health', async () => {
+      const { status } = await healthProbe(url())
+      return [status === 200, String(status)]
+    })
+    reads.countOk = await attempt('sessions.count', async () => {
+      const count = await sessionsCount(url(), apiKey, project.id)
+      return [count !== undefined && count > 0, String(count)]
+    })
+    const first = fill.acked[0]
+    reads.chunkOk = !!first && (await attempt('sessions.chunk', async () => {
+      const chunk = await apiCall(url(), apiKey, '/cli/sessions.chunk', { projectId: project.id, sessionKey: first.sk, seq: first.seq })
+      const same = chunk.status === 200 && Buffer.compare(chunk.bytes, bodyFor(first.sk, first.seq, CHUNK_BYTES)) === 0
+      return [same, `${chunk.status}${same ? ', byte-identical' : ''}`]
+    }))
     progress(`disk full: reads while full: ${reads.detail}`)
 
     // Free space, then ingest again until 200 acknowledgements or the bound.
@@ -139,6 +156,7 @@ export async function diskFull(): Promise<DiskFullResult> {
     const final = await verifyAcked(dataDir, project.id, [...fill.acked, ...recovery.acked])
     return {
       method,
+      chunkBytes: CHUNK_BYTES,
       fill: fillResult,
       fillLies: { missing: lies.missing, corrupted: lies.corrupted, examples: lies.examples },
       reads,

@@ -37,7 +37,7 @@ const WORKERS = 2
 
 export async function killCycles(): Promise<KillCyclesResult> {
   const cycles = QUICK ? 5 : 50
-  const budgetMs = (QUICK ? 2 : 15) * 60_000
+  const budgetMs = (QUICK ? 2 : 20) * 60_000
   const began = performance.now()
   const dataDir = tempDataDir('svc-soak-kill-')
   const { project, apiKey } = await seed(dataDir)

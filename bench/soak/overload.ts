@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { tempDataDir } from '../../test/helpers/cluster.js'
 import { chunkBody } from '../payloads.js'
 import { childrenOf, rss } from '../proc.js'
-import { childExits, percentile, progress, QUICK, seed, start, verifyAcked, type Sent } from './common.js'
+import { childExits, healthProbe, percentile, progress, QUICK, seed, start, verifyAcked, type Sent } from './common.js'
 
 export interface Memory {
   /** VmRSS: includes the pages of LMDB's map of data.mdb that the process touched. */
@@ -123,11 +123,9 @@ export async function overload(): Promise<OverloadResult> {
     while (running && performance.now() < healthDeadline) {
       const started = performance.now()
       try {
-        const res = await fetch(`${cluster.url}/health`, { signal: AbortSignal.timeout(5_000) })
-        await res.arrayBuffer()
-        if (res.status !== 200) health.failed += 1
+        if ((await healthProbe(cluster.url)).status !== 200) health.failed += 1
       } catch {
-        health.failed += 1
+        health.failed += 1 // no answer within 5 s, or the connection refused or reset
       }
       const ms = performance.now() - started
       health.probes += 1

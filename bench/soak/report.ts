@@ -165,7 +165,7 @@ export function renderSoak(r: SoakResults): string {
   }
   if (r.disk) {
     const d = r.disk
-    lines.push('', '## 4. Disk full', '', `DATA_DIR on a small filesystem: ${d.method}. 16 senders post 16 KB JSON chunks until 200 answers in a row are refusals (or 2,000 requests after the filesystem is full, or the bounds); then reads, then space is freed and 4 senders post until 200 acknowledgements.`, '', table([
+    lines.push('', '## 4. Disk full', '', `DATA_DIR on a small filesystem: ${d.method}. 16 senders post ${n(d.chunkBytes / 1024)} KB JSON chunks until 200 answers in a row are refusals (or 2,000 requests after the filesystem is full, or the bounds); then reads, then space is freed and 4 senders post until 200 acknowledgements.`, '', table([
       ['fill: sent / acknowledged / no answer', `${n(d.fill.sent)} / ${n(d.fill.acked)} / ${d.fill.failed}`],
       ['fill: answers', json(d.fill.statuses)],
       ['fill: duration / filesystem used at its end', `${n(d.fill.seconds)} s / ${n(d.fill.fsUsedPct, 1)}%`],
