@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { tempDataDir } from '../../test/helpers/cluster.js'
 import { storeAt } from '../../test/helpers/seed.js'
-import { Ledger, percentile, postSoakChunk, progress, QUICK, randomBetween, seed, sendChunks, sessionsCount, start, storedSessions, verifyAcked, type Sent } from './common.js'
+import { Ledger, percentile, postSoakChunk, progress, QUICK, randomBetween, seed, sendChunks, sessionsCount, start, storedSessions, verifyAcked, type Running, type Sent } from './common.js'
 
 export interface KillCyclesResult {
   cycles: number
@@ -20,6 +20,8 @@ export interface KillCyclesResult {
   corrupted: number
   examples: string[]
   restartMs: { p50: number; max: number; all: number[] }
+  /** Starts that did not log "listening" within a minute (the cycles stop at the first). */
+  startFailures: string[]
   /** Cycles where sessions.count after the restart differed from the sessions the store holds, or missed an acknowledged one. */
   countMismatches: string[]
   ackedSessions: number
@@ -48,6 +50,7 @@ export async function killCycles(): Promise<KillCyclesResult> {
   const countMismatches: string[] = []
   const resendFailures: string[] = []
   const examples: string[] = []
+  const startFailures: string[] = []
   let lost = 0
   let corrupted = 0
   let sent = 0
@@ -55,7 +58,16 @@ export async function killCycles(): Promise<KillCyclesResult> {
   let done = 0
   try {
     for (let cycle = 1; cycle <= cycles && performance.now() - began < budgetMs; cycle++) {
-      const { cluster, startMs } = await start({ workers: WORKERS, dataDir })
+      let running: Running
+      try {
+        running = await start({ workers: WORKERS, dataDir })
+      } catch (error) {
+        // A cluster that does not serve again on its data is this scenario's worst result: recorded, and the cycles end.
+        startFailures.push(`cycle ${cycle}: ${String(error).split('\n')[0]}`)
+        progress(`kill cycle ${cycle}/${cycles}: the cluster did not start again: ${startFailures.at(-1)}`)
+        break
+      }
+      const { cluster, startMs } = running
       if (cycle > 1) restarts.push(startMs) // the first is a fresh start, not a restart
       let killed = false
       try {
@@ -126,6 +138,7 @@ export async function killCycles(): Promise<KillCyclesResult> {
       corrupted,
       examples,
       restartMs: { p50: percentile(restarts, 50), max: Math.max(...restarts), all: restarts },
+      startFailures,
       countMismatches,
       ackedSessions: ackedSessions.size,
       unackedStoredSessions: stored - ackedSessions.size,

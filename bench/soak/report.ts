@@ -52,6 +52,7 @@ export function targets(r: SoakResults): Target[] {
     const k = r.kill
     const wanted = r.quick ? 5 : 50
     add('kill cycles', `${wanted} SIGKILL cycles of the whole cluster`, k.cycles >= wanted, `${k.cycles} cycles`)
+    add('kill cycles', 'the cluster starts again on its data every time (within 60 s)', k.startFailures.length === 0, k.startFailures.length ? k.startFailures.join('; ') : `${k.restartMs.all.length} restarts, p50 ${n(k.restartMs.p50)} ms, max ${n(k.restartMs.max)} ms`)
     add('kill cycles', '0 acknowledged chunks lost', k.lost === 0 && k.finalCheck.missing === 0, `${k.lost} lost after their cycle, ${k.finalCheck.missing} at the end, of ${n(k.acked)}`)
     add('kill cycles', '0 acknowledged chunks corrupted', k.corrupted === 0 && k.finalCheck.corrupted === 0, `${k.corrupted} after their cycle, ${k.finalCheck.corrupted} at the end`)
     add('kill cycles', 'sessions.count equals the sessions stored, after every restart', k.countMismatches.length === 0, k.countMismatches.length ? k.countMismatches.slice(0, 3).join('; ') : `${k.cycles} of ${k.cycles}`)

@@ -31,6 +31,8 @@ export interface ClusterOptions {
   workers?: number
   dataDir?: string
   env?: Record<string, string>
+  /** How long the cluster may take to log "listening", ms (20 s unless told; the soak allows more on a busy machine). */
+  startTimeoutMs?: number
 }
 
 /**
@@ -82,8 +84,8 @@ async function startClusterOnce(options: ClusterOptions, dataDir: string): Promi
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       killGroup(child)
-      reject(new Error(`cluster did not start:\n${output}`))
-    }, 20_000)
+      reject(new Error(`cluster did not start within ${options.startTimeoutMs ?? 20_000} ms:\n${output}`))
+    }, options.startTimeoutMs ?? 20_000)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       if (/"msg":"listening"/.test(output)) {
