@@ -33,6 +33,8 @@ export interface ClusterOptions {
   env?: Record<string, string>
   /** Another build's main.js (an A/B of two builds); dist/main.js unless told. */
   main?: string
+  /** How long the cluster may take to log "listening", ms (60 s unless told: a start takes 20 s and more on a busy 2-core machine). */
+  startTimeoutMs?: number
 }
 
 /**
@@ -84,8 +86,8 @@ async function startClusterOnce(options: ClusterOptions, dataDir: string): Promi
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       killGroup(child)
-      reject(new Error(`cluster did not start:\n${output}`))
-    }, 20_000)
+      reject(new Error(`cluster did not start within ${options.startTimeoutMs ?? 60_000} ms:\n${output}`))
+    }, options.startTimeoutMs ?? 60_000)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       if (/"msg":"listening"/.test(output)) {
