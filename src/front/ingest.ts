@@ -9,7 +9,7 @@
  */
 import { LIMITS } from '../config.js'
 import type { ErrorCode } from '../errors.js'
-import { bodyMatchesEncoding, parseChunkMeta, PUBLIC_KEY_RE } from '../ingest/chunk.js'
+import { bodyMatchesEncoding, isPublicKey, parseChunkMeta } from '../ingest/chunk.js'
 import { log } from '../log.js'
 import type { WriteItem } from '../messages.js'
 import type { Store } from '../store/store.js'
@@ -46,7 +46,7 @@ function refuse(deps: IngestDeps, res: HttpResponse, code: ErrorCode, error?: st
 
 /** Validates the public key; answers and returns undefined when it does not name a project. */
 function projectFor(deps: IngestDeps, res: HttpResponse, pk: string): string | undefined {
-  if (!PUBLIC_KEY_RE.test(pk)) {
+  if (!isPublicKey(pk)) {
     refuse(deps, res, 'invalid_request', pk ? 'The pk parameter is not a public key.' : 'The pk parameter is missing.', KEY_HINT_MISSING)
     return undefined
   }
@@ -74,7 +74,18 @@ async function commit(deps: IngestDeps, res: HttpResponse, item: WriteItem): Pro
   sendOk(res)
 }
 
-export function handleChunk(deps: IngestDeps, res: HttpResponse, req: HttpRequest): void {
+/**
+ * A fault inside an ingest handler (a bug, not the client's doing): ingest
+ * never answers 5xx (contract, section 7, rule 2), so the payload is counted
+ * as dropped, as a failed write is, and the process lives on.
+ */
+export function ingestFault(deps: IngestDeps, res: HttpResponse, error: unknown): void {
+  deps.counters.dropped += 1
+  log.error('ingest handler failed; payload dropped', { error: String(error) })
+  sendOk(res)
+}
+
+export function handleChunk(deps: IngestDeps, res: HttpResponse, req: HttpRequest): Promise<void> | void {
   guard(res)
   const declared = declaredLength(req)
   if (declared !== undefined && declared > LIMITS.chunkBytes) return refuse(deps, res, 'payload_too_large')
@@ -83,7 +94,7 @@ export function handleChunk(deps: IngestDeps, res: HttpResponse, req: HttpReques
   const parsed = parseChunkMeta(req.getHeader('x-svc-meta'))
   if (!parsed.ok) return refuse(deps, res, 'invalid_request', parsed.error, 'Send X-Svc-Meta as a JSON object with sk, vid, seq and encoding.')
   const receivedAt = Date.now()
-  void readBody(res, declared, LIMITS.chunkBytes).then((read) => {
+  return readBody(res, declared, LIMITS.chunkBytes).then((read) => {
     if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
     if (!bodyMatchesEncoding(read.body, parsed.meta.encoding)) {
       deps.counters.dropped += 1
@@ -93,14 +104,14 @@ export function handleChunk(deps: IngestDeps, res: HttpResponse, req: HttpReques
   })
 }
 
-export function handleSignals(deps: IngestDeps, res: HttpResponse, req: HttpRequest): void {
+export function handleSignals(deps: IngestDeps, res: HttpResponse, req: HttpRequest): Promise<void> | void {
   guard(res)
   const declared = declaredLength(req)
   if (declared !== undefined && declared > LIMITS.signalsBytes) return refuse(deps, res, 'payload_too_large')
   const projectId = projectFor(deps, res, req.getQuery('pk') ?? '')
   if (!projectId) return
   // Any content type: sendBeacon posts text/plain to avoid a CORS preflight.
-  void readBody(res, declared, LIMITS.signalsBytes).then((read) => {
+  return readBody(res, declared, LIMITS.signalsBytes).then((read) => {
     if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
     // Parsed and validated (AJV) in the writer thread, which answers `invalid` for a body that is no batch.
     return commit(deps, res, { kind: 'signals-body', projectId, receivedAt: Date.now(), body: read.body })
