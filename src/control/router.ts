@@ -78,7 +78,8 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
   }
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://control')
+    const url = requestUrl(req.url)
+    if (!url) return writeError(res, 'invalid_request', { error: 'The request target is not a path.' })
     const route = routePath(url.pathname)
     const underApi = route !== url.pathname
     const entry = table.get(`${req.method} ${route}`)
@@ -122,6 +123,18 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
         writeError(res, 'internal_error')
       }
     },
+  }
+}
+
+/**
+ * The target as a URL. Read as a path under a fixed origin: `new URL('//x…', base)`
+ * reads a target starting with `//` as a host name, and threw (500) for one that is no host.
+ */
+function requestUrl(target = '/'): URL | undefined {
+  try {
+    return new URL(target.startsWith('/') ? `http://control${target}` : target, 'http://control')
+  } catch {
+    return undefined
   }
 }
 
