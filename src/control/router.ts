@@ -13,6 +13,7 @@ import { ApiError, errorBody, statusOf, type ErrorCode } from '../errors.js'
 import { log } from '../log.js'
 import { routePath } from '../routes.js'
 import { ajv, describeErrors } from '../validation.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../ingest/json-depth.js'
 
 export type Credential = 'none' | 'apiKey' | 'setupToken'
 
@@ -165,8 +166,10 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     chunks.push(chunk as Buffer)
   }
   if (size === 0) return undefined
+  const bytes = Buffer.concat(chunks)
+  if (nestsDeeperThan(bytes)) throw new ApiError('invalid_request', { error: `The body nests deeper than ${MAX_JSON_DEPTH} levels.` })
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    return JSON.parse(bytes.toString('utf8'))
   } catch {
     throw new ApiError('invalid_request', { error: 'The body is not JSON.' })
   }
