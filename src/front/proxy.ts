@@ -47,7 +47,7 @@ export function createProxy(controlUrl: string): Proxy {
       log.error('control worker unreachable', { error: String(error) })
       return sendError(res, 'internal_error', { hint: 'The control worker is restarting; retry in a moment.' })
     }
-    if (res.aborted) return void upstream.body.destroy()
+    if (res.aborted) return discard(upstream.body)
     const writeHead = () => {
       res.writeStatus(statusLine(upstream.statusCode))
       for (const [name, value] of CORS_HEADERS) res.writeHeader(name, value)
@@ -68,7 +68,7 @@ export function createProxy(controlUrl: string): Proxy {
     res.cork(writeHead)
     try {
       for await (const chunk of upstream.body) {
-        if (res.aborted) return void upstream.body.destroy()
+        if (res.aborted) return discard(upstream.body)
         let drained = true
         res.cork(() => {
           drained = res.write(chunk as Buffer)
@@ -129,6 +129,18 @@ export function forwardablePath(path: string): string {
     else for (const byte of Buffer.from(char, code <= 0xff ? 'latin1' : 'utf8')) out += `%${byte.toString(16).padStart(2, '0').toUpperCase()}`
   }
   return out
+}
+
+/**
+ * Drops an answer nobody will read (the client went away). undici's body
+ * emits RequestAbortedError when destroyed; without a listener that error was
+ * uncaught and ended the front (found by test/front/fuzz.test.ts).
+ */
+function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+  body.on('error', () => {
+    // expected: the abort this very call causes
+  })
+  body.destroy()
 }
 
 /** Resolves when uWebSockets.js has flushed the backpressure of `res` (or the client left). */
