@@ -29,9 +29,10 @@ export function keyTooLong(key: KeyPart | KeyPart[]): boolean {
   return bytes > MAX_READ_KEY_BYTES
 }
 
+/** lmdb-js's point reads; ranges take their bounds from the store, not from clients. */
+const POINT_READS = ['get', 'getEntry', 'getBinary', 'getBinaryFast'] as const
+
 interface Readable {
-  get(key: never, ...rest: never[]): unknown
-  getEntry(key: never, ...rest: never[]): unknown
   doesExist(key: never, ...rest: never[]): boolean
 }
 
@@ -41,13 +42,12 @@ interface Readable {
  * front (issue 14). Every table goes through this when the store opens it.
  */
 export function absentPastKeyLimit<D extends Readable>(table: D): D {
-  const get = table.get.bind(table) as (...args: unknown[]) => unknown
-  const getEntry = table.getEntry.bind(table) as (...args: unknown[]) => unknown
-  const doesExist = table.doesExist.bind(table) as (...args: unknown[]) => boolean
-  Object.assign(table, {
-    get: (key: KeyPart, ...rest: unknown[]) => (keyTooLong(key) ? undefined : get(key, ...rest)),
-    getEntry: (key: KeyPart, ...rest: unknown[]) => (keyTooLong(key) ? undefined : getEntry(key, ...rest)),
-    doesExist: (key: KeyPart, ...rest: unknown[]) => (keyTooLong(key) ? false : doesExist(key, ...rest)),
-  })
+  const methods = table as unknown as Record<string, (...args: unknown[]) => unknown>
+  for (const name of POINT_READS) {
+    const read = methods[name].bind(table)
+    methods[name] = (key: unknown, ...rest: unknown[]) => (keyTooLong(key as KeyPart) ? undefined : read(key, ...rest))
+  }
+  const doesExist = methods.doesExist.bind(table)
+  methods.doesExist = (key: unknown, ...rest: unknown[]) => (keyTooLong(key as KeyPart) ? false : doesExist(key, ...rest))
   return table
 }
