@@ -13,7 +13,7 @@ import { ApiError, errorBody, statusOf, type ErrorCode } from '../errors.js'
 import { log } from '../log.js'
 import { routePath } from '../routes.js'
 import { ajv, describeErrors } from '../validation.js'
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../ingest/json-depth.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 
 export type Credential = 'none' | 'apiKey' | 'setupToken'
 

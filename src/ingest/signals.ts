@@ -8,7 +8,6 @@ import { LIMITS } from '../config.js'
 import { clickSchema, errorEntrySchema, viewSchema } from '../schemas/ingest.js'
 import type { Click, ErrorEntry, SignalsRecord, View } from '../store/store.js'
 import { describeErrors, validators } from '../validation.js'
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 
 export type SignalsResult = { ok: true; batch: SignalsRecord } | { ok: false; error: string }
 
@@ -23,7 +22,6 @@ interface Envelope {
 }
 
 export function parseSignals(body: Uint8Array, now: number): SignalsResult {
-  if (nestsDeeperThan(body)) return { ok: false, error: `The body nests deeper than ${MAX_JSON_DEPTH} levels; a signals batch is 3 deep.` }
   let value: unknown
   try {
     // Invalid UTF-8 decodes to U+FFFD and then fails JSON.parse or validation; deep nesting throws RangeError here.

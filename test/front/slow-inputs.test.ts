@@ -25,7 +25,6 @@ interface Case {
 }
 
 const post = (path: string, lines: string[], body = '') => rawHead(`POST ${path} HTTP/1.1`, [H, `Content-Length: ${Buffer.byteLength(body)}`, ...lines]) + body
-const deep = (depth: number) => `{"sk":"s","vid":"v","views":${'['.repeat(depth)}${']'.repeat(depth)}}`
 
 const CASES: Case[] = [
   { what: 'a path of slashes to the website', slow: rawHead(`GET ${padded('/a', '/', 'x')} HTTP/1.1`, [H]), small: rawHead('GET /a/x HTTP/1.1', [H]) },
@@ -38,7 +37,6 @@ const CASES: Case[] = [
   { what: 'an Accept-Encoding of empty codings', slow: rawHead('GET / HTTP/1.1', [H, `Accept-Encoding: ${padded('', ',;q=')}`]), small: rawHead('GET / HTTP/1.1', [H, 'Accept-Encoding: gzip']) },
   { what: 'a cookie of separators on the dashboard API', slow: post('/api/v1/cli/projects.list', [`Cookie: ${padded('', '; =')}`]), small: post('/api/v1/cli/projects.list', ['Cookie: a=b']) },
   { what: 'an X-Svc-Meta of nesting', slow: post(`/api/v1/ingest?pk=${pk}`, [`X-Svc-Meta: ${padded('', '[')}`], '[]'), small: post(`/api/v1/ingest?pk=${pk}`, ['X-Svc-Meta: ['], '[]') },
-  { what: 'a signals body nested to the cap', slow: post(`/api/v1/signals?pk=${pk}`, [], deep(100_000)), small: post(`/api/v1/signals?pk=${pk}`, [], deep(1)) },
   { what: 'a login body nested to the control cap', slow: post('/api/v1/auth/login', ['Content-Type: application/json'], '['.repeat(60_000)), small: post('/api/v1/auth/login', ['Content-Type: application/json'], '[') },
 ]
 

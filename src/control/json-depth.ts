@@ -1,8 +1,8 @@
 /**
  * A cheap look at how deeply a JSON text nests, before JSON.parse: V8 parses
- * deep nesting far slower than flat text of the same size (a 200 KB body of
- * 100,000 nested arrays took hundreds of ms of the writer thread, issue 14),
- * and no body this service takes nests more than a few levels.
+ * deep nesting far slower than flat text of the same size, and no control
+ * request body nests more than a few levels. (Signals bodies are not checked:
+ * the contract drops a bad entry and records the rest of the batch.)
  */
 
 const QUOTE = 0x22
@@ -12,7 +12,7 @@ const OPEN_OBJECT = 0x7b
 const CLOSE_ARRAY = 0x5d
 const CLOSE_OBJECT = 0x7d
 
-/** Deepest nesting any body of this API has (a signals batch is 3 deep), with room to spare. */
+/** Deepest nesting any control request body has (a few levels), with room to spare. */
 export const MAX_JSON_DEPTH = 32
 
 /** Whether `text` (UTF-8 bytes) opens more than `limit` arrays or objects inside one another. One pass, no allocation. */
