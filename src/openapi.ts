@@ -7,6 +7,7 @@ import { INGEST_OPERATIONS, INGEST_REQUESTS, PUBLIC_ARTIFACTS, type FrontOperati
 import type { Operation } from './control/router.js'
 import { ERRORS, type ErrorCode } from './errors.js'
 import { errorBodySchema } from './schemas/common.js'
+import { PUBLIC_KEY_MAX_CHARS } from './ingest/chunk.js'
 
 type Schema = Record<string, unknown>
 
@@ -118,7 +119,7 @@ export function buildOpenApi(controlOperations: Operation<any>[], options: OpenA
 }
 
 function ingestOperation(op: FrontOperation, components: Record<string, Schema>, okResponse: (type: string, schema?: Schema) => unknown): Schema {
-  const pk = { name: 'pk', in: 'query', required: true, schema: { type: 'string', pattern: '^svc_pk_[0-9a-f]+$' }, description: 'Project public key.' }
+  const pk = { name: 'pk', in: 'query', required: true, schema: { type: 'string', pattern: '^svc_pk_[0-9a-f]+$', maxLength: PUBLIC_KEY_MAX_CHARS }, description: 'Project public key.' }
   const base = {
     operationId: op.operationId,
     summary: op.summary,

@@ -24,6 +24,8 @@ interface Supervised {
   child?: ChildProcess
   backoff: number
   startedAt: number
+  /** Restarts of this child so far: logged with each one, so a test or an operator counts them from the output. */
+  restarts: number
 }
 
 async function freePort(host: string): Promise<number> {
@@ -70,13 +72,14 @@ export async function runPrimary(config: Config): Promise<void> {
       }
       const lived = Date.now() - unit.startedAt
       unit.backoff = lived > STABLE_MS ? BACKOFF_MIN_MS : Math.min(unit.backoff * 2, BACKOFF_MAX_MS)
-      log.warn('child exited; restarting', { name: unit.name, code, signal, restartInMs: unit.backoff })
+      unit.restarts += 1
+      log.warn('child exited; restarting', { name: unit.name, code, signal, restartInMs: unit.backoff, restarts: unit.restarts })
       setTimeout(() => !stopping && start(entry, unit), unit.backoff)
     })
   }
 
   function launch(name: string, entry: URL): Promise<ChildMessage> {
-    const unit: Supervised = { name, backoff: BACKOFF_MIN_MS / 2, startedAt: 0 }
+    const unit: Supervised = { name, backoff: BACKOFF_MIN_MS / 2, startedAt: 0, restarts: 0 }
     children.push(unit)
     return new Promise((resolve) => start(entry, unit, resolve))
   }

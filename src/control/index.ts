@@ -1,5 +1,7 @@
 /** Entry of the control worker: every route that is not ingest (projects, setup, admin, website). */
 import { createServer } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { errorBody, STATUS_LINES, statusOf } from '../errors.js'
 import { loadConfig } from '../config.js'
 import { setDocumentationUrl } from '../errors.js'
 import { log } from '../log.js'
@@ -25,12 +27,22 @@ const stopRetention = scheduleRetention(store, config.retentionDays, config.rete
 // The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/derive.ts).
 const deriver = config.aggregateSignals ? startDeriver(config) : undefined
 const dashboard = loadDashboardFiles(new URL('./public/app/', import.meta.url))
-const server = createServer((req, res) => {
+// The head limit above the front's (MAX_HEADER_BYTES): what a front accepted and forwards is never refused here as too large.
+const server = createServer({ maxHeaderSize: Math.max(64 * 1024, config.maxHeaderBytes * 2) }, (req, res) => {
   // Any local user can reach a loopback port: only the fronts, which hold this start's secret, are answered.
   if (!fromFront(req, config.controlSecret)) return writeError(res, 'unauthorized', { error: 'The control port serves the service\'s own front processes only.', hint: `Send requests to the service's address (${config.directUrl}).` })
-  dashboard.serve(req, res) || void control.handle(req, res)
+  try {
+    if (dashboard.serve(req, res)) return
+  } catch (error) {
+    // A throw in a node:http request listener is uncaught and ends the worker; end only this request.
+    log.error('dashboard handler failed', { error: String(error), stack: (error as Error)?.stack })
+    return writeError(res, 'internal_error')
+  }
+  void control.handle(req, res)
 })
 server.keepAliveTimeout = 60_000
+// A request node:http cannot parse gets the contract's JSON error, not Node's bare-text 400.
+server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket))
 
 server.listen(config.controlPort, '127.0.0.1', () => {
   const address = server.address()
@@ -39,6 +51,12 @@ server.listen(config.controlPort, '127.0.0.1', () => {
   const ready: ChildMessage = { type: 'ready', role: 'control', port }
   process.send?.(ready)
 })
+
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy()
+  const body = JSON.stringify(errorBody('invalid_request', { error: 'The request is not valid HTTP/1.1.' }))
+  socket.end(`HTTP/1.1 ${STATUS_LINES[statusOf('invalid_request')]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+}
 
 let stopping = false
 function stop(): void {

@@ -13,6 +13,7 @@ import { ApiError, errorBody, statusOf, type ErrorCode } from '../errors.js'
 import { log } from '../log.js'
 import { routePath } from '../routes.js'
 import { ajv, describeErrors } from '../validation.js'
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 
 export type Credential = 'none' | 'apiKey' | 'setupToken'
 
@@ -78,7 +79,8 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
   }
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://control')
+    const url = requestUrl(req.url)
+    if (!url) return writeError(res, 'invalid_request', { error: 'The request target is not a path.' })
     const route = routePath(url.pathname)
     const underApi = route !== url.pathname
     const entry = table.get(`${req.method} ${route}`)
@@ -125,6 +127,18 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
   }
 }
 
+/**
+ * The target as a URL. Read as a path under a fixed origin: `new URL('//x…', base)`
+ * reads a target starting with `//` as a host name, and threw (500) for one that is no host.
+ */
+function requestUrl(target = '/'): URL | undefined {
+  try {
+    return new URL(target.startsWith('/') ? `http://control${target}` : target, 'http://control')
+  } catch {
+    return undefined
+  }
+}
+
 export function writeJson(res: ServerResponse, status: number, value: unknown): void {
   if (res.headersSent) return void res.destroy()
   const body = JSON.stringify(value)
@@ -153,8 +167,10 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     chunks.push(chunk as Buffer)
   }
   if (size === 0) return undefined
+  const bytes = Buffer.concat(chunks)
+  if (nestsDeeperThan(bytes)) throw new ApiError('invalid_request', { error: `The body nests deeper than ${MAX_JSON_DEPTH} levels.` })
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    return JSON.parse(bytes.toString('utf8'))
   } catch {
     throw new ApiError('invalid_request', { error: 'The body is not JSON.' })
   }

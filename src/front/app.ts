@@ -7,9 +7,10 @@
 import { INGEST_OPERATIONS, PUBLIC_ARTIFACTS } from '../api/front-operations.js'
 import { apiAddresses, artifactAddresses } from '../routes.js'
 import type { Artifacts } from './artifacts.js'
-import { handleChunk, handleSignals, type IngestDeps } from './ingest.js'
+import { handleChunk, handleSignals, ingestFault, type IngestDeps } from './ingest.js'
 import type { Proxy } from './proxy.js'
-import { send, sendPreflight } from './reply.js'
+import { send, sendError, sendPreflight } from './reply.js'
+import { safely } from './safe.js'
 import type { HttpRequest, HttpResponse, TemplatedApp, UwsModule } from './uws.js'
 
 export interface FrontDeps extends IngestDeps {
@@ -17,28 +18,31 @@ export interface FrontDeps extends IngestDeps {
   proxy: Proxy
 }
 
-type Handler = (deps: IngestDeps, res: HttpResponse, req: HttpRequest) => void
+type Handler = (deps: IngestDeps, res: HttpResponse, req: HttpRequest) => Promise<void> | void
 
 const INGEST_HANDLERS: Record<string, Handler> = {
   ingestSessionChunk: handleChunk,
   ingestSignalsBatch: handleSignals,
 }
 
+/** A fault outside ingest is the server's own: the one case a 500 is honest. */
+const serverFault = (res: HttpResponse) => sendError(res, 'internal_error')
+
 export function createFrontApp(uws: UwsModule, deps: FrontDeps): TemplatedApp {
   const app = uws.App()
-  app.options('/*', (res) => sendPreflight(res))
+  app.options('/*', safely('preflight', (res) => sendPreflight(res), serverFault))
   for (const op of INGEST_OPERATIONS) {
     const handler = INGEST_HANDLERS[op.operationId]
     if (!handler) throw new Error(`no handler for ${op.operationId}`)
-    for (const path of apiAddresses(op.route)) app.post(path, (res, req) => handler(deps, res, req))
+    const onFault = (res: HttpResponse, error: unknown) => ingestFault(deps, res, error)
+    for (const path of apiAddresses(op.route)) app.post(path, safely(op.operationId, (res, req) => handler(deps, res, req), onFault))
   }
   for (const op of PUBLIC_ARTIFACTS) {
     const artifact = deps.artifacts.byPath.get(op.route)
     if (!artifact) throw new Error(`no artifact for ${op.route}`)
-    for (const path of artifactAddresses(op.route)) {
-      app.get(path, (res) => send(res, 200, artifact.body, artifact.contentType, [['Cache-Control', artifact.cacheControl]]))
-    }
+    const serve = (res: HttpResponse) => send(res, 200, artifact.body, artifact.contentType, [['Cache-Control', artifact.cacheControl]])
+    for (const path of artifactAddresses(op.route)) app.get(path, safely(op.operationId, serve, serverFault))
   }
-  app.any('/*', (res, req) => deps.proxy.handle(res, req))
+  app.any('/*', safely('proxy', (res, req) => deps.proxy.handle(res, req), serverFault))
   return app
 }

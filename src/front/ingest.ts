@@ -11,7 +11,8 @@
  */
 import { LIMITS } from '../config.js'
 import type { ErrorCode } from '../errors.js'
-import { bodyMatchesEncoding, parseChunkMeta, PUBLIC_KEY_RE } from '../ingest/chunk.js'
+import { bodyMatchesEncoding, isPublicKey, parseChunkMeta } from '../ingest/chunk.js'
+import { log } from '../log.js'
 import type { WriteItem } from '../messages.js'
 import type { Store } from '../store/store.js'
 import { declaredLength, readBody } from './body.js'
@@ -61,7 +62,7 @@ function overloaded(deps: IngestDeps, res: HttpResponse, retryAfterS: number, er
 
 /** Validates the public key; answers and returns undefined when it does not name a project. */
 function projectFor(deps: IngestDeps, res: HttpResponse, pk: string): string | undefined {
-  if (!PUBLIC_KEY_RE.test(pk)) {
+  if (!isPublicKey(pk)) {
     refuse(deps, res, 'invalid_request', pk ? 'The pk parameter is not a public key.' : 'The pk parameter is missing.', KEY_HINT_MISSING)
     return undefined
   }
@@ -89,7 +90,17 @@ async function commit(deps: IngestDeps, res: HttpResponse, item: WriteItem): Pro
   sendOk(res)
 }
 
-export function handleChunk(deps: IngestDeps, res: HttpResponse, req: HttpRequest): void {
+/**
+ * A fault inside an ingest handler (a bug, not the client's doing): nothing
+ * was stored, so it is not acknowledged; 429 (never a 5xx, contract section
+ * 7, rule 2) tells the tracker to keep the payload and send it again.
+ */
+export function ingestFault(deps: IngestDeps, res: HttpResponse, error: unknown): void {
+  log.error('ingest handler failed; not stored, answered 429', { error: String(error) })
+  overloaded(deps, res, RETRY_AFTER_UNAVAILABLE_S, 'The service failed to handle this payload; nothing was stored.')
+}
+
+export function handleChunk(deps: IngestDeps, res: HttpResponse, req: HttpRequest): Promise<void> | void {
   guard(res)
   const declared = declaredLength(req)
   if (declared !== undefined && declared > LIMITS.chunkBytes) return refuse(deps, res, 'payload_too_large')
@@ -98,7 +109,7 @@ export function handleChunk(deps: IngestDeps, res: HttpResponse, req: HttpReques
   const parsed = parseChunkMeta(req.getHeader('x-svc-meta'))
   if (!parsed.ok) return refuse(deps, res, 'invalid_request', parsed.error, 'Send X-Svc-Meta as a JSON object with sk, vid, seq and encoding.')
   const receivedAt = Date.now()
-  void readBody(res, declared, LIMITS.chunkBytes).then((read) => {
+  return readBody(res, declared, LIMITS.chunkBytes).then((read) => {
     if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
     if (!bodyMatchesEncoding(read.body, parsed.meta.encoding)) {
       deps.counters.dropped += 1
@@ -108,14 +119,14 @@ export function handleChunk(deps: IngestDeps, res: HttpResponse, req: HttpReques
   })
 }
 
-export function handleSignals(deps: IngestDeps, res: HttpResponse, req: HttpRequest): void {
+export function handleSignals(deps: IngestDeps, res: HttpResponse, req: HttpRequest): Promise<void> | void {
   guard(res)
   const declared = declaredLength(req)
   if (declared !== undefined && declared > LIMITS.signalsBytes) return refuse(deps, res, 'payload_too_large')
   const projectId = projectFor(deps, res, req.getQuery('pk') ?? '')
   if (!projectId) return
   // Any content type: sendBeacon posts text/plain to avoid a CORS preflight.
-  void readBody(res, declared, LIMITS.signalsBytes).then((read) => {
+  return readBody(res, declared, LIMITS.signalsBytes).then((read) => {
     if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
     // Parsed and validated (AJV) in the writer thread, which answers `invalid` for a body that is no batch.
     return commit(deps, res, { kind: 'signals-body', projectId, receivedAt: Date.now(), body: read.body })

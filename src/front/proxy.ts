@@ -16,16 +16,24 @@ const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 't
 /** Answers up to this size are buffered and sent with a Content-Length; larger ones stream. */
 const BUFFERED_ANSWER_BYTES = 256 * 1024
 const BODYLESS = new Set(['GET', 'HEAD', 'OPTIONS'])
+/** uWebSockets.js answers `Expect: 100-continue` itself; undici refuses to send an Expect header at all. */
+const NOT_FORWARDED = new Set([...HOP_HEADERS, 'expect'])
+/** What undici sends in a header value (its own check, RFC 9110 §5.5): tab, visible ASCII, obs-text. */
+const UNSENDABLE_VALUE = /[^\t\x20-\x7e\x80-\xff]/
+/** What undici sends in a path: no control characters or spaces, nothing past one byte. */
+const UNSENDABLE_PATH = /[^\x21-\x7e]/
+/** undici's codes for a request it refuses to send, as opposed to a connection that failed. */
+const REFUSED_BY_UNDICI = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED'])
 
 export interface Proxy {
-  handle(res: HttpResponse, req: HttpRequest): void
+  handle(res: HttpResponse, req: HttpRequest): Promise<void> | void
   close(): Promise<void>
 }
 
 export function createProxy(controlUrl: string, controlSecret: string): Proxy {
   const pool = new Pool(controlUrl, { connections: 32, pipelining: 1, keepAliveTimeout: 30_000 })
 
-  async function forward(res: HttpResponse, method: string, path: string, headers: Record<string, string>, bodyPromise: Promise<Uint8Array | 'too_large' | 'aborted'>) {
+  async function forward(res: HttpResponse, method: string, path: string, headers: Record<string, string>, bodyPromise: Promise<Uint8Array | 'too_large' | 'aborted'>): Promise<void> {
     const body = await bodyPromise
     if (body === 'aborted' || res.aborted) return
     if (body === 'too_large') return sendError(res, 'payload_too_large', { hint: `Control requests are capped at ${LIMITS.controlBodyBytes} bytes.` })
@@ -33,10 +41,14 @@ export function createProxy(controlUrl: string, controlSecret: string): Proxy {
     try {
       upstream = await pool.request({ method: method as 'GET', path, headers, body: BODYLESS.has(method) ? undefined : body })
     } catch (error) {
+      if (REFUSED_BY_UNDICI.has((error as { code?: string })?.code ?? '')) {
+        // Nothing here is the control worker's fault: this request cannot be written to it as it came.
+        return sendError(res, 'invalid_request', { error: 'The request cannot be forwarded: a header or the path holds bytes HTTP does not allow there.' })
+      }
       log.error('control worker unreachable', { error: String(error) })
       return sendError(res, 'internal_error', { hint: 'The control worker is restarting; retry in a moment.' })
     }
-    if (res.aborted) return upstream.body.destroy()
+    if (res.aborted) return discard(upstream.body)
     const writeHead = () => {
       res.writeStatus(statusLine(upstream.statusCode))
       for (const [name, value] of CORS_HEADERS) res.writeHeader(name, value)
@@ -57,7 +69,7 @@ export function createProxy(controlUrl: string, controlSecret: string): Proxy {
     res.cork(writeHead)
     try {
       for await (const chunk of upstream.body) {
-        if (res.aborted) return upstream.body.destroy()
+        if (res.aborted) return discard(upstream.body)
         let drained = true
         res.cork(() => {
           drained = res.write(chunk as Buffer)
@@ -77,11 +89,19 @@ export function createProxy(controlUrl: string, controlSecret: string): Proxy {
       guard(res)
       const method = req.getCaseSensitiveMethod().toUpperCase()
       const query = req.getQuery()
-      const path = req.getUrl() + (query ? `?${query}` : '')
+      const path = forwardablePath(req.getUrl() + (query ? `?${query}` : ''))
       const headers: Record<string, string> = {}
+      let unsendable: string | undefined
       req.forEach((name, value) => {
-        if (!HOP_HEADERS.has(name)) headers[name] = value
+        if (NOT_FORWARDED.has(name)) return
+        // uWS hands each value byte for byte (latin1), so obs-text goes on unchanged; only a DEL cannot.
+        if (UNSENDABLE_VALUE.test(value)) unsendable ??= name
+        else headers[name] = value
       })
+      if (unsendable === 'authorization') {
+        return sendError(res, 'unauthorized', { error: 'The Authorization header holds a control character.', hint: 'Send Authorization: Bearer <API key or setup token>.' })
+      }
+      if (unsendable) return sendError(res, 'invalid_request', { error: `The ${unsendable} header holds a control character, which HTTP does not allow in a value.` })
       headers[CLIENT_IP_HEADER] = Buffer.from(res.getRemoteAddressAsText()).toString()
       headers[CLIENT_HOST_HEADER] = req.getHeader('host')
       headers[CONTROL_SECRET_HEADER] = controlSecret
@@ -93,10 +113,38 @@ export function createProxy(controlUrl: string, controlSecret: string): Proxy {
         BODYLESS.has(method) && !declared
           ? Promise.resolve(new Uint8Array(0))
           : readBody(res, declared, LIMITS.controlBodyBytes).then((r) => (r.ok ? r.body : r.reason))
-      void forward(res, method, path, headers, bodyPromise)
+      return forward(res, method, path, headers, bodyPromise)
     },
     close: () => pool.close(),
   }
+}
+
+/**
+ * The path as undici will send it: a byte it refuses (a space, a control
+ * character, a UTF-8 sequence uWS handed over as latin1) is percent-encoded,
+ * which names the same resource. One pass over the string.
+ */
+export function forwardablePath(path: string): string {
+  if (!UNSENDABLE_PATH.test(path)) return path
+  let out = ''
+  for (const char of path) {
+    const code = char.charCodeAt(0)
+    if (code > 0x20 && code < 0x7f) out += char
+    else for (const byte of Buffer.from(char, code <= 0xff ? 'latin1' : 'utf8')) out += `%${byte.toString(16).padStart(2, '0').toUpperCase()}`
+  }
+  return out
+}
+
+/**
+ * Drops an answer nobody will read (the client went away). undici's body
+ * emits RequestAbortedError when destroyed; without a listener that error was
+ * uncaught and ended the front (found by test/front/fuzz.test.ts).
+ */
+function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+  body.on('error', () => {
+    // expected: the abort this very call causes
+  })
+  body.destroy()
 }
 
 /** Resolves when uWebSockets.js has flushed the backpressure of `res` (or the client left). */

@@ -3,6 +3,17 @@ import type { ChunkMeta } from '../store/store.js'
 import { describeErrors, validators } from '../validation.js'
 
 export const PUBLIC_KEY_RE = /^svc_pk_[0-9a-f]+$/
+/**
+ * Longest public key accepted: minted keys are 39 characters (src/secrets.ts);
+ * a longer one names no project, and an unbounded one once reached an LMDB
+ * key past its 1,978-byte limit and took the front down (issue 14).
+ */
+export const PUBLIC_KEY_MAX_CHARS = 128
+
+/** Whether `pk` has the contract's public-key form, checked before it reaches the store. */
+export function isPublicKey(pk: string): boolean {
+  return pk.length <= PUBLIC_KEY_MAX_CHARS && PUBLIC_KEY_RE.test(pk)
+}
 
 export type MetaResult = { ok: true; meta: ChunkMeta } | { ok: false; error: string }
 

@@ -54,7 +54,7 @@ import type { DerivedState } from './derive.js'
 import { causeOf, isFatalStorageFailure, isStorageFailure, surviveFailedCommits } from './failures.js'
 import { advanceCursors, foldPending, pendingCount, readPending } from './fold-log.js'
 import { applyChunk, applySignals, emptyStats } from './ingest.js'
-import { MAX_KEY_PART } from './keys.js'
+import { absentPastKeyLimit, MAX_KEY_PART } from './keys.js'
 import { endSessionsInTxn, joinInTxn, removeUserInTxn, usersOf } from './members.js'
 import { privateDir, privateFiles } from './private-files.js'
 import { backfillStepInTxn, beginRebuild, pruneReplaced, purgeInTxn, rebuildSignalsStep, type SignalsStep } from './lifecycle.js'
@@ -143,8 +143,8 @@ export class LmdbStore implements Store {
     private readonly aggregates: RootDatabase,
     private readonly options: LmdbOptions,
   ) {
-    const db = <V, K extends Key = Key>(name: string, options: DatabaseOptions = {}) => root.openDB<V, K>(name, options)
-    const aggregate = <V, K extends Key = Key>(name: string, options: DatabaseOptions = {}) => aggregates.openDB<V, K>(name, options)
+    const db = <V, K extends Key = Key>(name: string, options: DatabaseOptions = {}) => absentPastKeyLimit(root.openDB<V, K>(name, options))
+    const aggregate = <V, K extends Key = Key>(name: string, options: DatabaseOptions = {}) => absentPastKeyLimit(aggregates.openDB<V, K>(name, options))
     this.tables = {
       orgs: db('orgs'),
       orgsByName: db('orgs-by-name'),

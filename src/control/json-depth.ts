@@ -1,0 +1,33 @@
+/**
+ * A cheap look at how deeply a JSON text nests, before JSON.parse: V8 parses
+ * deep nesting far slower than flat text of the same size, and no control
+ * request body nests more than a few levels. (Signals bodies are not checked:
+ * the contract drops a bad entry and records the rest of the batch.)
+ */
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPEN_ARRAY = 0x5b
+const OPEN_OBJECT = 0x7b
+const CLOSE_ARRAY = 0x5d
+const CLOSE_OBJECT = 0x7d
+
+/** Deepest nesting any control request body has (a few levels), with room to spare. */
+export const MAX_JSON_DEPTH = 32
+
+/** Whether `text` (UTF-8 bytes) opens more than `limit` arrays or objects inside one another. One pass, no allocation. */
+export function nestsDeeperThan(text: Uint8Array, limit = MAX_JSON_DEPTH): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const byte = text[i]
+    if (inString) {
+      if (byte === BACKSLASH) i++
+      else if (byte === QUOTE) inString = false
+    } else if (byte === QUOTE) inString = true
+    else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
+      if (++depth > limit) return true
+    } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) depth--
+  }
+  return false
+}

@@ -1,0 +1,68 @@
+/**
+ * What the fronts' HTTP parser (uWebSockets.js 20.30) refuses before the
+ * application sees a request, exactly as README "Requests refused before the
+ * application" lists it: the connection closes without an answer, and the
+ * front goes on serving. Each case has a control beside it, the same request
+ * made legal, which is answered: the refusal is the parser's, not the harness's.
+ */
+import t from 'tap'
+import { ingestCluster } from '../helpers/ingest.js'
+import { exchange, rawHead } from '../helpers/raw-http.js'
+
+const { cluster } = await ingestCluster(t)
+const H = 'Host: x'
+const health = (lines: string[], version = 'HTTP/1.1') => rawHead(`GET /health ${version}`, lines)
+
+const REFUSED: [string, string | Buffer][] = [
+  ['an underscore in a header name', health([H, 'x-a_b: 1'])],
+  ['a dot in a header name', health([H, 'x.a: 1'])],
+  ['a space before the colon', health([H, 'x-a : 1'])],
+  ['a header line without a colon', health([H, 'x-a'])],
+  ['a NUL in a header value', health([H, 'x-a: a\0b'])],
+  ['a control byte in a header value', health([H, 'x-a: a\x01b'])],
+  ['obs-fold', health([H, 'x-a: 1', '  2'])],
+  ['bare LF line endings', 'GET /health HTTP/1.1\nHost: x\n\n'],
+  ['HTTP/1.0', health([H], 'HTTP/1.0')],
+  ['HTTP/2.0 on a text connection', health([H], 'HTTP/2.0')],
+  ['HTTP/1.1 without Host', health([])],
+  ['an absolute-form target', rawHead('GET http://x/health HTTP/1.1', [H])],
+  ['an asterisk-form target', rawHead('OPTIONS * HTTP/1.1', [H])],
+  ['a space in the target', rawHead('GET /he alth HTTP/1.1', [H])],
+  ['49 header fields', health([H, ...Array.from({ length: 48 }, (_, i) => `x-h${i}: 1`)])],
+  ['Transfer-Encoding gzip', rawHead('POST /api/v1/cli/whoami HTTP/1.1', [H, 'Transfer-Encoding: gzip'])],
+  ['an unknown method', rawHead('FOO /health HTTP/1.1', [H])],
+  ['a lower-case method', rawHead('get /health HTTP/1.1', [H])],
+  ['a Content-Length that is no number', rawHead('POST /api/v1/cli/whoami HTTP/1.1', [H, 'Content-Length: abc'])],
+  ['chunked with a Content-Length', rawHead('POST /api/v1/cli/whoami HTTP/1.1', [H, 'Transfer-Encoding: chunked', 'Content-Length: 5']) + '0\r\n\r\n'],
+  ['a malformed chunk size', rawHead('POST /api/v1/cli/whoami HTTP/1.1', [H, 'Transfer-Encoding: chunked']) + 'zz\r\n\r\n'],
+  ['a head of 256 KB', health([H, `x-a: ${'a'.repeat(256 * 1024)}`])],
+]
+
+const ANSWERED: [string, string][] = [
+  ['a hyphenated header name', health([H, 'x-a-b: 1'])],
+  ['48 header fields', health([H, ...Array.from({ length: 47 }, (_, i) => `x-h${i}: 1`)])],
+  ['an origin-form target', health([H])],
+  ['obs-text and DEL in a value', health([H, 'x-a: caf\xe9\x7f'])],
+]
+
+t.test('each refused request: the connection closes with no answer once the client half-closes', async (t) => {
+  const outcomes = await Promise.all(REFUSED.map(([, bytes]) => exchange(cluster.port, bytes, { endAfterWrite: true, timeoutMs: 15_000 })))
+  REFUSED.forEach(([what], i) => t.equal(outcomes[i].kind, 'closed', what))
+})
+
+t.test('each legal neighbour of a refused request is answered 200', async (t) => {
+  const outcomes = await Promise.all(ANSWERED.map(([, bytes]) => exchange(cluster.port, bytes, { endAfterWrite: true })))
+  ANSWERED.forEach(([what], i) => t.same(outcomes[i].kind === 'answer' && outcomes[i].status, 200, what))
+})
+
+t.test('a refused request held open is closed by the idle timeout, still without an answer', async (t) => {
+  const outcome = await exchange(cluster.port, health([H, 'x-a_b: 1']), { timeoutMs: 20_000 })
+  t.equal(outcome.kind, 'closed')
+  t.ok(outcome.ms > 5_000, `held ${Math.round(outcome.ms)} ms before the close (uWS's 10 s idle timeout)`)
+})
+
+t.test('the front still serves and nothing restarted', async (t) => {
+  const outcome = await exchange(cluster.port, health([H]))
+  t.same(outcome.kind === 'answer' && outcome.status, 200)
+  t.notMatch(cluster.output(), /"msg":"child exited/)
+})
