@@ -5,7 +5,7 @@
  */
 import { ApiError } from './errors.js'
 import { mintSecret, newId } from './secrets.js'
-import type { ApiKeyRecord, OrgRecord, SetupTokenRecord, Store, UserRecord } from './store/store.js'
+import type { ApiKeyRecord, InviteRecord, OrgRecord, SetupTokenRecord, Store, UserRecord } from './store/store.js'
 
 export interface OrgAndUser {
   org: OrgRecord
@@ -85,4 +85,25 @@ export async function revokeSetupTokens(store: Store, projectId: string, now = D
     revoked += 1
   }
   return revoked
+}
+
+/** A sign-in link lives a day: it is a password-setting credential an operator hands over by hand. */
+export const SIGN_IN_LINK_TTL_MS = 24 * 60 * 60 * 1000
+
+export interface SignInLink {
+  url: string
+  expiresAt: number
+}
+
+/**
+ * A one-time link that lets an existing user choose a password and sign in to
+ * the dashboard: how the owner `admin create-key` made (who has none) gets in,
+ * and how an operator lets back in someone who forgot theirs. It is an invite
+ * record bound to the user, accepted on the dashboard's invite screen.
+ */
+export async function mintSignInLink(store: Store, user: UserRecord, directUrl: string, now = Date.now()): Promise<SignInLink> {
+  const secret = mintSecret('iv')
+  const record: InviteRecord = { id: secret.id, digestHex: secret.digestHex, orgId: user.orgId, invitedBy: user.id, createdAt: now, expiresAt: now + SIGN_IN_LINK_TTL_MS, forUserId: user.id }
+  await store.putInvite(record)
+  return { url: `${directUrl}/app/#/invite/${secret.token}`, expiresAt: record.expiresAt }
 }

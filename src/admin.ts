@@ -5,7 +5,7 @@
  * usage errors exit 2.
  */
 import { parseArgs } from 'node:util'
-import { createApiKey, ensureOrgAndUser, mintSetupToken, SETUP_TOKEN_TTL_MS } from './accounts.js'
+import { createApiKey, ensureOrgAndUser, mintSetupToken, mintSignInLink, SETUP_TOKEN_TTL_MS } from './accounts.js'
 import { loadConfig } from './config.js'
 import { ApiError } from './errors.js'
 import { openStore } from './store/open.js'
@@ -16,6 +16,11 @@ commands:
   create-key --org NAME --email EMAIL [--label LABEL]
       Creates the organisation and the user if needed, and an API key.
       Prints {"orgId","userId","apiKey"}; the key is shown only this once.
+      A user without a dashboard password also gets "signInUrl": a one-time
+      link (24 h) to choose one and sign in to the dashboard.
+  sign-in-link --email EMAIL
+      Prints {"signInUrl","expiresAt"}: a one-time link (24 h) with which that
+      user chooses a (new) password and signs in to the dashboard.
   mint-setup-token --project ID [--ttl DURATION]
       Mints a setup token for an install agent. DURATION like 90s, 15m, 12h, 7d
       (default and maximum 30d). Prints {"token","expiresAt"}.
@@ -40,7 +45,23 @@ const commands: Record<string, Command> = {
     try {
       const { org, user } = await ensureOrgAndUser(store, values.org, values.email)
       const { apiKey } = await createApiKey(store, org.id, user.id, values.label)
-      return { orgId: org.id, userId: user.id, apiKey }
+      if (user.passwordHash) return { orgId: org.id, userId: user.id, apiKey }
+      // Without this the owner a new deployment starts with could use the API but never the dashboard.
+      const link = await mintSignInLink(store, user, loadConfig().directUrl)
+      return { orgId: org.id, userId: user.id, apiKey, signInUrl: link.url, signInExpiresAt: link.expiresAt }
+    } finally {
+      await store.close()
+    }
+  },
+  async 'sign-in-link'(args) {
+    const { values } = parseArgs({ args, options: { email: { type: 'string' } } })
+    if (!values.email) throw new UsageError('sign-in-link needs --email')
+    const store = openStore(loadConfig())
+    try {
+      const user = store.findUserByEmail(values.email)
+      if (!user) throw new Error(`no user ${values.email}`)
+      const link = await mintSignInLink(store, user, loadConfig().directUrl)
+      return { signInUrl: link.url, expiresAt: link.expiresAt }
     } finally {
       await store.close()
     }

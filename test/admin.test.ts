@@ -36,8 +36,8 @@ t.test('create-key prints one JSON line with orgId, userId and an svc_sk_ key', 
   t.equal(run.code, 0, run.stderr)
   t.match(run.stdout, /^[^\n]+\n$/, 'exactly one line')
   const printed = JSON.parse(run.stdout)
-  t.match(printed, { orgId: /\S/, userId: /\S/, apiKey: /^svc_sk_/ })
-  t.same(Object.keys(printed).sort(), ['apiKey', 'orgId', 'userId'])
+  t.match(printed, { orgId: /\S/, userId: /\S/, apiKey: /^svc_sk_/, signInUrl: /\/app\/#\/invite\/svc_iv_/ })
+  t.same(Object.keys(printed).sort(), ['apiKey', 'orgId', 'signInExpiresAt', 'signInUrl', 'userId'], 'a user without a password also gets a sign-in link')
 })
 
 t.test('create-key reuses the organisation and the user, and mints a new key each time', async (t) => {

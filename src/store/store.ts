@@ -71,6 +71,8 @@ export interface InviteRecord {
   expiresAt: number
   usedAt?: number
   revokedAt?: number
+  /** A sign-in link rather than an invite: accepting it sets this existing user's password (npm run admin -- sign-in-link). */
+  forUserId?: string
 }
 
 export interface ApiKeyRecord {

@@ -106,7 +106,7 @@ export function AcceptInvite({ token, onSignedIn }: { token: string; onSignedIn:
   return (
     <Form
       title="Join your organisation"
-      intro="You were invited. Choose the email and password you will sign in with. The link works once."
+      intro="Type your email and choose the password you will sign in with. The link works once: an invite makes you a member, a sign-in link (from npm run admin) sets your own password."
       fields={[{ name: 'email', label: 'Your email', type: 'email', autocomplete: 'email' }, password('new-password')]}
       action="Join"
       submit={(form) => api.post<SignedIn>('/auth/accept-invite', { ...form, token })}

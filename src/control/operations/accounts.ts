@@ -14,7 +14,7 @@ import { ApiError } from '../../errors.js'
 import { acceptInviteBody, authStateAnswer, inviteAnswer, inviteListAnswer, inviteRevokeBody, loginBody, setupBody, signedInAnswer } from '../../schemas/accounts.js'
 import { okAnswer } from '../../schemas/control.js'
 import { mintSecret, newId, parseSecret, secretMatches } from '../../secrets.js'
-import type { Store, UserRecord } from '../../store/store.js'
+import type { InviteRecord, Store, UserRecord } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { currentSession, csrfMatches, sessionCookie, SESSION_TTL_MS, startSession } from '../dashboard-session.js'
 import { clientAddress } from '../front-link.js'
@@ -41,6 +41,19 @@ type Body = Record<string, string>
 export function accountOperations(deps: AccountDeps): Operation<any>[] {
   const { store, throttle } = deps
   const ownOrigins = [deps.publicUrl, deps.directUrl]
+
+  /** A sign-in link (src/accounts.ts mintSignInLink): its own user's email, once, sets that user's password. */
+  async function claim(ctx: RequestContext, invite: InviteRecord, email: string, password: string) {
+    const user = store.getUser(invite.forUserId!)
+    if (!user || user.email !== email.toLowerCase()) {
+      throw new ApiError('unauthorized', { error: 'This sign-in link is for another email.', hint: 'Type the email the link was made for, or ask the operator for a new link.' })
+    }
+    const passwordHash = await hashPassword(password)
+    if (!(await store.consumeInvite(invite.id, deps.now()))) throw new ApiError('unauthorized', { error: 'The invite link was used or has expired.', hint: 'Ask for a new invite link.' })
+    const updated = { ...user, passwordHash }
+    await store.putUser(updated)
+    return signIn(ctx, updated)
+  }
 
   async function signIn(ctx: RequestContext, user: UserRecord) {
     const { token, record } = await startSession(store, user, deps.now())
@@ -202,6 +215,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         if (!parsed || !invite || !secretMatches(parsed.token, invite.digestHex)) {
           throw new ApiError('unauthorized', { error: 'The invite link is not valid.', hint: 'Ask for a new invite link.' })
         }
+        if (invite.forUserId) return claim(ctx, invite, email, password)
         // The email is looked up only in the transaction that consumes the invite: a pending link never tells a taken email from a free one.
         const user: UserRecord = { id: newId('usr'), orgId: invite.orgId, email: email.toLowerCase(), createdAt: deps.now(), passwordHash: await hashPassword(password), role: 'member' }
         const outcome = await store.joinByInvite(invite.id, user, deps.now())
