@@ -198,8 +198,11 @@ function createApp(options: FallbackOptions) {
     options: on('options'),
     any: on('any'),
     listen(host: string, port: number, ready: (socket: Server | false) => void) {
-      const server = createServer({ maxHeaderSize: options.maxHeaderBytes, keepAliveTimeout: 10_000 }, dispatch)
+      // No Host is served, not answered with node:http's bare-text 400: uWebSockets.js does not route on Host either.
+      const server = createServer({ maxHeaderSize: options.maxHeaderBytes, keepAliveTimeout: 10_000, requireHostHeader: false }, dispatch)
       server.on('clientError', refuseMalformed)
+      // node:http answers an Expect it does not know with 417 by itself; uWebSockets.js serves the request.
+      server.on('checkExpectation', dispatch)
       server.once('error', () => ready(false))
       server.listen({ host, port, reusePort: true }, () => ready(server))
       return app

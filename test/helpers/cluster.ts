@@ -137,3 +137,9 @@ function killGroup(child: ChildProcess): void {
     // the group is already gone
   }
 }
+
+/** The HTTP engine the cluster's fronts serve with, as /health names it (`uws-native …` or `fallback`, src/front/uws.ts). */
+export async function httpEngine(cluster: { url: string }): Promise<string> {
+  const health = (await (await fetch(`${cluster.url}/health`)).json()) as { http: string }
+  return health.http
+}
