@@ -19,6 +19,9 @@ import { seedProject, storeAt } from '../helpers/seed.js'
 const KILLS = 6
 const SENDERS = 24
 
+// Six restarts (each waits out the primary's backoff) and the read-back of every acknowledged chunk: past tap's 120 s on a busy machine.
+t.setTimeout(300_000)
+
 t.test('SIGKILL of one front under load never takes down another process nor loses an acknowledged chunk', async (t) => {
   const cluster = await clusterFor(t, { workers: 2 })
   const { project } = await seedProject(cluster.dataDir)
