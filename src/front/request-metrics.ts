@@ -1,0 +1,41 @@
+/**
+ * Requests by route and status, and their duration, on the front. Each route
+ * resolves its metric children once: the hot path only stamps the response
+ * and, when it is answered, observes and increments.
+ */
+import { performance } from 'node:perf_hooks'
+import type { Counter, Histogram } from 'prom-client'
+import { metrics } from '../metrics.js'
+import type { HttpResponse } from './uws.js'
+
+type CounterChild = ReturnType<Counter<string>['labels']>
+
+export interface RouteMeter {
+  route: string
+  duration: ReturnType<Histogram<string>['labels']>
+  byStatus: Map<number, CounterChild>
+}
+
+export function routeMeter(route: string): RouteMeter {
+  return { route, duration: metrics.duration.labels('front', route), byStatus: new Map() }
+}
+
+/** Stamps a request as it reaches its handler. */
+export function begin(res: HttpResponse, meter: RouteMeter): void {
+  res.svcMeter = meter
+  res.svcStart = performance.now()
+}
+
+/** Counts a request as its status goes out; once per request whoever answers it. */
+export function answered(res: HttpResponse, status: number): void {
+  const meter = res.svcMeter as RouteMeter | undefined
+  if (!meter) return
+  res.svcMeter = undefined
+  meter.duration.observe((performance.now() - (res.svcStart as number)) / 1000)
+  let counter = meter.byStatus.get(status)
+  if (!counter) {
+    counter = metrics.requests.labels('front', meter.route, String(status))
+    meter.byStatus.set(status, counter)
+  }
+  counter.inc()
+}
