@@ -35,6 +35,7 @@ export function guard(res: HttpResponse): HttpResponse {
   res.aborted = false
   res.onAborted(() => {
     res.aborted = true
+    answered(res, 'aborted')
   })
   return res
 }

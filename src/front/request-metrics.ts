@@ -13,7 +13,7 @@ type CounterChild = ReturnType<Counter<string>['labels']>
 export interface RouteMeter {
   route: string
   duration: ReturnType<Histogram<string>['labels']>
-  byStatus: Map<number, CounterChild>
+  byStatus: Map<number | 'aborted', CounterChild>
 }
 
 export function routeMeter(route: string): RouteMeter {
@@ -26,8 +26,8 @@ export function begin(res: HttpResponse, meter: RouteMeter): void {
   res.svcStart = performance.now()
 }
 
-/** Counts a request as its status goes out; once per request whoever answers it. */
-export function answered(res: HttpResponse, status: number): void {
+/** Counts a request as its status goes out (or as `aborted` when its client left first); once per request. */
+export function answered(res: HttpResponse, status: number | 'aborted'): void {
   const meter = res.svcMeter as RouteMeter | undefined
   if (!meter) return
   res.svcMeter = undefined

@@ -7,7 +7,7 @@ import t from 'tap'
 import { metricsAccess, isLoopback } from '../../src/front/metrics-route.js'
 import { newPublicKey } from '../../src/secrets.js'
 import { call } from '../helpers/api.js'
-import { get, jsonChunk, meta, postChunk, postSignals } from '../helpers/http.js'
+import { get, head, jsonChunk, meta, openSocket, postChunk, postSignals } from '../helpers/http.js'
 import { ingestCluster } from '../helpers/ingest.js'
 import { parseProm } from '../helpers/prom.js'
 
@@ -56,8 +56,13 @@ t.test('counts known traffic exactly, summed over two fronts and the control wor
   t.equal(refusedKey.status, 401)
   t.equal(refusedKey.body.code, 'unauthorized')
   const health = await get(cluster.url, '/health')
-
-  const scrape = await get(cluster.url, '/metrics')
+  // A client that leaves mid-body: counted as aborted once its front sees the close (scraped until it shows, 10 s at most).
+  const socket = await openSocket(cluster.port)
+  socket.write(head('POST', `/api/v1/ingest?pk=${pk}`, { 'content-length': chunk.byteLength, 'x-svc-meta': JSON.stringify(meta({ seq: 9 })) }) + 'half')
+  await new Promise((r) => setTimeout(r, 100))
+  socket.destroy()
+  let scrape = await get(cluster.url, '/metrics')
+  for (const deadline = Date.now() + 10_000; !/route="ingestSessionChunk",status="aborted"/.test(scrape.text) && Date.now() < deadline; ) scrape = await get(cluster.url, '/metrics')
   t.equal(scrape.status, 200)
   t.match(scrape.headers['content-type'], /^text\/plain; version=0\.0\.4/)
   const m = parseProm(scrape.text)
@@ -77,13 +82,14 @@ t.test('counts known traffic exactly, summed over two fronts and the control wor
   t.equal(front('ingestSessionChunk', '200'), 4)
   t.equal(front('ingestSessionChunk', '400'), 1)
   t.equal(front('ingestSessionChunk', '404'), 1)
+  t.equal(front('ingestSessionChunk', 'aborted'), 1, 'the client that left')
   t.equal(front('ingestSignalsBatch', '200'), 2)
   t.equal(front('getHealth', '200'), 1)
   t.equal(front('proxy', '200'), 2, 'forwarded answers counted on the front')
   t.equal(front('proxy', '401'), 1)
   t.equal(m.value('svc_http_requests_total', { role: 'control', route: 'listProjects', status: '200' }), 2, 'control worker: by operation')
   t.equal(m.value('svc_http_requests_total', { role: 'control', route: 'listProjects', status: '401' }), 1)
-  t.equal(m.value('svc_http_request_duration_seconds_count', { role: 'front', route: 'ingestSessionChunk' }), 6, 'a duration per chunk request')
+  t.equal(m.value('svc_http_request_duration_seconds_count', { role: 'front', route: 'ingestSessionChunk' }), 7, 'a duration per chunk request')
   t.equal(m.value('svc_http_request_duration_seconds_count', { role: 'control', route: 'listProjects' }), 3)
 
   // Every item that reached a writer (3 chunks, the duplicate, 2 signal batches) is in exactly one batch, each timed.
