@@ -42,8 +42,8 @@ function measure(res: ServerResponse): { fallback: string } {
   const named = { fallback: 'unmatched' }
   res.once('finish', () => {
     const label = routeOf(res) ?? named.fallback
-    metrics.requests.inc({ role: 'control', route: label, status: String(res.statusCode) })
-    metrics.duration.observe({ role: 'control', route: label }, (performance.now() - started) / 1000)
+    metrics.requests.labels('control', label, String(res.statusCode)).inc()
+    metrics.duration.labels('control', label).observe((performance.now() - started) / 1000)
   })
   return named
 }

@@ -12,6 +12,7 @@
 import { LIMITS } from '../config.js'
 import type { ErrorCode } from '../errors.js'
 import { bodyMatchesEncoding, isPublicKey, parseChunkMeta } from '../ingest/chunk.js'
+import type { CounterSeries } from '../local-metrics.js'
 import { log } from '../log.js'
 import { metrics } from '../metrics.js'
 import type { WriteItem } from '../messages.js'
@@ -55,7 +56,7 @@ const RETRY_AFTER_UNAVAILABLE_S = 5
 // Label children resolved once: the hot path only increments.
 const STORED = { chunk: metrics.stored.labels('chunk'), 'signals-body': metrics.stored.labels('signals') }
 const BYTES_IN = { chunk: metrics.bytesIn.labels('ingestSessionChunk'), signals: metrics.bytesIn.labels('ingestSignalsBatch') }
-const REFUSED = new Map<ErrorCode, ReturnType<typeof metrics.refused.labels>>()
+const REFUSED = new Map<ErrorCode, CounterSeries>()
 
 function refuse(deps: IngestDeps, res: HttpResponse, code: ErrorCode, error?: string, hint?: string, headers?: ReadonlyArray<readonly [string, string]>): void {
   deps.counters.refused[code] = (deps.counters.refused[code] ?? 0) + 1

@@ -4,16 +4,14 @@
  * and, when it is answered, observes and increments.
  */
 import { performance } from 'node:perf_hooks'
-import type { Counter, Histogram } from 'prom-client'
+import type { CounterSeries, HistogramSeries } from '../local-metrics.js'
 import { metrics } from '../metrics.js'
 import type { HttpResponse } from './uws.js'
 
-type CounterChild = ReturnType<Counter<string>['labels']>
-
 export interface RouteMeter {
   route: string
-  duration: ReturnType<Histogram<string>['labels']>
-  byStatus: Map<number | 'aborted', CounterChild>
+  duration: HistogramSeries
+  byStatus: Map<number | 'aborted', CounterSeries>
 }
 
 export function routeMeter(route: string): RouteMeter {
