@@ -8,6 +8,7 @@ import { metricsAccess, isLoopback } from '../../src/front/metrics-route.js'
 import { newPublicKey } from '../../src/secrets.js'
 import { call } from '../helpers/api.js'
 import { get, head, jsonChunk, meta, openSocket, postChunk, postSignals } from '../helpers/http.js'
+import { childrenOf } from '../helpers/front-kill.js'
 import { ingestCluster } from '../helpers/ingest.js'
 import { parseProm } from '../helpers/prom.js'
 
@@ -108,7 +109,7 @@ t.test('counts known traffic exactly, summed over two fronts and the control wor
   t.equal(m.value('svc_http_engine_info', { engine: health.json.http }), 1, `engine ${health.json.http}, as /health names it`)
 })
 
-t.test('with METRICS_TOKEN, /metrics asks every client for it as a bearer token', async (t) => {
+t.test('with METRICS_TOKEN, /metrics asks every client for it as a bearer token; a killed front is counted as restarted', async (t) => {
   const token = 'metrics-token-for-the-test'
   const { cluster } = await ingestCluster(t, { env: { METRICS_TOKEN: token } })
   for (const authorization of [undefined, 'Bearer wrong', token, `Bearer ${token}x`]) {
@@ -120,6 +121,18 @@ t.test('with METRICS_TOKEN, /metrics asks every client for it as a bearer token'
   t.equal(answer.status, 200)
   t.ok(parseProm(answer.text).families.has('svc_http_requests_total'))
   t.equal(parseProm(answer.text).value('svc_http_requests_total', { route: 'metrics', status: '401' }), 4, 'the refusals are counted')
+
+  // A front killed: the primary restarts it and counts the restart (its own counters start again from zero, as Prometheus expects of a restarted process).
+  const front = childrenOf(cluster.child.pid!).find((c) => c.role === 'front')
+  t.ok(front, 'a front process')
+  process.kill(front!.pid, 'SIGKILL')
+  let restarts: number | undefined
+  for (const deadline = Date.now() + 60_000; restarts !== 1 && Date.now() < deadline; ) {
+    const scrape = await get(cluster.url, '/metrics', { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined)
+    restarts = scrape?.status === 200 ? parseProm(scrape.text).value('svc_process_restarts_total', { child: 'front-1' }) : undefined
+    if (restarts !== 1) await new Promise((r) => setTimeout(r, 200))
+  }
+  t.equal(restarts, 1, 'the restart is counted')
 })
 
 t.test('the access decision: loopback only without a token, the token from anywhere with one', async (t) => {
