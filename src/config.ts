@@ -25,6 +25,8 @@ export interface Config {
    * Set by the primary for its children (SVC_CONTROL_SECRET); never configured by hand.
    */
   controlSecret: string
+  /** Bearer token GET /metrics asks of every client when set; unset, /metrics answers loopback clients only. */
+  metricsToken: string
   /** Branded, versioned base address, ending in /api/v1. */
   publicUrl: string
   /** Direct address of this deployment (trackers and installed CLIs use it). */
@@ -124,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: int(env, 'WORKERS', availableParallelism(), 1, 64),
     controlPort: int(env, 'CONTROL_PORT', 0, 0, 65535),
     controlSecret: env.SVC_CONTROL_SECRET ?? '',
+    metricsToken: env.METRICS_TOKEN ?? '',
     publicUrl: url(env, 'PUBLIC_URL', `${directUrl}/api/v1`),
     directUrl,
     durability,

@@ -1,6 +1,7 @@
 /** Messages between the processes and threads of the cluster, in one place. */
 import type { IngestItem, IngestOutcome } from './store/store.js'
 import type { StoreConfig } from './store/open.js'
+import type { MetricObjectWithValues, MetricValue } from 'prom-client'
 
 /** piscina `workerData` of the ingest writer threads. */
 export type WriterInit = StoreConfig
@@ -37,6 +38,8 @@ export interface WriteResult {
   outcomes: WriteOutcome[]
   /** The environment is unusable in this process until it restarts (MDB_PANIC): the front stops and the primary starts it afresh. */
   fatal?: boolean
+  /** How long appendBatch took, ms (absent when nothing was written): the front observes it as LMDB commit duration. */
+  commitMs?: number
 }
 
 /** A child process tells the primary it is serving. */
@@ -50,7 +53,33 @@ export interface ReadyMessage {
   http?: string
 }
 
-export type ChildMessage = ReadyMessage
+/** A front asks the primary for the cluster's metrics (GET /metrics); answered by MetricsAnswer with the same id. */
+export interface MetricsRequest {
+  type: 'metrics-request'
+  id: number
+}
+
+/** Primary → every child: report your registry (MetricsReport with the same id). */
+export interface MetricsCollect {
+  type: 'metrics-collect'
+  id: number
+}
+
+export interface MetricsReport {
+  type: 'metrics-report'
+  id: number
+  metrics: MetricObjectWithValues<MetricValue<string>>[]
+}
+
+/** Primary → the asking front: the cluster's metrics in the Prometheus text format. */
+export interface MetricsAnswer {
+  type: 'metrics-answer'
+  id: number
+  text: string
+}
+
+export type ChildMessage = ReadyMessage | MetricsRequest | MetricsReport
+export type PrimaryMessage = MetricsCollect | MetricsAnswer
 
 /**
  * Front → control worker, on every forwarded request. The front sets these and

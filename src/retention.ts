@@ -5,6 +5,7 @@
  * recordings, API contract, section 2); a purged session says so.
  */
 import { log } from './log.js'
+import { metrics } from './metrics.js'
 import type { PurgeResult, Store } from './store/store.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -19,7 +20,13 @@ export async function purgeExpired(store: Store, retentionDays: number, now: num
     total.sessionsPurged += step.sessionsPurged
     total.chunksDeleted += step.chunksDeleted
     total.bytesDeleted += step.bytesDeleted
-    if (step.done) return total
+    metrics.purgeSessions.inc(step.sessionsPurged)
+    metrics.purgeChunks.inc(step.chunksDeleted)
+    metrics.purgeBytes.inc(step.bytesDeleted)
+    if (step.done) {
+      metrics.purgeRuns.inc()
+      return total
+    }
     await new Promise((r) => setImmediate(r))
   }
 }

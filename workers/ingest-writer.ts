@@ -18,6 +18,7 @@
  * Page identity is decided here, off the front's event loop: each chunk's URL
  * and each signal's URL is grouped under the project's rules as they are now.
  */
+import { performance } from 'node:perf_hooks'
 import { workerData } from 'node:worker_threads'
 import { parseSignals } from '../src/ingest/signals.js'
 import { log } from '../src/log.js'
@@ -92,9 +93,11 @@ export default async function write(task: WriteTask): Promise<WriteResult> {
   })
   if (items.length === 0) return { outcomes }
   try {
+    const started = performance.now()
     const written = await store.appendBatch(items)
+    const commitMs = performance.now() - started
     written.forEach((outcome, j) => (outcomes[stored[j]] = outcome))
-    return { outcomes }
+    return { outcomes, commitMs }
   } catch (error) {
     // The transaction did not commit (disk full, I/O error, panicked environment): none of its items is stored,
     // and each is answered 429 so that its client sends it again.

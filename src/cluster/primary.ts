@@ -8,7 +8,9 @@ import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import type { Config } from '../config.js'
 import { log } from '../log.js'
-import type { ChildMessage } from '../messages.js'
+import type { ChildMessage, ReadyMessage } from '../messages.js'
+import { metrics } from '../metrics.js'
+import { createMetricsHub } from './metrics-hub.js'
 
 // Paths are relative to the built bundle in dist/.
 const FRONT_ENTRY = new URL('./front.js', import.meta.url)
@@ -54,13 +56,15 @@ export async function runPrimary(config: Config): Promise<void> {
   let stopping = false
   let started = false
   const children: Supervised[] = []
+  const hub = createMetricsHub(() => children.map((unit) => unit.child))
 
-  function start(entry: URL, unit: Supervised, onReady?: (message: ChildMessage) => void): void {
+  function start(entry: URL, unit: Supervised, onReady?: (message: ReadyMessage) => void): void {
     unit.startedAt = Date.now()
     const child = fork(entry, [], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
     unit.child = child
     child.on('message', (message: ChildMessage) => {
       if (message?.type === 'ready') onReady?.(message)
+      else hub.handle(child, message)
     })
     child.on('exit', (code, signal) => {
       if (stopping) return
@@ -73,13 +77,16 @@ export async function runPrimary(config: Config): Promise<void> {
       const lived = Date.now() - unit.startedAt
       unit.backoff = lived > STABLE_MS ? BACKOFF_MIN_MS : Math.min(unit.backoff * 2, BACKOFF_MAX_MS)
       unit.restarts += 1
+      metrics.restarts.inc({ child: unit.name })
       log.warn('child exited; restarting', { name: unit.name, code, signal, restartInMs: unit.backoff, restarts: unit.restarts })
       setTimeout(() => !stopping && start(entry, unit), unit.backoff)
     })
   }
 
-  function launch(name: string, entry: URL): Promise<ChildMessage> {
+  function launch(name: string, entry: URL): Promise<ReadyMessage> {
     const unit: Supervised = { name, backoff: BACKOFF_MIN_MS / 2, startedAt: 0, restarts: 0 }
+    // Present from the start, so that a scrape shows 0 rather than no series for a child never restarted.
+    metrics.restarts.inc({ child: name }, 0)
     children.push(unit)
     return new Promise((resolve) => start(entry, unit, resolve))
   }

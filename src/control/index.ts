@@ -1,11 +1,13 @@
 /** Entry of the control worker: every route that is not ingest (projects, setup, admin, website). */
-import { createServer } from 'node:http'
+import { createServer, type ServerResponse } from 'node:http'
+import { performance } from 'node:perf_hooks'
 import type { Duplex } from 'node:stream'
 import { errorBody, STATUS_LINES, statusOf } from '../errors.js'
 import { loadConfig } from '../config.js'
 import { setDocumentationUrl } from '../errors.js'
 import { log } from '../log.js'
 import type { ChildMessage } from '../messages.js'
+import { answerScrapes, metrics, onScrape } from '../metrics.js'
 import { openStore } from '../store/open.js'
 import { BackfillRunner } from '../pages/backfill.js'
 import { scheduleRetention } from '../retention.js'
@@ -13,7 +15,7 @@ import { createControl } from './control.js'
 import { loadDashboardFiles } from './dashboard-files.js'
 import { startDeriver } from './deriver.js'
 import { fromFront } from './front-link.js'
-import { writeError } from './router.js'
+import { routeOf, writeError } from './router.js'
 
 const config = loadConfig()
 if (!config.controlSecret) throw new Error('SVC_CONTROL_SECRET is not set: the control worker is started by the primary (npm start), which sets it')
@@ -28,11 +30,30 @@ const stopRetention = scheduleRetention(store, config.retentionDays, config.rete
 const deriver = config.aggregateSignals ? startDeriver(config) : undefined
 const dashboard = loadDashboardFiles(new URL('./public/app/', import.meta.url))
 // The head limit above the front's (MAX_HEADER_BYTES): what a front accepted and forwards is never refused here as too large.
+onScrape(() => {
+  metrics.deriverLag.set(store.unfoldedCount())
+  metrics.backfillsRunning.set(backfill.runningCount)
+})
+answerScrapes()
+
+/** Counts and times the request as it finishes; `fallback` names what answered it outside the API table. */
+function measure(res: ServerResponse): { fallback: string } {
+  const started = performance.now()
+  const named = { fallback: 'unmatched' }
+  res.once('finish', () => {
+    const label = routeOf(res) ?? named.fallback
+    metrics.requests.labels('control', label, String(res.statusCode)).inc()
+    metrics.duration.labels('control', label).observe((performance.now() - started) / 1000)
+  })
+  return named
+}
+
 const server = createServer({ maxHeaderSize: Math.max(64 * 1024, config.maxHeaderBytes * 2) }, (req, res) => {
+  const named = measure(res)
   // Any local user can reach a loopback port: only the fronts, which hold this start's secret, are answered.
   if (!fromFront(req, config.controlSecret)) return writeError(res, 'unauthorized', { error: 'The control port serves the service\'s own front processes only.', hint: `Send requests to the service's address (${config.directUrl}).` })
   try {
-    if (dashboard.serve(req, res)) return
+    if (dashboard.serve(req, res)) return void (named.fallback = 'dashboard')
   } catch (error) {
     // A throw in a node:http request listener is uncaught and ends the worker; end only this request.
     log.error('dashboard handler failed', { error: String(error), stack: (error as Error)?.stack })

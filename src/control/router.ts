@@ -70,6 +70,14 @@ export function isRawReply(value: unknown): value is { raw: Buffer | string | No
 /** Answers a GET outside the API (the website's pages); false when it has nothing at that path. */
 export type RootFallback = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean
 
+/** The operation each answered request matched, for the request metrics (src/control/index.ts). */
+const routes = new WeakMap<ServerResponse, string>()
+
+/** The metrics label of an answered request: its operation id, or what answered it outside the table. */
+export function routeOf(res: ServerResponse): string | undefined {
+  return routes.get(res)
+}
+
 export function createRouter(operations: Operation<any>[], authenticate: Authenticate, fallback?: RootFallback) {
   const table = new Map<string, Compiled>()
   for (const op of operations) {
@@ -90,6 +98,7 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
       return writeError(res, 'not_found')
     }
     const { op, validate, validateQuery } = entry
+    routes.set(res, op.operationId)
     const auth = await authenticate(req, url.searchParams, op.credential)
     if (validateQuery && !validateQuery(Object.fromEntries(url.searchParams))) {
       throw new ApiError('invalid_request', { error: `The query did not validate: ${describeErrors(validateQuery.errors)}.` })

@@ -16,6 +16,8 @@ import type { HttpRequest, HttpResponse, TemplatedApp, UwsModule } from './uws.j
 export interface FrontDeps extends IngestDeps {
   artifacts: Artifacts
   proxy: Proxy
+  /** GET /metrics (./metrics-route.ts). */
+  metrics: (res: HttpResponse, req: HttpRequest) => Promise<void>
 }
 
 type Handler = (deps: IngestDeps, res: HttpResponse, req: HttpRequest) => Promise<void> | void
@@ -43,6 +45,7 @@ export function createFrontApp(uws: UwsModule, deps: FrontDeps): TemplatedApp {
     const serve = (res: HttpResponse) => send(res, 200, artifact.body, artifact.contentType, [['Cache-Control', artifact.cacheControl]])
     for (const path of artifactAddresses(op.route)) app.get(path, safely(op.operationId, serve, serverFault))
   }
+  app.get('/metrics', safely('metrics', deps.metrics, serverFault))
   app.any('/*', safely('proxy', (res, req) => deps.proxy.handle(res, req), serverFault))
   return app
 }

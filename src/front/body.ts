@@ -7,6 +7,7 @@
  * destroyed by a reset (closing a socket with unread bytes makes the kernel
  * send RST). uWebSockets.js reuses each onData buffer, so chunks are copied.
  */
+import { answered } from './request-metrics.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 
 export type BodyResult = { ok: true; body: Uint8Array } | { ok: false; reason: 'too_large' | 'aborted' }
@@ -52,6 +53,7 @@ export function readBody(res: HttpResponse, declared: number | undefined, cap: n
     })
     res.onAborted(() => {
       res.aborted = true
+      answered(res, 'aborted')
       finish({ ok: false, reason: 'aborted' })
     })
   })

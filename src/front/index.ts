@@ -8,9 +8,11 @@ import { setDocumentationUrl } from '../errors.js'
 import { log } from '../log.js'
 import type { ChildMessage, WriterInit } from '../messages.js'
 import { openStore } from '../store/open.js'
+import { answerScrapes, metrics, onScrape } from '../metrics.js'
 import { createFrontApp } from './app.js'
 import { loadArtifacts } from './artifacts.js'
 import { newCounters } from './ingest.js'
+import { createMetricsRoute } from './metrics-route.js'
 import { createProxy } from './proxy.js'
 import { loadHttpEngine, NATIVE_PLATFORMS } from './uws.js'
 import { WriteQueue } from './write-queue.js'
@@ -53,7 +55,14 @@ const queue = new WriteQueue(pool, {
 })
 const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`, config.controlSecret)
 const counters = newCounters()
-const app = createFrontApp(uws, { store, queue, counters, artifacts: loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name }), proxy })
+metrics.engine.set({ engine: engine.name }, 1)
+onScrape(() => {
+  metrics.queueItems.set(queue.queuedItems)
+  metrics.queueBytes.set(queue.queuedBytes)
+})
+answerScrapes()
+const artifacts = loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name })
+const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, metrics: createMetricsRoute(config.metricsToken) })
 
 let listenSocket: unknown
 app.listen(config.host, config.port, (socket) => {

@@ -12,7 +12,9 @@
 import { LIMITS } from '../config.js'
 import type { ErrorCode } from '../errors.js'
 import { bodyMatchesEncoding, isPublicKey, parseChunkMeta } from '../ingest/chunk.js'
+import type { CounterSeries } from '../local-metrics.js'
 import { log } from '../log.js'
+import { metrics } from '../metrics.js'
 import type { WriteItem } from '../messages.js'
 import type { Store } from '../store/store.js'
 import { declaredLength, readBody } from './body.js'
@@ -51,8 +53,16 @@ export function newCounters(): IngestCounters {
 const RETRY_AFTER_FULL_S = 1
 const RETRY_AFTER_UNAVAILABLE_S = 5
 
+// Label children resolved once: the hot path only increments.
+const STORED = { chunk: metrics.stored.labels('chunk'), 'signals-body': metrics.stored.labels('signals') }
+const BYTES_IN = { chunk: metrics.bytesIn.labels('ingestSessionChunk'), signals: metrics.bytesIn.labels('ingestSignalsBatch') }
+const REFUSED = new Map<ErrorCode, CounterSeries>()
+
 function refuse(deps: IngestDeps, res: HttpResponse, code: ErrorCode, error?: string, hint?: string, headers?: ReadonlyArray<readonly [string, string]>): void {
   deps.counters.refused[code] = (deps.counters.refused[code] ?? 0) + 1
+  let refused = REFUSED.get(code)
+  if (!refused) REFUSED.set(code, (refused = metrics.refused.labels(code)))
+  refused.inc()
   sendError(res, code, { ingest: true, error, hint }, headers)
 }
 
@@ -83,10 +93,17 @@ async function commit(deps: IngestDeps, res: HttpResponse, item: WriteItem): Pro
   }
   // The writer logged why; nothing of this item was stored, and the client still has it.
   if (outcome === 'unavailable') return overloaded(deps, res, RETRY_AFTER_UNAVAILABLE_S, 'Storage is failing; nothing was stored.')
-  if (outcome === 'duplicate') deps.counters.duplicates += 1
-  // The writer logged why: this item can never be stored (rule 2); the rest of the batch was.
-  else if (outcome === 'failed') deps.counters.dropped += 1
-  else deps.counters.stored += 1
+  if (outcome === 'duplicate') {
+    deps.counters.duplicates += 1
+    metrics.duplicates.inc()
+  } else if (outcome === 'failed') {
+    // The writer logged why: this item can never be stored (rule 2); the rest of the batch was.
+    deps.counters.dropped += 1
+    metrics.dropped.inc()
+  } else {
+    deps.counters.stored += 1
+    STORED[item.kind].inc()
+  }
   sendOk(res)
 }
 
@@ -111,8 +128,10 @@ export function handleChunk(deps: IngestDeps, res: HttpResponse, req: HttpReques
   const receivedAt = Date.now()
   return readBody(res, declared, LIMITS.chunkBytes).then((read) => {
     if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
+    BYTES_IN.chunk.inc(read.body.byteLength)
     if (!bodyMatchesEncoding(read.body, parsed.meta.encoding)) {
       deps.counters.dropped += 1
+      metrics.dropped.inc()
       return sendOk(res)
     }
     return commit(deps, res, { kind: 'chunk', projectId, receivedAt, meta: parsed.meta, body: read.body })
@@ -128,6 +147,7 @@ export function handleSignals(deps: IngestDeps, res: HttpResponse, req: HttpRequ
   // Any content type: sendBeacon posts text/plain to avoid a CORS preflight.
   return readBody(res, declared, LIMITS.signalsBytes).then((read) => {
     if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
+    BYTES_IN.signals.inc(read.body.byteLength)
     // Parsed and validated (AJV) in the writer thread, which answers `invalid` for a body that is no batch.
     return commit(deps, res, { kind: 'signals-body', projectId, receivedAt: Date.now(), body: read.body })
   })

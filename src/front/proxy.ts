@@ -9,6 +9,7 @@ import { log } from '../log.js'
 import { CLIENT_HOST_HEADER, CLIENT_IP_HEADER, CONTROL_SECRET_HEADER } from '../messages.js'
 import { declaredLength, readBody } from './body.js'
 import { CORS_HEADERS, guard, sendError, statusLine } from './reply.js'
+import { answered } from './request-metrics.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 
 /** Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus those uWebSockets.js writes itself. */
@@ -50,6 +51,7 @@ export function createProxy(controlUrl: string, controlSecret: string): Proxy {
     }
     if (res.aborted) return discard(upstream.body)
     const writeHead = () => {
+      answered(res, upstream.statusCode)
       res.writeStatus(statusLine(upstream.statusCode))
       for (const [name, value] of CORS_HEADERS) res.writeHeader(name, value)
       for (const [name, value] of Object.entries(upstream.headers)) {

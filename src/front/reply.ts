@@ -6,6 +6,7 @@
  */
 import { STATUS_CODES } from 'node:http'
 import { errorBody, statusOf, type ErrorCode, type ErrorOptions } from '../errors.js'
+import { answered } from './request-metrics.js'
 import type { HttpResponse } from './uws.js'
 
 export const CORS_HEADERS: ReadonlyArray<readonly [string, string]> = [
@@ -34,6 +35,7 @@ export function guard(res: HttpResponse): HttpResponse {
   res.aborted = false
   res.onAborted(() => {
     res.aborted = true
+    answered(res, 'aborted')
   })
   return res
 }
@@ -46,6 +48,7 @@ export function send(
   headers: ReadonlyArray<readonly [string, string]> = [],
 ): void {
   if (res.aborted) return
+  answered(res, status)
   res.cork(() => {
     res.writeStatus(statusLine(status))
     for (const [name, value] of CORS_HEADERS) res.writeHeader(name, value)
@@ -69,6 +72,7 @@ export function sendError(res: HttpResponse, code: ErrorCode, options?: ErrorOpt
 }
 
 export function sendPreflight(res: HttpResponse): void {
+  answered(res, 204)
   res.cork(() => {
     res.writeStatus(statusLine(204))
     for (const [name, value] of CORS_HEADERS) res.writeHeader(name, value)

@@ -6,6 +6,7 @@
  * (issue 14). Here a fault ends only its own request, with a JSON answer.
  */
 import { log } from '../log.js'
+import { begin, routeMeter } from './request-metrics.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 
 export type RouteHandler = (res: HttpResponse, req: HttpRequest) => unknown
@@ -13,7 +14,9 @@ export type RouteHandler = (res: HttpResponse, req: HttpRequest) => unknown
 export type FaultAnswer = (res: HttpResponse, error: unknown) => void
 
 export function safely(route: string, handler: RouteHandler, onFault: FaultAnswer): (res: HttpResponse, req: HttpRequest) => void {
+  const meter = routeMeter(route)
   return (res, req) => {
+    begin(res, meter)
     const fail = (error: unknown) => answerFault(route, res, error, onFault)
     try {
       const result = handler(res, req)

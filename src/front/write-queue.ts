@@ -14,6 +14,7 @@
  */
 import type { Piscina } from 'piscina'
 import { log } from '../log.js'
+import { metrics } from '../metrics.js'
 import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../messages.js'
 
 /** `full`: refused by the bound, nothing kept. */
@@ -104,6 +105,8 @@ export class WriteQueue {
       const result = (await this.pool.run(task, { transferList })) as WriteResult
       outcomes = result.outcomes
       this.written += batch.length
+      metrics.batchItems.observe(batch.length)
+      if (result.commitMs !== undefined) metrics.commitSeconds.observe(result.commitMs / 1000)
       if (result.fatal && !this.fatal) {
         this.fatal = true
         this.options.onFatal?.()

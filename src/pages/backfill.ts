@@ -9,6 +9,7 @@
  * session is ever removed (re-keying only rewrites page keys).
  */
 import { log } from '../log.js'
+import { metrics } from '../metrics.js'
 import type { BackfillState, Store } from '../store/store.js'
 import { groupUrl, RulesCache } from './group.js'
 
@@ -52,6 +53,11 @@ export class BackfillRunner {
     return (await this.running.get(projectId)) ?? this.store.getBackfill(projectId)
   }
 
+  /** Backfills running in this process now. */
+  get runningCount(): number {
+    return this.running.size
+  }
+
   stop(): void {
     this.stopped = true
   }
@@ -68,11 +74,16 @@ export class BackfillRunner {
     const rekey = (url: string) => ({ ...groupUrl(url, rules), firstSeenAt: 0 })
     let state = initial
     while (state.state === 'running' && !this.stopped) {
+      const before = state.sessionsRekeyed
       state = await this.store.backfillStep(state.projectId, this.options.batch, rekey, this.now())
+      metrics.backfillSessions.inc(Math.max(0, state.sessionsRekeyed - before))
       if (this.options.pauseMs > 0) await new Promise((r) => setTimeout(r, this.options.pauseMs))
       else await new Promise((r) => setImmediate(r))
     }
-    if (state.state === 'done') log.info('backfill done', { projectId: state.projectId, pagesBefore: state.pagesBefore, pagesAfter: state.pagesAfter, sessionsRekeyed: state.sessionsRekeyed })
+    if (state.state === 'done') {
+      metrics.backfillsDone.inc()
+      log.info('backfill done', { projectId: state.projectId, pagesBefore: state.pagesBefore, pagesAfter: state.pagesAfter, sessionsRekeyed: state.sessionsRekeyed })
+    }
     return state
   }
 }

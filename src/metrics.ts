@@ -1,0 +1,62 @@
+/**
+ * The metric families of every process, in one registry per process. Each
+ * process defines them all (a family a process never touches reports zero),
+ * so that the primary's sum over processes (src/cluster/metrics-hub.ts) has
+ * one shape whatever the process. Children answer the primary's scrape here.
+ */
+import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client'
+import { LocalCounter, LocalHistogram } from './local-metrics.js'
+import type { MetricsCollect, MetricsReport } from './messages.js'
+
+export const registry = new Registry()
+
+/** Latency buckets, seconds: ingest answers in about a millisecond, a slow control read in seconds. */
+const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+export const metrics = {
+  // Per request on the ingest path: local families (./local-metrics.ts), summed into the scrape like prom-client's.
+  requests: new LocalCounter('svc_http_requests_total', 'Requests answered, by process role, route (operation id) and status (aborted: the client left first).', ['role', 'route', 'status']),
+  duration: new LocalHistogram('svc_http_request_duration_seconds', 'Time from a request\'s handler to its answer, by process role and route.', ['role', 'route'], SECONDS),
+  bytesIn: new LocalCounter('svc_ingest_bytes_in_total', 'Body bytes read by the ingest routes.', ['route']),
+  stored: new LocalCounter('svc_ingest_stored_total', 'Ingest items committed, by kind (chunk or signals).', ['kind']),
+  duplicates: new LocalCounter('svc_ingest_duplicates_total', 'Chunks acknowledged as duplicates of one already stored.'),
+  dropped: new LocalCounter('svc_ingest_dropped_total', 'Ingest payloads answered 200 but not stored (unusable: contract section 7, rule 2).'),
+  refused: new LocalCounter('svc_ingest_refused_total', 'Ingest requests refused, by error code.', ['code']),
+  batchItems: new LocalHistogram('svc_write_batch_items', 'Items per write transaction handed to a writer thread.', [], [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]),
+  commitSeconds: new LocalHistogram('svc_lmdb_commit_duration_seconds', 'Duration of one ingest write transaction in LMDB (appendBatch, commit included).', [], SECONDS),
+  queueItems: new Gauge({ name: 'svc_write_queue_items', help: 'Ingest items held by the fronts\' write queues (waiting or being written).', registers: [registry] }),
+  queueBytes: new Gauge({ name: 'svc_write_queue_bytes', help: 'Body bytes held by the fronts\' write queues.', registers: [registry] }),
+  deriverLag: new Gauge({ name: 'svc_deriver_unfolded_batches', help: 'Signal batches stored but not yet folded into the aggregates.', registers: [registry] }),
+  backfillsRunning: new Gauge({ name: 'svc_backfills_running', help: 'Page backfills running now.', registers: [registry] }),
+  backfillSessions: new Counter({ name: 'svc_backfill_sessions_rekeyed_total', help: 'Sessions re-keyed by page backfills.', registers: [registry] }),
+  backfillsDone: new Counter({ name: 'svc_backfills_done_total', help: 'Page backfills finished.', registers: [registry] }),
+  purgeRuns: new Counter({ name: 'svc_purge_runs_total', help: 'Retention passes finished.', registers: [registry] }),
+  purgeSessions: new Counter({ name: 'svc_purge_sessions_total', help: 'Sessions whose recordings retention purged.', registers: [registry] }),
+  purgeChunks: new Counter({ name: 'svc_purge_chunks_total', help: 'Chunks retention deleted.', registers: [registry] }),
+  purgeBytes: new Counter({ name: 'svc_purge_bytes_total', help: 'Chunk bytes retention deleted.', registers: [registry] }),
+  restarts: new Counter({ name: 'svc_process_restarts_total', help: 'Child processes the primary restarted after they exited, by child.', labelNames: ['child'], registers: [registry] }),
+  // `max`, not the default sum: every front reports the same engine once.
+  engine: new Gauge({ name: 'svc_http_engine_info', help: 'The HTTP engine the fronts serve with (1 for the one in use).', labelNames: ['engine'], aggregator: 'max', registers: [registry] }),
+}
+
+/** Work done just before a scrape (gauges read from their source: queue depth, deriver lag). */
+const beforeScrape: Array<() => void> = []
+
+export function onScrape(update: () => void): void {
+  beforeScrape.push(update)
+}
+
+const LOCAL = [metrics.requests, metrics.duration, metrics.bytesIn, metrics.stored, metrics.duplicates, metrics.dropped, metrics.refused, metrics.batchItems, metrics.commitSeconds]
+
+export async function snapshot(): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
+  for (const update of beforeScrape) update()
+  return [...(await registry.getMetricsAsJSON()), ...LOCAL.map((family) => family.toJSON())]
+}
+
+/** Answers the primary's scrapes over the IPC channel (a child process). */
+export function answerScrapes(): void {
+  process.on('message', (message: MetricsCollect) => {
+    if (message?.type !== 'metrics-collect') return
+    void snapshot().then((metrics) => process.send?.({ type: 'metrics-report', id: message.id, metrics } satisfies MetricsReport))
+  })
+}
