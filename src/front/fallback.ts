@@ -33,11 +33,15 @@ export interface FallbackOptions {
 }
 
 class FallbackRequest {
-  private readonly url: URL
+  private params?: URLSearchParams
 
-  constructor(private readonly req: IncomingMessage) {
-    // Only the path and query are read; the base is never used.
-    this.url = new URL(req.url ?? '/', 'http://fallback.invalid')
+  constructor(private readonly req: IncomingMessage) {}
+
+  /** The raw query, split off by hand: `new URL` throws on targets a client may send (`//x`, bare `%`). */
+  private rawQuery(): string {
+    const raw = this.req.url ?? '/'
+    const q = raw.indexOf('?')
+    return q < 0 ? '' : raw.slice(q + 1)
   }
 
   getHeader(lowerCaseName: string): string {
@@ -52,8 +56,9 @@ class FallbackRequest {
   }
 
   getQuery(key?: string): string | undefined {
-    if (key === undefined) return this.url.search.slice(1)
-    return this.url.searchParams.get(key) ?? undefined
+    if (key === undefined) return this.rawQuery()
+    this.params ??= new URLSearchParams(this.rawQuery())
+    return this.params.get(key) ?? undefined
   }
 
   getMethod(): string {
@@ -186,7 +191,13 @@ function createApp(options: FallbackOptions) {
       routes.find((r) => r.method !== 'any' && matches(r, method, path)) ??
       routes.find((r) => matches(r, method, path))
     if (!route) return void res.writeHead(404).end()
-    route.handler(new FallbackResponse(req, res), request)
+    try {
+      route.handler(new FallbackResponse(req, res), request)
+    } catch (error) {
+      // The front's handlers answer their own faults (src/front/safe.ts); this is the adapter's last guard.
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify(errorBody('internal_error')))
+      else res.destroy(error as Error)
+    }
   }
   const app = {
     get: on('get'),

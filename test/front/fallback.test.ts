@@ -70,3 +70,19 @@ t.test('a request body arrives as ArrayBuffer pieces, the last one empty and fla
   const answer = await fetch(`${url}/echo`, { method: 'POST', body: Buffer.alloc(300_000, 1) })
   t.equal(await answer.text(), '300000')
 })
+
+t.test('a target new URL() cannot parse is routed like any other, and the server lives on', async (t) => {
+  const url = await serve(t, (app) =>
+    app.any('/*', (res, req) => {
+      res.onAborted(() => undefined)
+      res.cork(() => res.writeStatus('200 OK').end(`${req.getUrl()} ${req.getQuery() ?? ''} ${req.getQuery('a') ?? '-'}`))
+    }),
+  )
+  const { port } = new URL(url)
+  const { exchange } = await import('../helpers/raw-http.js')
+  for (const target of ['//', '//x:y?a=1', '/%zz?a=%']) {
+    const answer = await exchange(Number(port), `GET ${target} HTTP/1.1\r\nHost: x\r\n\r\n`)
+    t.same(answer.kind === 'answer' && answer.status, 200, target)
+  }
+  t.equal(await (await fetch(`${url}/p?a=b%20c`)).text(), '/p a=b%20c b c')
+})
