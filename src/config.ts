@@ -138,10 +138,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     writerTasks: int(env, 'WRITER_TASKS', 4, 1, 64),
     writeBatchItems: int(env, 'WRITE_BATCH_ITEMS', 64, 1, 4096),
     writeBatchBytes: int(env, 'WRITE_BATCH_BYTES', 4 * MB, 64 * KB, 256 * MB),
-    // 2,048 requests: 32 full batches, about half a second of writing at the ~3.8k acks/s each of two fronts sustains
-    // (bench/RESULTS.md, /ingest 7,574 req/s); a tracker told to come back later loses nothing, one kept waiting longer
-    // holds a connection and its body in memory. 64 MiB: 64 chunks at the 1 MB cap.
-    ingestQueueItems: int(env, 'INGEST_QUEUE_ITEMS', 2048, 1, 1_000_000),
+    // 512 requests: 8 full batches, about 130 ms of writing at the ~3.8k acks/s each of two fronts sustains
+    // (bench/RESULTS.md); a tracker told to come back later loses nothing, one kept waiting longer holds a connection
+    // and its body in memory (2,000 connections queued seconds deep under 2,048: bench/SOAK.md). 64 MiB: 64 chunks at the 1 MB cap.
+    ingestQueueItems: int(env, 'INGEST_QUEUE_ITEMS', 512, 1, 1_000_000),
     ingestQueueBytes: int(env, 'INGEST_QUEUE_BYTES', 64 * MB, 1 * MB, 16 * GB),
     maxHeaderBytes: int(env, 'MAX_HEADER_BYTES', 16 * KB, 8 * KB, 1 * MB),
     mapSizeBytes: int(env, 'LMDB_MAP_SIZE', 64 * GB, 16 * MB, Number.MAX_SAFE_INTEGER),
