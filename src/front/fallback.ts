@@ -17,7 +17,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { errorBody } from '../errors.js'
-import type { UwsModule } from './uws.js'
+import type * as Uws from 'uWebSockets.js'
 
 type Handler = (res: FallbackResponse, req: FallbackRequest) => void
 
@@ -219,7 +219,7 @@ function createApp(options: FallbackOptions) {
 }
 
 /** The fallback, shaped as the parts of the uWebSockets.js module the front calls. */
-export function fallbackUws(options: FallbackOptions): UwsModule {
+export function fallbackUws(options: FallbackOptions): typeof Uws {
   const module = {
     App: () => createApp(options),
     us_socket_local_port: (server: Server) => {
@@ -229,5 +229,5 @@ export function fallbackUws(options: FallbackOptions): UwsModule {
     us_listen_socket_close: (server: Server) => void server.close(),
   }
   // Only the members above are called (src/front); the cast states that contract.
-  return module as unknown as UwsModule
+  return module as unknown as typeof Uws
 }
