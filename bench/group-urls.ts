@@ -1,13 +1,13 @@
 /**
- * Micro-benchmark of URL grouping (src/pages/group.ts), which runs on the
+ * Micro-benchmark of URL grouping (src/grouping/group.ts), which runs on the
  * ingest path for every chunk and every signal: URLs per second with 20 path
  * rules, beside the same URLs with no rules, and rule compilation (cached per
  * project, so paid only when the rules change).
  *
  * Usage: node dist/bench/group-urls.js [--json]
  */
-import { groupUrl, RulesCache } from '../src/pages/group.js'
-import { compileRules } from '../src/pages/rules.js'
+import { groupUrl, RulesCache } from '../src/grouping/group.js'
+import { compileRules } from '../src/grouping/rules.js'
 
 /** Twenty rules of a realistic multi-tenant app: literal prefixes first, the tenant catch-all last. */
 const RULES = [

@@ -1,13 +1,13 @@
 /**
- * Micro-benchmark of the pure functions on the ingest hot path (src/ingest/),
+ * Micro-benchmark of the pure functions on the ingest hot path (src/contract/),
  * beside the end-to-end run: how many calls per second one core does, so a
  * change to one of them shows up here before it shows up in requests/s.
  *
  * Usage: node dist/bench/micro.js [--json]
  */
-import { bodyMatchesEncoding, parseChunkMeta } from '../src/ingest/chunk.js'
-import { parseSignals } from '../src/ingest/signals.js'
-import { groupUrl } from '../src/pages/group.js'
+import { bodyMatchesEncoding, parseChunkMeta } from '../src/contract/chunk-checks.js'
+import { parseSignals } from '../src/contract/signals-checks.js'
+import { groupUrl } from '../src/grouping/group.js'
 import { chunkBody, chunkMeta, signalsBody } from './payloads.js'
 
 export interface MicroFigure {
@@ -35,7 +35,7 @@ function measure(name: string, fn: () => unknown, ms = 1500): MicroFigure {
 }
 
 /**
- * The page of every entry of a signals batch, as workers/ingest-writer.ts
+ * The page of every entry of a signals batch, as workers/writer.ts
  * assigns them: before, each entry's URL was grouped again; now each distinct
  * URL once per batch (the entries of a batch share a few URLs).
  */

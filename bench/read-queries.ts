@@ -28,7 +28,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Pool } from 'undici'
-import { groupUrl } from '../src/pages/group.js'
+import { groupUrl } from '../src/grouping/group.js'
 import { openLmdbStore } from '../src/store/lmdb/index.js'
 import type { Click, IngestItem, PageRecord, SignalsRecord, Store, View } from '../src/store/store.js'
 import { freePort } from '../test/helpers/cluster.js'
@@ -59,7 +59,7 @@ const WARMUP = QUICK ? 5 : 30
 const INGEST_S = QUICK ? 4 : 10
 const INGEST_ROUNDS = QUICK ? 1 : 4
 const CONNECTIONS = 64
-/** The deriver's fold size in the clusters this bench starts: the service's default unless FOLD_BATCHES is set. */
+/** The fold thread's fold size in the clusters this bench starts: the service's default unless FOLD_BATCHES is set. */
 const FOLD_BATCHES = process.env.FOLD_BATCHES ?? '2000'
 
 const began = performance.now()
@@ -164,7 +164,7 @@ async function load(store: Store, projectId: string): Promise<Loaded> {
   }
   if (pending.length > 0) await store.appendBatch(pending)
   const appended = performance.now()
-  // Then folded into the aggregates as the deriver folds them, a fold at a time.
+  // Then folded into the aggregates as the fold thread folds them, a fold at a time.
   progress('  folding them into the aggregates…')
   while ((await store.foldSignals()) > 0);
   return { seconds: (performance.now() - started) / 1000, foldSeconds: (performance.now() - appended) / 1000, batches, clicks }
@@ -308,12 +308,12 @@ interface IngestFigure {
   aggregate: boolean
   /** Batches acknowledged per second under the load. */
   perSec: number
-  /** Batches still to fold into the aggregates when the load stopped, and how long the deriver then took to fold them, ms. */
+  /** Batches still to fold into the aggregates when the load stopped, and how long the fold thread then took to fold them, ms. */
   backlog: number
   drainMs: number
   /** Acknowledged batches over the load's time plus the drain: the rate at which the aggregates kept up. */
   sustainedPerSec: number
-  /** Server CPU (every process of the cluster, the deriver's drain included) per acknowledged batch, ms: steadier than throughput on a shared machine. */
+  /** Server CPU (every process of the cluster, the fold thread's drain included) per acknowledged batch, ms: steadier than throughput on a shared machine. */
   cpuMsPerBatch: number
   errors: number
 }
@@ -350,7 +350,7 @@ async function ingestRun(aggregate: boolean, bodies: Buffer[]): Promise<IngestFi
     const loadMs = performance.now() - started
     const perSec = ok / (loadMs / 1000)
     await pool.close()
-    // What the deriver had still to fold when the load stopped, and how long it took to catch up with no load.
+    // What the fold thread had still to fold when the load stopped, and how long it took to catch up with no load.
     const store = storeAt(dataDir)
     const backlog = store.unfoldedCount()
     const drainStarted = performance.now()
@@ -502,7 +502,7 @@ function writeResults(
     '## Data set',
     '',
     `${SESSIONS.toLocaleString('en')} sessions over ${DAYS} days, ${loaded.batches.toLocaleString('en')} signal batches holding ${loaded.clicks.toLocaleString('en')} clicks (3% rage, 4% dead, 1% error), one view per batch, a JS error in one batch in ten (${MESSAGES} messages); ${PAGES} pages with popularity ~ 1/rank; clicks clustered on ${ELEMENTS_PER_PAGE} elements per page; viewports desktop, tablet and mobile.`,
-    `Loaded through the store as the ingest writers write (appendBatch, ${ITEMS_PER_TXN} items per transaction), then folded into the aggregates as the deriver folds them: ${loaded.seconds.toFixed(1)} s in all, of which ${loaded.foldSeconds.toFixed(1)} s folding; ${Math.round(loaded.batches / loaded.seconds).toLocaleString('en')} batches/s (${Math.round(loaded.clicks / loaded.seconds).toLocaleString('en')} clicks/s).`,
+    `Loaded through the store as the ingest writers write (appendBatch, ${ITEMS_PER_TXN} items per transaction), then folded into the aggregates as the fold thread folds them: ${loaded.seconds.toFixed(1)} s in all, of which ${loaded.foldSeconds.toFixed(1)} s folding; ${Math.round(loaded.batches / loaded.seconds).toLocaleString('en')} batches/s (${Math.round(loaded.clicks / loaded.seconds).toLocaleString('en')} clicks/s).`,
     '',
     '## Query latency through the HTTP API',
     '',
@@ -514,7 +514,7 @@ function writeResults(
     '',
     '## Ingest throughput with and without the aggregation',
     '',
-    `POST /signals through the cluster (default WORKERS, one front per core), ${CONNECTIONS} connections, ${INGEST_S} s measured after 2 s of warm-up, a fresh data directory per run; 64 different batches of about 5 KB (2 views, 24 clicks, 1 error each) in turn. Runs alternate off, on, off, on. With aggregation on, ingest stores each batch and logs it, and the control worker's deriver thread (nice +10) folds the logged batches into the aggregates behind it, ${FOLD_BATCHES} per transaction (FOLD_BATCHES); when the load stops, this bench waits for the deriver to fold what was left and counts that time too.`,
+    `POST /signals through the cluster (default WORKERS, one front per core), ${CONNECTIONS} connections, ${INGEST_S} s measured after 2 s of warm-up, a fresh data directory per run; 64 different batches of about 5 KB (2 views, 24 clicks, 1 error each) in turn. Runs alternate off, on, off, on. With aggregation on, ingest stores each batch and logs it, and the control worker's fold thread (nice +10) folds the logged batches into the aggregates behind it, ${FOLD_BATCHES} per transaction (FOLD_BATCHES); when the load stops, this bench waits for the fold thread to fold what was left and counts that time too.`,
     '',
     '| run | aggregation | acknowledged batches/s | left to fold at the end | drained in | sustained batches/s (load + drain) | server CPU per batch |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
@@ -523,7 +523,7 @@ function writeResults(
         `| ${i + 1} | ${r.aggregate ? 'on' : 'off'} | ${Math.round(r.perSec).toLocaleString('en')}${r.errors ? ` (${r.errors} errors)` : ''} | ${r.aggregate ? r.backlog.toLocaleString('en') : '–'} | ${r.aggregate ? `${(r.drainMs / 1000).toFixed(1)} s` : '–'} | ${Math.round(r.sustainedPerSec).toLocaleString('en')} | ${r.cpuMsPerBatch.toFixed(3)} ms |`,
     ),
     '',
-    `Mean acknowledged: off ${Math.round(off).toLocaleString('en')}, on ${Math.round(on).toLocaleString('en')} batches/s: **${(drop * 100).toFixed(1)}% ${on <= off ? 'drop' : 'gain (noise)'}** (target: no more than 10%${drop <= 0.1 ? ', met' : ', **not met**'}). Counting the time the deriver took to catch up after the load, on sustains ${Math.round(sustained).toLocaleString('en')} batches/s: **${(sustainedDrop * 100).toFixed(1)}% below off**${sustainedDrop <= 0.1 ? ' (within 10% too)' : ' (the aggregation\'s real price when a load saturates both cores for long)'}. Server CPU (every process of the cluster, from /proc, the drain included) per acknowledged batch, the steadier figure on a shared machine: off ${cpuOff.toFixed(3)} ms, on ${cpuOn.toFixed(3)} ms (×${(cpuOn / cpuOff).toFixed(2)}).`,
+    `Mean acknowledged: off ${Math.round(off).toLocaleString('en')}, on ${Math.round(on).toLocaleString('en')} batches/s: **${(drop * 100).toFixed(1)}% ${on <= off ? 'drop' : 'gain (noise)'}** (target: no more than 10%${drop <= 0.1 ? ', met' : ', **not met**'}). Counting the time the fold thread took to catch up after the load, on sustains ${Math.round(sustained).toLocaleString('en')} batches/s: **${(sustainedDrop * 100).toFixed(1)}% below off**${sustainedDrop <= 0.1 ? ' (within 10% too)' : ' (the aggregation\'s real price when a load saturates both cores for long)'}. Server CPU (every process of the cluster, from /proc, the drain included) per acknowledged batch, the steadier figure on a shared machine: off ${cpuOff.toFixed(3)} ms, on ${cpuOn.toFixed(3)} ms (×${(cpuOn / cpuOff).toFixed(2)}).`,
     '',
     'Why it costs what it costs: without aggregates a signals batch costs the writer two LMDB writes (the batch, the project counters); with them, one more (an entry in the fold log). The fold then adds, per batch, one write per friction event (project and page scope), one per JS error occurrence (two scopes), a read per view, a read-modify-write of the session counters, an index entry per element a session clicked; and per fold one read-modify-write per touched bucket (heat, elements by hour and by day, page stats by hour and by day, error counts). Before commit 392dd83 those were done inside the ingest transaction, which holds only the few batches that arrived meanwhile, so the busy buckets were rewritten a few times per batch (this bench then measured a 66.7% drop at 0.65 ms of server CPU per batch); a fold rewrites each bucket once per fold. Since commit 3cca741 the aggregates have an LMDB environment of their own, so folds no longer hold the write lock ingest commits take, and folds can be large (FOLD_BATCHES 2,000) without delaying an acknowledgement.',
     '',

@@ -369,7 +369,7 @@ export function renderResults(r: Results): string {
         threadsSentence(r),
       `- **/signals computes.** The server spent ${int(signalsUs)} µs of CPU per 5 KB batch, against ${int(bareSignalsUs)} µs for the bare handler to read the same body: ` +
         'the body handed to the writer thread as bytes, JSON parsing and AJV validation of each entry there, page grouping, msgpack encoding and the LMDB transaction, ' +
-        `and, behind the acknowledgement, the deriver's fold of the batch into the signal aggregates (its share is measured below). At that cost the ${r.machine.nproc} cores, shared with the load generator, cannot serve more than about ` +
+        `and, behind the acknowledgement, the fold thread's fold of the batch into the signal aggregates (its share is measured below). At that cost the ${r.machine.nproc} cores, shared with the load generator, cannot serve more than about ` +
         `${int((cores - r.cluster.signals.clientCpuPct) / 100 / (signalsUs / 1e6))} batches/s, while the target asks for ${int(TARGETS.signalsVsFront * r.front.signals.okPerSec)}.`,
       `- **Latency tails.** p99 includes waiting for a whole batch's commit, garbage collection pauses, and whatever else this machine ran (the "others CPU %" column): the same code's p99 moves by a factor of several between a quiet and a busy machine.`,
     ].join('\n'),
@@ -418,7 +418,7 @@ export function renderResults(r: Results): string {
         (
           [
             [`round ${i + 1}: aggregates off (AGGREGATE_SIGNALS=0)`, off, ''],
-            [`round ${i + 1}: aggregates folded in by the deriver (default)`, on, `${pct(on.okPerSec / off.okPerSec)}`],
+            [`round ${i + 1}: aggregates folded in by the fold thread (default)`, on, `${pct(on.okPerSec / off.okPerSec)}`],
           ] as const
         ).map(([name, f, ratio]) => [name, int(f.okPerSec), ms(f.p50), ms(f.p99), int(f.serverCpuPct), int(cpuPerRequestUs(f)), int(f.otherCpuPct), ratio]),
       ),
@@ -430,9 +430,9 @@ export function renderResults(r: Results): string {
       `(${int(onMean)} against ${int(offMean)} req/s, the means of ${aggregateRounds.length} alternating rounds, each run in a fresh cluster; ` +
       `server CPU per batch ${int(mean(aggregateRounds.map((round) => cpuPerRequestUs(round.on))))} against ${int(mean(aggregateRounds.map((round) => cpuPerRequestUs(round.off))))} µs). ` +
       'AGGREGATE_SIGNALS=0 exists only to measure this: the read API then misses what was ingested meanwhile. ' +
-      "Ingest stores each batch and logs it; the control worker's deriver thread (nice +10) folds logged batches into the aggregates, " +
+      "Ingest stores each batch and logs it; the control worker's fold thread (nice +10) folds logged batches into the aggregates, " +
       "`FOLD_BATCHES` per transaction, behind the acknowledgement, in the aggregates' own LMDB environment. Its folds take a share of the same two cores, " +
-      "which is what this figure prices (issue 6 allows 10%); bench/read-results.md measures it with denser batches, and the deriver's catch-up time.",
+      "which is what this figure prices (issue 6 allows 10%); bench/read-results.md measures it with denser batches, and the fold thread's catch-up time.",
   )
   out.push('')
   if (r.fallback) out.push(...fallbackSection(r.fallback), '')

@@ -5,7 +5,7 @@
  * usage errors exit 2.
  */
 import { parseArgs } from 'node:util'
-import { createApiKey, ensureOrgAndUser, mintSetupToken, mintSignInLink, SETUP_TOKEN_TTL_MS } from './accounts.js'
+import { createApiKey, ensureOrgAndUser, mintSetupToken, mintSignInLink, SETUP_TOKEN_TTL_MS } from './accounts/credentials.js'
 import { loadConfig } from './config.js'
 import { ApiError } from './errors.js'
 import { openStore } from './store/open.js'

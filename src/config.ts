@@ -63,14 +63,14 @@ export interface Config {
   backfillPauseMs: number
   /**
    * Keep the heatmap, leaderboard, friction and page aggregates: ingest logs
-   * each stored batch and the control worker's deriver thread folds it in
+   * each stored batch and the control worker's fold thread folds it in
    * (AGGREGATE_SIGNALS=1, the default). 0 exists only so that the benchmark
    * can measure their cost in one run: the read API then misses whatever was
    * ingested meanwhile, until a backfill rebuilds the aggregates.
    */
   aggregateSignals: boolean
   /**
-   * How long the deriver lets logged signals batches gather between folds
+   * How long the fold thread lets logged signals batches gather between folds
    * when less than a full fold is left, ms (FOLD_INTERVAL_MS). Longer folds
    * fewer, larger slices: each busy bucket is rewritten once per fold, so
    * the aggregates cost less per batch, and lag that much more (reads fold

@@ -1,7 +1,7 @@
 /**
  * Builds the browser tracker into dist/public/tracker.js (which the front
  * serves from memory) and the loader stub into dist/public/stub.js (which
- * src/snippet.ts embeds in the snippet), both minified IIFEs, then prints
+ * src/install/snippet.ts embeds in the snippet), both minified IIFEs, then prints
  * their raw, gzip and brotli sizes (tracker/report-sizes.ts).
  */
 import { readFileSync } from 'node:fs'

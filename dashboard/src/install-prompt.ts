@@ -1,5 +1,5 @@
-/** The dashboard's side of the install prompt (the text itself is src/install-prompt.ts, shared with the CLI). */
-export { installPrompt, type PromptInput } from '../../src/install-prompt.js'
+/** The dashboard's side of the install prompt (the text itself is src/install/prompt.ts, shared with the CLI). */
+export { installPrompt, type PromptInput } from '../../src/install/prompt.js'
 
 /** The direct URL is where the tracker is served from (contract, section 1: `{direct_url}/tracker.js`). */
 export function directUrlOf(trackerUrl: string | undefined): string {

@@ -7,8 +7,8 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from 'prom-client'
-import type { MetricsAnswer, MetricsCollect, MetricsReport, MetricsRequest } from '../messages.js'
-import { snapshot } from '../metrics.js'
+import type { MetricsAnswer, MetricsCollect, MetricsReport, MetricsRequest } from './messages.js'
+import { snapshot } from '../metrics/registry.js'
 
 const CHILD_TIMEOUT_MS = 2_000
 

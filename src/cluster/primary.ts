@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import type { Config } from '../config.js'
 import { log } from '../log.js'
-import type { ChildMessage, ReadyMessage } from '../messages.js'
-import { metrics } from '../metrics.js'
+import type { ChildMessage, ReadyMessage } from './messages.js'
+import { metrics } from '../metrics/registry.js'
 import { createMetricsHub } from './metrics-hub.js'
 
 // Paths are relative to the built bundle in dist/.

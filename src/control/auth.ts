@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { ApiError } from '../errors.js'
-import { parseSecret, secretMatches, type SecretKind } from '../secrets.js'
+import { parseSecret, secretMatches, type SecretKind } from '../accounts/secrets.js'
 import type { Store } from '../store/store.js'
 import { csrfMatches, currentSession, readCookie, SESSION_COOKIE } from './dashboard-session.js'
 import type { Credential } from './router.js'

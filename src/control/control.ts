@@ -1,7 +1,7 @@
 /** Assembles the control worker: its operations, their authentication and the router. */
 import type { Config } from '../config.js'
-import { BackfillRunner } from '../pages/backfill.js'
-import { buildOpenApi } from '../openapi.js'
+import { BackfillRunner } from '../grouping/backfill.js'
+import { buildOpenApi } from '../contract/openapi.js'
 import type { Store } from '../store/store.js'
 import { createAuthenticator } from './auth.js'
 import { accountOperations } from './operations/accounts.js'

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { timingSafeEqual } from 'node:crypto'
-import { mintSecret, parseSecret, randomHex, secretMatches } from '../secrets.js'
+import { mintSecret, parseSecret, randomHex, secretMatches } from '../accounts/secrets.js'
 import type { DashboardSessionRecord, Store, UserRecord } from '../store/store.js'
 
 export const SESSION_COOKIE = 'svc_session'

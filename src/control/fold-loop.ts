@@ -1,5 +1,5 @@
 /**
- * The deriver's loop (workers/deriver.ts runs it in its thread): fold, and
+ * The fold thread's loop (workers/fold.ts runs it in its thread): fold, and
  * wait only when less than a full fold is left.
  *
  * Why it asks the store what is left rather than trusting the fold's count: a
@@ -36,7 +36,7 @@ export async function runFoldLoop(store: Pick<Store, 'foldSignals' | 'unfoldedCo
       again = foldAgain(store, await store.foldSignals(options.batches), options.batches)
     } catch (error) {
       // The store's fold sets aside a batch that fails alone, so this is the environment itself: retry.
-      log.error('deriver fold failed; retrying in 1 s', { error: String(error) })
+      log.error('fold failed; retrying in 1 s', { error: String(error) })
       await sleep(RETRY_MS, undefined, { signal }).catch(() => {})
       continue
     }

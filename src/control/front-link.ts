@@ -5,7 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import { CLIENT_HOST_HEADER, CLIENT_IP_HEADER, CONTROL_SECRET_HEADER } from '../messages.js'
+import { CLIENT_HOST_HEADER, CLIENT_IP_HEADER, CONTROL_SECRET_HEADER } from '../cluster/messages.js'
 
 export function fromFront(req: IncomingMessage, secret: string): boolean {
   const sent = req.headers[CONTROL_SECRET_HEADER]

@@ -6,14 +6,14 @@ import { errorBody, STATUS_LINES, statusOf } from '../errors.js'
 import { loadConfig } from '../config.js'
 import { setDocumentationUrl } from '../errors.js'
 import { log } from '../log.js'
-import type { ChildMessage } from '../messages.js'
-import { answerScrapes, metrics, onScrape } from '../metrics.js'
+import type { ChildMessage } from '../cluster/messages.js'
+import { answerScrapes, metrics, onScrape } from '../metrics/registry.js'
 import { openStore } from '../store/open.js'
-import { BackfillRunner } from '../pages/backfill.js'
-import { scheduleRetention } from '../retention.js'
+import { BackfillRunner } from '../grouping/backfill.js'
+import { scheduleRetention } from '../recordings/retention.js'
 import { createControl } from './control.js'
 import { loadDashboardFiles } from './dashboard-files.js'
-import { startDeriver } from './deriver.js'
+import { startFoldThread } from './fold-thread.js'
 import { fromFront } from './front-link.js'
 import { routeOf, writeError } from './router.js'
 
@@ -27,11 +27,11 @@ const control = createControl({ store, config, backfill, site: { pagesDir: new U
 backfill.resumeAll()
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)
 // The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/derive.ts).
-const deriver = config.aggregateSignals ? startDeriver(config) : undefined
+const foldThread = config.aggregateSignals ? startFoldThread(config) : undefined
 const dashboard = loadDashboardFiles(new URL('./public/app/', import.meta.url))
 // The head limit above the front's (MAX_HEADER_BYTES): what a front accepted and forwards is never refused here as too large.
 onScrape(() => {
-  metrics.deriverLag.set(store.unfoldedCount())
+  metrics.foldLag.set(store.unfoldedCount())
   metrics.backfillsRunning.set(backfill.runningCount)
 })
 answerScrapes()
@@ -86,7 +86,7 @@ function stop(): void {
   backfill.stop()
   stopRetention()
   server.close(() => {
-    void Promise.all([deriver?.stop(), store.close()]).then(() => process.exit(0))
+    void Promise.all([foldThread?.stop(), store.close()]).then(() => process.exit(0))
   })
   server.closeIdleConnections()
   setTimeout(() => process.exit(0), 5_000).unref()

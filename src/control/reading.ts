@@ -1,6 +1,6 @@
 /** What the read operations share: time ranges, opaque cursors, and turning a `page` parameter into page keys. */
 import { ApiError } from '../errors.js'
-import { groupUrl, RulesCache } from '../pages/group.js'
+import { groupUrl, RulesCache } from '../grouping/group.js'
 import type { ProjectRecord, Store } from '../store/store.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -42,14 +42,14 @@ export function decodeCursor<T extends Record<string, 'string' | 'number'>>(curs
 
 /**
  * Batches a read folds into the aggregates before it answers, at most (about
- * 0.1 ms each: 25 ms at worst). The deriver thread keeps the backlog below
+ * 0.1 ms each: 25 ms at worst). The fold thread keeps the backlog below
  * this unless ingest saturates the machine; then reads show the aggregates a
  * little behind rather than wait for all of it.
  */
 const READ_FOLD_LIMIT = 250
 
 /** Folds what is pending first, so that a client reads the signals it has had acknowledged. */
-export async function foldPending(store: Store): Promise<void> {
+export async function foldBeforeRead(store: Store): Promise<void> {
   await store.foldSignals(READ_FOLD_LIMIT)
 }
 

@@ -1,11 +1,11 @@
 /**
  * The front process's routes. It owns ingest and the public artifacts (both
- * registered from src/api/front-operations.ts, the list the OpenAPI document
+ * registered from src/front/operations.ts, the list the OpenAPI document
  * is built from), answers every preflight, and forwards everything else to
  * the control worker.
  */
-import { INGEST_OPERATIONS, PUBLIC_ARTIFACTS } from '../api/front-operations.js'
-import { apiAddresses, artifactAddresses } from '../routes.js'
+import { INGEST_OPERATIONS, PUBLIC_ARTIFACTS } from './operations.js'
+import { apiAddresses, artifactAddresses } from '../contract/routes.js'
 import type { Artifacts } from './artifacts.js'
 import { handleChunk, handleSignals, ingestFault, type IngestDeps } from './ingest.js'
 import type { Proxy } from './proxy.js'

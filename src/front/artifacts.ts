@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { SERVICE_NAME } from '../config.js'
-import { documentPlaceholders, fillPlaceholders, stampCli } from '../documents.js'
+import { documentPlaceholders, fillPlaceholders, stampCli } from '../install/documents.js'
 
 export interface Artifact {
   body: Buffer

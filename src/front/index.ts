@@ -6,9 +6,9 @@ import { Piscina } from 'piscina'
 import { loadConfig } from '../config.js'
 import { setDocumentationUrl } from '../errors.js'
 import { log } from '../log.js'
-import type { ChildMessage, WriterInit } from '../messages.js'
+import type { ChildMessage, WriterInit } from '../cluster/messages.js'
 import { openStore } from '../store/open.js'
-import { answerScrapes, metrics, onScrape } from '../metrics.js'
+import { answerScrapes, metrics, onScrape } from '../metrics/registry.js'
 import { createFrontApp } from './app.js'
 import { loadArtifacts } from './artifacts.js'
 import { newCounters } from './ingest.js'
@@ -32,7 +32,7 @@ if (!engine.native) {
 const store = openStore(config)
 const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: config.aggregateSignals }
 const pool = new Piscina({
-  filename: new URL('./ingest-writer.js', import.meta.url).href,
+  filename: new URL('./writer.js', import.meta.url).href,
   minThreads: config.writerThreads,
   maxThreads: config.writerThreads,
   idleTimeout: Number.POSITIVE_INFINITY,

@@ -6,7 +6,7 @@
  */
 import { timingSafeEqual } from 'node:crypto'
 import { prometheusContentType } from 'prom-client'
-import type { MetricsAnswer, MetricsRequest } from '../messages.js'
+import type { MetricsAnswer, MetricsRequest } from '../cluster/messages.js'
 import { guard, send, sendError } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 

@@ -4,8 +4,8 @@
  * and, when it is answered, observes and increments.
  */
 import { performance } from 'node:perf_hooks'
-import type { CounterSeries, HistogramSeries } from '../local-metrics.js'
-import { metrics } from '../metrics.js'
+import type { CounterSeries, HistogramSeries } from '../metrics/local.js'
+import { metrics } from '../metrics/registry.js'
 import type { HttpResponse } from './uws.js'
 
 export interface RouteMeter {

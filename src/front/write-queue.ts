@@ -14,8 +14,8 @@
  */
 import type { Piscina } from 'piscina'
 import { log } from '../log.js'
-import { metrics } from '../metrics.js'
-import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../messages.js'
+import { metrics } from '../metrics/registry.js'
+import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../cluster/messages.js'
 
 /** `full`: refused by the bound, nothing kept. */
 export type QueueOutcome = WriteOutcome | 'full'

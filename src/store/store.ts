@@ -32,7 +32,7 @@ export interface UserRecord {
   createdAt: number
   /** scrypt hash of the dashboard password (src/control/passwords.ts); absent for users who only hold API keys. */
   passwordHash?: string
-  /** `owner`: created the organisation; only an owner removes members. Older records have none (src/accounts.ts `ownerOf`). */
+  /** `owner`: created the organisation; only an owner removes members. Older records have none (src/accounts/credentials.ts `ownerOf`). */
   role?: 'owner' | 'member'
   /** The user whose invite link this user joined by. */
   invitedBy?: string
@@ -148,7 +148,7 @@ export interface ChunkInfo {
 export interface SessionPage {
   pageIndex: number
   url: string
-  /** Page key (src/pages/group.ts), decided when the page view landed. */
+  /** Page key (src/grouping/group.ts), decided when the page view landed. */
   page: string
 }
 
@@ -234,7 +234,7 @@ export interface SignalsRecord {
   errors: ErrorEntry[]
 }
 
-/** A re-keying of a project's pages under its current rules (see src/pages/backfill.ts). */
+/** A re-keying of a project's pages under its current rules (see src/grouping/backfill.ts). */
 export interface BackfillState {
   projectId: string
   state: 'running' | 'done'
@@ -377,11 +377,11 @@ export interface Store {
   /**
    * Folds up to `limit` of the oldest stored batches not yet in the
    * aggregates into them, in one transaction; answers how many (0: none was
-   * pending). The deriver calls it in a loop; readers call it first, so that
+   * pending). The fold thread calls it in a loop; readers call it first, so that
    * what a client sent is in what it reads.
    */
   foldSignals(limit?: number): Promise<number>
-  /** How many stored batches are still to fold (the deriver's lag). */
+  /** How many stored batches are still to fold (the fold thread's lag). */
   unfoldedCount(): number
 
   // ---- reading back: sessions and the aggregates (src/store/insights.ts) ----

@@ -5,8 +5,8 @@
  * Node 18 when one is installed) against a real cluster. No mocks.
  */
 import t from 'tap'
-import { groupUrl } from '../../src/pages/group.js'
-import { compileRules } from '../../src/pages/rules.js'
+import { groupUrl } from '../../src/grouping/group.js'
+import { compileRules } from '../../src/grouping/rules.js'
 import { call } from '../helpers/api.js'
 import { CLI_NODE, cliSetup } from '../helpers/cli.js'
 import { clusterFor } from '../helpers/cluster.js'

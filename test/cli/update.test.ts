@@ -9,7 +9,7 @@ import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSyn
 import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
 import t from 'tap'
-import { stampCli } from '../../src/documents.js'
+import { stampCli } from '../../src/install/documents.js'
 import { runCli, tempHome } from '../helpers/cli.js'
 import { DIST } from '../helpers/cluster.js'
 

@@ -1,5 +1,5 @@
 /**
- * The deriver's loop (src/control/fold-loop.ts) against a real store: it
+ * The fold thread's loop (src/control/fold-loop.ts) against a real store: it
  * waits only when less than a full fold is left, even when a read's fold took
  * part of what its own fold had read, and a stop cuts its wait short.
  */

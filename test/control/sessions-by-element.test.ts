@@ -6,7 +6,7 @@
  */
 import { rmSync } from 'node:fs'
 import t from 'tap'
-import { groupUrl } from '../../src/pages/group.js'
+import { groupUrl } from '../../src/grouping/group.js'
 import type { IngestItem } from '../../src/store/store.js'
 import { call } from '../helpers/api.js'
 import { clusterFor, tempDataDir } from '../helpers/cluster.js'

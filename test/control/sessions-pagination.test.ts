@@ -4,7 +4,7 @@
  * session that existed when paging began is seen exactly once, in order.
  */
 import t from 'tap'
-import { groupUrl } from '../../src/pages/group.js'
+import { groupUrl } from '../../src/grouping/group.js'
 import type { IngestItem } from '../../src/store/store.js'
 import { call } from '../helpers/api.js'
 import { clusterFor } from '../helpers/cluster.js'

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
-import { purgeExpired } from '../../src/retention.js'
+import { purgeExpired } from '../../src/recordings/retention.js'
 import { call } from '../helpers/api.js'
 import { clusterFor } from '../helpers/cluster.js'
 import { seedProject, storeAt } from '../helpers/seed.js'

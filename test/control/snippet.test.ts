@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { snippetFor } from '../../src/snippet.js'
+import { snippetFor } from '../../src/install/snippet.js'
 import { call } from '../helpers/api.js'
 import { clusterFor, DIST } from '../helpers/cluster.js'
 import { seedProject } from '../helpers/seed.js'

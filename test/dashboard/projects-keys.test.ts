@@ -8,8 +8,8 @@
  */
 import t from 'tap'
 import type { Page } from 'playwright-core'
-import { groupUrl } from '../../src/pages/group.js'
-import { compileRules } from '../../src/pages/rules.js'
+import { groupUrl } from '../../src/grouping/group.js'
+import { compileRules } from '../../src/grouping/rules.js'
 import { call } from '../helpers/api.js'
 import { launchBrowser } from '../helpers/browser.js'
 import { clusterFor } from '../helpers/cluster.js'

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core'
-import { snippetFor } from '../../src/snippet.js'
+import { snippetFor } from '../../src/install/snippet.js'
 import type { SignalsRecord, Store } from '../../src/store/store.js'
 import { ROOT } from './cluster.js'
 
@@ -44,7 +44,7 @@ export const NONCE = 'svcTestNonce123'
 
 /**
  * Serves the fixture pages. In a page, {{SNIPPET}} becomes the install snippet
- * from src/snippet.ts (the one the server prints), {{KEY}} the public key,
+ * from src/install/snippet.ts (the one the server prints), {{KEY}} the public key,
  * {{CLUSTER}} the service address and {{NONCE}} the CSP nonce. `csp-*.html`
  * pages are served with a strict CSP. Any path under /spa/ serves spa.html.
  */

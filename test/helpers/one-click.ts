@@ -1,5 +1,5 @@
 /** Signal batches of one click each on one page, and how many clicks the aggregates count: the fold tests' fixture. */
-import { groupUrl } from '../../src/pages/group.js'
+import { groupUrl } from '../../src/grouping/group.js'
 import type { ClickHeatmap } from '../../src/store/insights.js'
 import type { LmdbStore } from '../../src/store/lmdb/index.js'
 import type { IngestItem } from '../../src/store/store.js'

@@ -2,8 +2,8 @@
  * Creates organisations, keys and projects directly through the store module,
  * from the test process, beside a running cluster (LMDB is multi-process).
  */
-import { createApiKey, ensureOrgAndUser } from '../../src/accounts.js'
-import { newId, newPublicKey } from '../../src/secrets.js'
+import { createApiKey, ensureOrgAndUser } from '../../src/accounts/credentials.js'
+import { newId, newPublicKey } from '../../src/accounts/secrets.js'
 import { openStore } from '../../src/store/open.js'
 import type { ProjectRecord, Store } from '../../src/store/store.js'
 

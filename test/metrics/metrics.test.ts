@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { metricsAccess, isLoopback } from '../../src/front/metrics-route.js'
-import { newPublicKey } from '../../src/secrets.js'
+import { newPublicKey } from '../../src/accounts/secrets.js'
 import { call } from '../helpers/api.js'
 import { get, head, jsonChunk, meta, openSocket, postChunk, postSignals } from '../helpers/http.js'
 import { childrenOf } from '../helpers/front-kill.js'
@@ -102,7 +102,7 @@ t.test('counts known traffic exactly, summed over two fronts and the control wor
   t.equal(m.value('svc_write_queue_items'), 0, 'queues drained')
 
   const lag = m.value('svc_deriver_unfolded_batches')
-  t.ok(lag !== undefined && lag >= 0 && lag <= 2, `deriver lag ${lag}`)
+  t.ok(lag !== undefined && lag >= 0 && lag <= 2, `fold lag ${lag}`)
   t.equal(m.value('svc_process_restarts_total', { child: 'front-1' }), 0)
   t.equal(m.value('svc_process_restarts_total', { child: 'control' }), 0)
   t.equal(m.samples('svc_http_engine_info').length, 1, 'one engine')

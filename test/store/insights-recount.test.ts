@@ -3,7 +3,7 @@
  * random batches (views sent again, clicks of every kind and device, errors,
  * client clocks off, several batches per transaction) go through appendBatch
  * and are folded into the aggregates at random moments in random slices, as
- * the deriver would; sometimes a backfill re-keys the pages under new rules
+ * the fold thread would; sometimes a backfill re-keys the pages under new rules
  * while more batches arrive, and folds happen, between its steps. Then every read (heatmaps, scroll maps, the
  * leaderboard, the friction feed paged through, the page list, the
  * per-session counts) is compared with a recount, written out plainly below,
@@ -12,8 +12,8 @@
 import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import t from 'tap'
-import { groupUrl } from '../../src/pages/group.js'
-import { compileRules } from '../../src/pages/rules.js'
+import { groupUrl } from '../../src/grouping/group.js'
+import { compileRules } from '../../src/grouping/rules.js'
 import {
   clampTime,
   deviceOf,
@@ -93,7 +93,7 @@ const scenarioArb = fc.record({
   during: fc.array(batchArb, { maxLength: 6 }),
   ranges: fc.array(rangeArb, { minLength: 1, maxLength: 3 }),
   /**
-   * After each write, in turn: whether the deriver folds then, and how many
+   * After each write, in turn: whether the fold thread folds then, and how many
    * batches it takes; the rest wait, across backfill steps too. What the
    * aggregates say must not depend on when or in what slices batches fold.
    */

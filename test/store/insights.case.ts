@@ -5,14 +5,14 @@
  * gives each test a fresh, empty store, like store.case.ts.
  */
 import type { Test } from 'tap'
-import { groupUrl } from '../../src/pages/group.js'
+import { groupUrl } from '../../src/grouping/group.js'
 import { HEAT_X_BINS, HOUR_MS } from '../../src/store/insights.js'
 import type { ChunkMeta, Click, ErrorEntry, IngestItem, NewProject, SignalsRecord, Store, View } from '../../src/store/store.js'
 import { foldAll } from '../helpers/fold.js'
 
 export type InsightsStoreFactory = (t: Test) => Promise<Store>
 
-/** Stores items as the ingest writer does and folds them into the aggregates as the deriver then does. */
+/** Stores items as the ingest writer does and folds them into the aggregates as the fold thread then does. */
 async function ingest(store: Store, items: IngestItem[]): Promise<void> {
   await store.appendBatch(items)
   await foldAll(store)
@@ -289,12 +289,12 @@ export function insightsSuite(t: Test, open: InsightsStoreFactory): void {
     const during = signals(p.id, H0 + 10, { sk: 'late', clicks: [click({ url: tenant(9), kind: 'dead', selector: '#save' })] })
     for (const c of (during as { batch: SignalsRecord }).batch.clicks) c.page = 'app.test/{tenant}/settings'
     await ingest(store, [during])
-    // And a batch the deriver folds only after the backfill has walked past it and gone live: counted once too.
+    // And a batch the fold thread folds only after the backfill has walked past it and gone live: counted once too.
     const unfolded = signals(p.id, H0 + 11, { sk: 'later', clicks: [click({ url: tenant(8), kind: 'dead', selector: '#save' })] })
     for (const c of (unfolded as { batch: SignalsRecord }).batch.clicks) c.page = 'app.test/{tenant}/settings'
     await store.appendBatch([unfolded])
     while (state.state === 'running') state = await store.backfillStep(p.id, 2, rekey, H0)
-    t.equal(store.unfoldedCount(), 1, 'the late batch still waits for the deriver')
+    t.equal(store.unfoldedCount(), 1, 'the late batch still waits for the fold thread')
     await foldAll(store)
     t.equal(store.unfoldedCount(), 0)
     t.same(store.listSignalPages(p.id), ['app.test/{tenant}/settings'], 'only the new page is left')

@@ -1,5 +1,5 @@
 /**
- * The loader stub: the few hundred bytes a site pastes (src/snippet.ts wraps
+ * The loader stub: the few hundred bytes a site pastes (src/install/snippet.ts wraps
  * it in a script tag). It defines `svc(command, ...args)`, which queues each
  * call's `arguments` on `svc.q` until the tracker loads, and injects
  * tracker.js only after the visitor's first pointerdown, keydown, touchstart,

@@ -1,5 +1,5 @@
 /** projects list, projects create, snippet, setup-token. */
-import { installPrompt } from '../../../src/install-prompt.js'
+import { installPrompt } from '../../../src/install/prompt.js'
 import type { Context } from '../context.js'
 import { CliError } from '../errors.js'
 import { checkRules } from './rules.js'

@@ -1,10 +1,10 @@
 /**
  * rules set, rules test. Both use the server's own rule compiler and URL
- * grouping (src/pages/, bundled into this file), so a pattern refused here is
+ * grouping (src/grouping/, bundled into this file), so a pattern refused here is
  * one the server would drop, and a page shown here is the page it records.
  */
-import { groupUrl } from '../../../src/pages/group.js'
-import { compileRule, compileRules } from '../../../src/pages/rules.js'
+import { groupUrl } from '../../../src/grouping/group.js'
+import { compileRule, compileRules } from '../../../src/grouping/rules.js'
 import type { Context } from '../context.js'
 import { CliError } from '../errors.js'
 import { findProject, type Project } from './projects.js'

@@ -5,8 +5,8 @@
  * loaded on demand with this screen only).
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import { groupUrl } from '../../../src/pages/group.js'
-import { compileRules } from '../../../src/pages/rules.js'
+import { groupUrl } from '../../../src/grouping/group.js'
+import { compileRules } from '../../../src/grouping/rules.js'
 import { api } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatDate, plural } from '../format.js'

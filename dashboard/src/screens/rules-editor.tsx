@@ -1,12 +1,12 @@
 /**
  * Path rules with a live preview: the patterns are compiled and sample URLs
  * grouped in the browser by the very code the server groups with
- * (src/pages/rules.ts, src/pages/group.ts, bundled here), so the preview is
+ * (src/grouping/rules.ts, src/grouping/group.ts, bundled here), so the preview is
  * what ingest will do.
  */
 import { useMemo, useState } from 'preact/hooks'
-import { groupUrl } from '../../../src/pages/group.js'
-import { compileRules } from '../../../src/pages/rules.js'
+import { groupUrl } from '../../../src/grouping/group.js'
+import { compileRules } from '../../../src/grouping/rules.js'
 
 export function splitLines(text: string): string[] {
   return text

@@ -9,11 +9,11 @@
  * (login-throttle.ts). The operations that set a cookie without a credential
  * refuse cross-site forms (same-origin.ts).
  */
-import { ownerOf } from '../../accounts.js'
+import { ownerOf } from '../../accounts/credentials.js'
 import { ApiError } from '../../errors.js'
 import { acceptInviteBody, authStateAnswer, inviteAnswer, inviteListAnswer, inviteRevokeBody, loginBody, setupBody, signedInAnswer } from '../../schemas/accounts.js'
 import { okAnswer } from '../../schemas/control.js'
-import { mintSecret, newId, parseSecret, secretMatches } from '../../secrets.js'
+import { mintSecret, newId, parseSecret, secretMatches } from '../../accounts/secrets.js'
 import type { InviteRecord, Store, UserRecord } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { currentSession, csrfMatches, sessionCookie, SESSION_TTL_MS, startSession } from '../dashboard-session.js'
@@ -42,7 +42,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
   const { store, throttle } = deps
   const ownOrigins = [deps.publicUrl, deps.directUrl]
 
-  /** A sign-in link (src/accounts.ts mintSignInLink): its own user's email, once, sets that user's password. */
+  /** A sign-in link (src/accounts/credentials.ts mintSignInLink): its own user's email, once, sets that user's password. */
   async function claim(ctx: RequestContext, invite: InviteRecord, email: string, password: string) {
     const user = store.getUser(invite.forUserId!)
     if (!user || user.email !== email.toLowerCase()) {

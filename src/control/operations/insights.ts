@@ -2,7 +2,7 @@
  * Heatmaps, the element leaderboard, the friction feed and the page list
  * (issue 6; documented extensions of section 4.3). Each reads aggregates kept
  * by page and hour (src/store/lmdb/derive.ts), folded in behind ingest by the
- * deriver and, for what is still pending, by the read itself first; a 30-day
+ * fold thread and, for what is still pending, by the read itself first; a 30-day
  * query reads at most 720 buckets per page. Hour resolution shows in the answers: `since` and `until`
  * come back rounded out to whole hours (the friction feed, a list of events,
  * keeps exact times).
@@ -20,7 +20,7 @@ import {
 } from '../../schemas/read.js'
 import type { PageRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
-import { decodeCursor, encodeCursor, foldPending, rangeOf, resolvePages, type Range } from '../reading.js'
+import { decodeCursor, encodeCursor, foldBeforeRead, rangeOf, resolvePages, type Range } from '../reading.js'
 import type { Operation } from '../router.js'
 import { ownedProject } from './projects.js'
 
@@ -46,7 +46,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       async handle({ auth, body }) {
         const b = body as Body
         const project = ownedProject(store, auth, b.projectId)
-        await foldPending(store)
+        await foldBeforeRead(store)
         const range = rangeOf(b, now())
         const pages = resolvePages(store, project, b.page)
         const result = store.heatmap(project.id, { ...range, pages, kind: b.kind as HeatKind, device: b.device as Device | undefined })
@@ -67,7 +67,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       async handle({ auth, body }) {
         const b = body as Body
         const project = ownedProject(store, auth, b.projectId)
-        await foldPending(store)
+        await foldBeforeRead(store)
         const range = rangeOf(b, now())
         const pages = b.page === undefined ? undefined : resolvePages(store, project, b.page)
         const elements = store.topElements(project.id, { ...range, pages, limit: b.limit ?? 20 })
@@ -86,7 +86,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       async handle({ auth, body }) {
         const b = body as Body
         const project = ownedProject(store, auth, b.projectId)
-        await foldPending(store)
+        await foldBeforeRead(store)
         const cursor = b.cursor ? decodeCursor(b.cursor, { t: 'number', i: 'string', u: 'number', s: 'number' }) : undefined
         // Later pages keep the window of the first, whose `until` defaulted to the time it was asked.
         const range = cursor ? { since: cursor.s, until: cursor.u } : rangeOf(b, now())
@@ -118,7 +118,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       async handle({ auth, body }) {
         const b = body as Body
         const project = ownedProject(store, auth, b.projectId)
-        await foldPending(store)
+        await foldBeforeRead(store)
         const range = rangeOf(b, now())
         const pages = store.pageInsights(project.id, range).map(({ page, path, ...rest }) => ({ page: path, key: page, ...rest }))
         return { ...hourRange(range), pages: withQuietPages(pages, store.listPages(project.id), range) }

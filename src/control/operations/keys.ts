@@ -1,8 +1,8 @@
 /** API keys of the organisation (extension): list masked, create (secret shown once), revoke. */
-import { createApiKey } from '../../accounts.js'
+import { createApiKey } from '../../accounts/credentials.js'
 import { ApiError } from '../../errors.js'
 import { keyCreatedAnswer, keyListAnswer, keysCreateBody, keysRevokeBody, okAnswer } from '../../schemas/control.js'
-import { maskSecret } from '../../secrets.js'
+import { maskSecret } from '../../accounts/secrets.js'
 import type { Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import type { Operation } from '../router.js'

@@ -5,7 +5,7 @@
  * sessions end at once, their API keys are revoked rather than handed over
  * (a key someone removed made is not one to trust), their unused invites die.
  */
-import { ownerOf } from '../../accounts.js'
+import { ownerOf } from '../../accounts/credentials.js'
 import { ApiError } from '../../errors.js'
 import { memberListAnswer, memberRemoveAnswer, memberRemoveBody, passwordChangeBody, sessionsEndedAnswer } from '../../schemas/members.js'
 import type { Store, UserRecord } from '../../store/store.js'

@@ -1,6 +1,6 @@
 /** Page lifecycle (extension): re-key a project's pages under its current rules, and watch it happen. */
 import { ApiError } from '../../errors.js'
-import type { BackfillRunner } from '../../pages/backfill.js'
+import type { BackfillRunner } from '../../grouping/backfill.js'
 import { projectIdBody } from '../../schemas/control.js'
 import type { BackfillState, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'

@@ -1,5 +1,5 @@
 /** Projects through an API key (API contract, section 4.3) and the setup-token extensions. */
-import { mintSetupToken, revokeSetupTokens } from '../../accounts.js'
+import { mintSetupToken, revokeSetupTokens } from '../../accounts/credentials.js'
 import { ApiError } from '../../errors.js'
 import {
   countAnswer,
@@ -12,7 +12,7 @@ import {
   setupTokenAnswer,
 } from '../../schemas/control.js'
 import { apiKeyIdentitySchema } from '../../schemas/common.js'
-import { newId, newPublicKey } from '../../secrets.js'
+import { newId, newPublicKey } from '../../accounts/secrets.js'
 import type { ProjectRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import type { Operation } from '../router.js'

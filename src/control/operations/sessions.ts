@@ -22,7 +22,7 @@ import {
 import type { SessionSignals } from '../../store/insights.js'
 import type { ProjectRecord, SessionRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
-import { decodeCursor, encodeCursor, foldPending, resolvePages } from '../reading.js'
+import { decodeCursor, encodeCursor, foldBeforeRead, resolvePages } from '../reading.js'
 import type { Operation } from '../router.js'
 import { ownedProject } from './projects.js'
 
@@ -87,7 +87,7 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       async handle({ auth, body }) {
         const b = body as Body
         const project = ownedProject(store, auth, b.projectId)
-        await foldPending(store)
+        await foldBeforeRead(store)
         if (b.since !== undefined && b.until !== undefined && b.since >= b.until) throw new ApiError('invalid_request', { error: 'since must be before until.' })
         if (b.selector !== undefined && b.page === undefined) {
           throw new ApiError('invalid_request', { error: 'selector needs page: an element is a selector on a page.', hint: 'Send the page of the elements.list row with its selector.' })

@@ -1,6 +1,6 @@
 /** The install agent's two calls, through a setup token (API contract, section 4.4). */
 import { ApiError } from '../../errors.js'
-import { compileRules } from '../../pages/rules.js'
+import { compileRules } from '../../grouping/rules.js'
 import { setupPathRulesAnswer, setupPathRulesBody } from '../../schemas/control.js'
 import { setupProjectSchema } from '../../schemas/common.js'
 import type { ProjectRecord, Store } from '../../store/store.js'

@@ -1,7 +1,7 @@
 /** The install snippet of a project, through an API key (a documented extension of the API contract, section 4.3). */
 import { projectIdBody } from '../../schemas/control.js'
 import { snippetAnswer } from '../../schemas/snippet.js'
-import { snippetFor, trackerUrlFor } from '../../snippet.js'
+import { snippetFor, trackerUrlFor } from '../../install/snippet.js'
 import type { Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import type { Operation } from '../router.js'

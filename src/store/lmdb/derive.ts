@@ -1,7 +1,7 @@
 /**
  * The aggregates derived from signal batches (issue 6), folded in after the
  * acknowledgement. The ingest transaction stores a batch and logs it
- * (fold-log.ts); the deriver (workers/deriver.ts, a thread of the control
+ * (fold-log.ts); the deriver (workers/fold.ts, a thread of the control
  * worker) takes the logged batches, FOLD_BATCHES at a time, and in one
  * transaction adds them to the aggregates and moves its cursors past them. A
  * batch is therefore counted exactly once, whatever crashes, and the

@@ -53,7 +53,7 @@ import type {
 import type { DerivedState } from './derive.js'
 import { causeOf, isFatalStorageFailure, isStorageFailure, surviveFailedCommits } from './failures.js'
 import { advanceCursors, foldPending, pendingCount, readPending } from './fold-log.js'
-import { applyChunk, applySignals, emptyStats } from './ingest.js'
+import { applyChunk, applySignals, emptyStats } from './append.js'
 import { absentPastKeyLimit, MAX_KEY_PART } from './keys.js'
 import { endSessionsInTxn, joinInTxn, removeUserInTxn, usersOf } from './members.js'
 import { privateDir, privateFiles } from './private-files.js'

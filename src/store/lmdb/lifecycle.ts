@@ -9,7 +9,7 @@ import type { BackfillState, PageRecord, PurgeResult, Rekey, SessionRecord, Sign
 import { Deriver, derivedStateOf } from './derive.js'
 import type { Key, Tables } from './index.js'
 import { MAX_KEY_PART } from './keys.js'
-import { emptyStats, pageIndexKey } from './ingest.js'
+import { emptyStats, pageIndexKey } from './append.js'
 
 
 type Range = { start: Key; end: Key }

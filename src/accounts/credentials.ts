@@ -3,9 +3,9 @@
  * and the admin command. Secrets are minted here and returned once; the store
  * only ever sees their digests.
  */
-import { ApiError } from './errors.js'
+import { ApiError } from '../errors.js'
 import { mintSecret, newId } from './secrets.js'
-import type { ApiKeyRecord, InviteRecord, OrgRecord, SetupTokenRecord, Store, UserRecord } from './store/store.js'
+import type { ApiKeyRecord, InviteRecord, OrgRecord, SetupTokenRecord, Store, UserRecord } from '../store/store.js'
 
 export interface OrgAndUser {
   org: OrgRecord

@@ -1,6 +1,6 @@
 /**
  * Real-looking URL path segments and what they must collapse to. The rule for
- * ":hash" (no word structure) in src/pages/segments.ts is measured on this.
+ * ":hash" (no word structure) in src/grouping/segments.ts is measured on this.
  */
 export const GENERATED: string[] = [
   // hex digests, object ids, git shas

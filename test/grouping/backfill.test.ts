@@ -1,5 +1,5 @@
 import t from 'tap'
-import { groupUrl } from '../../src/pages/group.js'
+import { groupUrl } from '../../src/grouping/group.js'
 import type { IngestItem } from '../../src/store/store.js'
 import { call, ingestChunk } from '../helpers/api.js'
 import { clusterFor, startCluster, tempDataDir } from '../helpers/cluster.js'

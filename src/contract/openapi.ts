@@ -3,11 +3,11 @@
  * front's and the control worker's) and the JSON Schemas AJV compiles:
  * nothing in it is written by hand a second time.
  */
-import { INGEST_OPERATIONS, INGEST_REQUESTS, PUBLIC_ARTIFACTS, type FrontOperation } from './api/front-operations.js'
-import type { Operation } from './control/router.js'
-import { ERRORS, type ErrorCode } from './errors.js'
-import { errorBodySchema } from './schemas/common.js'
-import { PUBLIC_KEY_MAX_CHARS } from './ingest/chunk.js'
+import { INGEST_OPERATIONS, INGEST_REQUESTS, PUBLIC_ARTIFACTS, type FrontOperation } from '../front/operations.js'
+import type { Operation } from '../control/router.js'
+import { ERRORS, type ErrorCode } from '../errors.js'
+import { errorBodySchema } from '../schemas/common.js'
+import { PUBLIC_KEY_MAX_CHARS } from './chunk-checks.js'
 
 type Schema = Record<string, unknown>
 

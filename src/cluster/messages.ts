@@ -1,16 +1,16 @@
 /** Messages between the processes and threads of the cluster, in one place. */
-import type { IngestItem, IngestOutcome } from './store/store.js'
-import type { StoreConfig } from './store/open.js'
+import type { IngestItem, IngestOutcome } from '../store/store.js'
+import type { StoreConfig } from '../store/open.js'
 import type { MetricObjectWithValues, MetricValue } from 'prom-client'
 
 /** piscina `workerData` of the ingest writer threads. */
 export type WriterInit = StoreConfig
 
-/** What the deriver thread (workers/deriver.ts) starts with: the store, its niceness, the pause between folds once caught up, the batches per fold. */
-export type DeriverInit = StoreConfig & { nice: number; intervalMs: number; batches: number }
+/** What the fold thread (workers/fold.ts) starts with: the store, its niceness, the pause between folds once caught up, the batches per fold. */
+export type FoldThreadInit = StoreConfig & { nice: number; intervalMs: number; batches: number }
 
-/** Control worker ↔ deriver thread: stop (then `stopped` once its store is closed). */
-export type DeriverMessage = { type: 'stop' } | { type: 'stopped' }
+/** Control worker ↔ fold thread: stop (then `stopped` once its store is closed). */
+export type FoldThreadMessage = { type: 'stop' } | { type: 'stopped' }
 
 /**
  * A signals body as it arrived. The writer thread parses and validates it:

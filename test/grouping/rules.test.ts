@@ -1,6 +1,6 @@
 import t from 'tap'
-import { groupUrl } from '../../src/pages/group.js'
-import { compileRule, compileRules } from '../../src/pages/rules.js'
+import { groupUrl } from '../../src/grouping/group.js'
+import { compileRule, compileRules } from '../../src/grouping/rules.js'
 
 t.test('patterns that do not compile, each with its reason', async (t) => {
   const invalid = ['', 'settings', '/{}', '/{tenant', '/tenant}', '/a{b}', '/{a}/{a}', '/*/x', '/a/**', '/a//b', '/a b', '/{1abc}', '/a/*x', '/' + 'a/'.repeat(40)]

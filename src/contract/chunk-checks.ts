@@ -1,10 +1,10 @@
 /** Pure checks of a recording chunk, run by the front before anything is queued. */
 import type { ChunkMeta } from '../store/store.js'
-import { describeErrors, validators } from '../validation.js'
+import { describeErrors, validators } from './validators.js'
 
 export const PUBLIC_KEY_RE = /^svc_pk_[0-9a-f]+$/
 /**
- * Longest public key accepted: minted keys are 39 characters (src/secrets.ts);
+ * Longest public key accepted: minted keys are 39 characters (src/accounts/secrets.ts);
  * a longer one names no project, and an unbounded one once reached an LMDB
  * key past its 1,978-byte limit and took the front down (issue 14).
  */

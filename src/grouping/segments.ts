@@ -5,7 +5,7 @@
  * prefixed ids with an underscore or mixed case (`cus_9Qx…`) stay as they are.
  *
  * "No word structure" is decided from character statistics, measured on the
- * table in test/pages/segments.test.ts (200+ real-looking segments):
+ * table in test/grouping/segments.test.ts (200+ real-looking segments):
  *  - hex with both digits and letters (digests, ObjectIds) is a hash;
  *  - four or more switches between digits and letters (`k3j5h2l9…`) is a hash:
  *    words with numbers switch once or twice (`johnsmith1987`, `iphone15pro`);

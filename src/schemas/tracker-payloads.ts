@@ -1,6 +1,6 @@
 /**
  * JSON Schemas of the ingest payloads (API contract, sections 2, 4.2 and 8).
- * AJV compiles these once at start-up (src/validation.ts) and the OpenAPI
+ * AJV compiles these once at start-up (src/contract/validators.ts) and the OpenAPI
  * document embeds the same objects: nothing here is written twice.
  */
 

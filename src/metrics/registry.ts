@@ -5,8 +5,8 @@
  * one shape whatever the process. Children answer the primary's scrape here.
  */
 import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client'
-import { LocalCounter, LocalHistogram } from './local-metrics.js'
-import type { MetricsCollect, MetricsReport } from './messages.js'
+import { LocalCounter, LocalHistogram } from './local.js'
+import type { MetricsCollect, MetricsReport } from '../cluster/messages.js'
 
 export const registry = new Registry()
 
@@ -26,7 +26,7 @@ export const metrics = {
   commitSeconds: new LocalHistogram('svc_lmdb_commit_duration_seconds', 'Duration of one ingest write transaction in LMDB (appendBatch, commit included).', [], SECONDS),
   queueItems: new Gauge({ name: 'svc_write_queue_items', help: 'Ingest items held by the fronts\' write queues (waiting or being written).', registers: [registry] }),
   queueBytes: new Gauge({ name: 'svc_write_queue_bytes', help: 'Body bytes held by the fronts\' write queues.', registers: [registry] }),
-  deriverLag: new Gauge({ name: 'svc_deriver_unfolded_batches', help: 'Signal batches stored but not yet folded into the aggregates.', registers: [registry] }),
+  foldLag: new Gauge({ name: 'svc_deriver_unfolded_batches', help: 'Signal batches stored but not yet folded into the aggregates.', registers: [registry] }),
   backfillsRunning: new Gauge({ name: 'svc_backfills_running', help: 'Page backfills running now.', registers: [registry] }),
   backfillSessions: new Counter({ name: 'svc_backfill_sessions_rekeyed_total', help: 'Sessions re-keyed by page backfills.', registers: [registry] }),
   backfillsDone: new Counter({ name: 'svc_backfills_done_total', help: 'Page backfills finished.', registers: [registry] }),
@@ -39,7 +39,7 @@ export const metrics = {
   engine: new Gauge({ name: 'svc_http_engine_info', help: 'The HTTP engine the fronts serve with (1 for the one in use).', labelNames: ['engine'], aggregator: 'max', registers: [registry] }),
 }
 
-/** Work done just before a scrape (gauges read from their source: queue depth, deriver lag). */
+/** Work done just before a scrape (gauges read from their source: queue depth, fold lag). */
 const beforeScrape: Array<() => void> = []
 
 export function onScrape(update: () => void): void {

@@ -1,8 +1,8 @@
 import t from 'tap'
-import { purgeExpired } from '../src/retention.js'
-import type { IngestItem } from '../src/store/store.js'
-import { tempDataDir } from './helpers/cluster.js'
-import { seedProject, storeAt } from './helpers/seed.js'
+import { purgeExpired } from '../../src/recordings/retention.js'
+import type { IngestItem } from '../../src/store/store.js'
+import { tempDataDir } from '../helpers/cluster.js'
+import { seedProject, storeAt } from '../helpers/seed.js'
 
 const DAY = 24 * 60 * 60 * 1000
 

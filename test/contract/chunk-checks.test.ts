@@ -1,7 +1,7 @@
 /** The pure checks of a recording chunk: the X-Svc-Meta header, the public key form, and body against encoding. */
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
-import { bodyMatchesEncoding, parseChunkMeta, PUBLIC_KEY_RE } from '../../src/ingest/chunk.js'
+import { bodyMatchesEncoding, parseChunkMeta, PUBLIC_KEY_RE } from '../../src/contract/chunk-checks.js'
 
 const minimal = { sk: 'sess-1', vid: 'vis-1', seq: 0, encoding: 'json' }
 const full = {

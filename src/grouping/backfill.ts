@@ -9,7 +9,7 @@
  * session is ever removed (re-keying only rewrites page keys).
  */
 import { log } from '../log.js'
-import { metrics } from '../metrics.js'
+import { metrics } from '../metrics/registry.js'
 import type { BackfillState, Store } from '../store/store.js'
 import { groupUrl, RulesCache } from './group.js'
 

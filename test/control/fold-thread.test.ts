@@ -1,6 +1,6 @@
 /**
- * The deriver thread of the control worker folds what ingest logged with no
- * read to prompt it; a read folds what the deriver has not got to yet.
+ * The fold thread of the control worker folds what ingest logged with no
+ * read to prompt it; a read folds what the fold thread has not got to yet.
  */
 import t from 'tap'
 import { call } from '../helpers/api.js'
@@ -17,21 +17,21 @@ const DAY = { since: NOW - 24 * 3600_000, until: NOW + 3600_000 }
 
 const batch = (n: number) => ({ sk: `s${n}`, vid: `v${n}`, clicks: [{ url: URL, ts: NOW - 1000, xRatio: 0.5, yDoc: 100, vw: 1440, selector: '#plan' }] })
 
-t.test('the deriver folds logged batches by itself, soon after they are acknowledged, deleting nothing', async (t) => {
+t.test('the fold thread folds logged batches by itself, soon after they are acknowledged, deleting nothing', async (t) => {
   const cluster = await clusterFor(t, { workers: 1, env: { FOLD_INTERVAL_MS: '50', FOLD_BATCHES: '7' } })
   const { project } = await seedProject(cluster.dataDir)
   const store = storeAt(cluster.dataDir)
   t.teardown(() => store.close())
   for (let n = 0; n < 30; n++) t.equal(await postSignals(cluster.url, project.publicKey, batch(n)), 200)
-  // No read through the API: only the deriver can fold them (in folds of 7, so several).
-  await until('the deriver to fold every batch', () => store.unfoldedCount() === 0)
+  // No read through the API: only the fold thread can fold them (in folds of 7, so several).
+  await until('the fold thread to fold every batch', () => store.unfoldedCount() === 0)
   t.equal((store.heatmap(project.id, { ...DAY, pages: ['shop.test/pricing'], kind: 'click' }) as ClickHeatmap).total, 30, 'every click in the aggregates, once')
   // Its cursors moved in the aggregates environment; the main one, where the fronts write, it leaves alone.
   t.equal((store as LmdbStore).tables.foldLog.getKeysCount(), 30, 'the fold log keeps its entries')
 })
 
-t.test('a read folds what the deriver has not folded yet, so a client reads what it sent', async (t) => {
-  // The deriver folds at start-up, then waits a minute: what arrives meanwhile stays marked.
+t.test('a read folds what the fold thread has not folded yet, so a client reads what it sent', async (t) => {
+  // The fold thread folds at start-up, then waits a minute: what arrives meanwhile stays marked.
   const cluster = await clusterFor(t, { workers: 1, env: { FOLD_INTERVAL_MS: '60000' } })
   const { apiKey, project } = await seedProject(cluster.dataDir)
   const store = storeAt(cluster.dataDir)

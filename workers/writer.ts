@@ -20,10 +20,10 @@
  */
 import { performance } from 'node:perf_hooks'
 import { workerData } from 'node:worker_threads'
-import { parseSignals } from '../src/ingest/signals.js'
+import { parseSignals } from '../src/contract/signals-checks.js'
 import { log } from '../src/log.js'
-import type { WriteItem, WriteOutcome, WriteResult, WriteTask, WriterInit } from '../src/messages.js'
-import { groupUrl, RulesCache } from '../src/pages/group.js'
+import type { WriteItem, WriteOutcome, WriteResult, WriteTask, WriterInit } from '../src/cluster/messages.js'
+import { groupUrl, RulesCache } from '../src/grouping/group.js'
 import { StorageUnavailable, type IngestItem, type PageRecord } from '../src/store/store.js'
 import { openStore } from '../src/store/open.js'
 

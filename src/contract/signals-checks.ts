@@ -5,9 +5,9 @@
  */
 import type { ValidateFunction } from 'ajv'
 import { LIMITS } from '../config.js'
-import { clickSchema, errorEntrySchema, viewSchema } from '../schemas/ingest.js'
+import { clickSchema, errorEntrySchema, viewSchema } from '../schemas/tracker-payloads.js'
 import type { Click, ErrorEntry, SignalsRecord, View } from '../store/store.js'
-import { describeErrors, validators } from '../validation.js'
+import { describeErrors, validators } from './validators.js'
 
 export type SignalsResult = { ok: true; batch: SignalsRecord } | { ok: false; error: string }
 

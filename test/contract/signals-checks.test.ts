@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import { LIMITS } from '../../src/config.js'
-import { clampStartedAt, parseSignals } from '../../src/ingest/signals.js'
+import { clampStartedAt, parseSignals } from '../../src/contract/signals-checks.js'
 
 const NOW = 1_800_000_000_000
 const bytes = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value))

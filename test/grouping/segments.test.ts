@@ -1,5 +1,5 @@
 import t from 'tap'
-import { classifySegment, collapseSegment } from '../../src/pages/segments.js'
+import { classifySegment, collapseSegment } from '../../src/grouping/segments.js'
 import { EXACT, GENERATED, WORDS } from './segment-table.js'
 
 t.test('the calibration table has at least 200 segments in both classes', async (t) => {

@@ -4,7 +4,7 @@
  * document describes them from it, so the two cannot drift apart.
  */
 import type { ErrorCode } from '../errors.js'
-import { chunkMetaSchema, okSchema, signalsBatchSchema } from '../schemas/ingest.js'
+import { chunkMetaSchema, okSchema, signalsBatchSchema } from '../schemas/tracker-payloads.js'
 import { healthSchema, releaseSchema } from '../schemas/common.js'
 
 export interface FrontOperation {

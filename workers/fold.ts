@@ -1,5 +1,5 @@
 /**
- * The deriver: a thread of the control worker that folds stored signal
+ * The fold thread: a thread of the control worker that folds stored signal
  * batches into the aggregates (src/store/lmdb/derive.ts), oldest first,
  * FOLD_BATCHES per transaction (src/control/fold-loop.ts). With a full
  * fold's worth left it goes on at once. Otherwise it lets batches gather for
@@ -24,22 +24,22 @@ import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { runFoldLoop } from '../src/control/fold-loop.js'
 import { log } from '../src/log.js'
-import type { DeriverInit, DeriverMessage } from '../src/messages.js'
+import type { FoldThreadInit, FoldThreadMessage } from '../src/cluster/messages.js'
 import { openStore } from '../src/store/open.js'
 
-const init = workerData as DeriverInit
+const init = workerData as FoldThreadInit
 const store = openStore(init)
 try {
   setPriority(init.nice)
 } catch (error) {
-  log.warn('deriver could not lower its priority', { error: String(error) })
+  log.warn('fold thread could not lower its priority', { error: String(error) })
 }
 
 const stop = new AbortController()
-parentPort?.on('message', (message: DeriverMessage) => {
+parentPort?.on('message', (message: FoldThreadMessage) => {
   if (message.type === 'stop') stop.abort()
 })
 
 await runFoldLoop(store, { batches: init.batches, intervalMs: init.intervalMs }, stop.signal)
 await store.close()
-parentPort?.postMessage({ type: 'stopped' } satisfies DeriverMessage)
+parentPort?.postMessage({ type: 'stopped' } satisfies FoldThreadMessage)

@@ -1,32 +1,32 @@
-/** Starts and keeps alive the deriver thread (workers/deriver.ts) of the control worker. */
+/** Starts and keeps alive the fold thread (workers/fold.ts) of the control worker. */
 import { Worker } from 'node:worker_threads'
 import { log } from '../log.js'
 import type { Config } from '../config.js'
-import type { DeriverInit, DeriverMessage } from '../messages.js'
+import type { FoldThreadInit, FoldThreadMessage } from '../cluster/messages.js'
 
 /** Nice +10: behind the fronts and their writers, still ahead of idle work. */
-const DERIVER_NICE = 10
+const FOLD_THREAD_NICE = 10
 const RESTART_DELAY_MS = 1_000
 
-export interface DeriverHandle {
+export interface FoldThreadHandle {
   /** Stops the thread once its current fold has committed. */
   stop(): Promise<void>
 }
 
-export function startDeriver(config: Pick<Config, 'dataDir' | 'mapSizeBytes' | 'durability' | 'foldIntervalMs' | 'foldBatches'>): DeriverHandle {
+export function startFoldThread(config: Pick<Config, 'dataDir' | 'mapSizeBytes' | 'durability' | 'foldIntervalMs' | 'foldBatches'>): FoldThreadHandle {
   const { dataDir, mapSizeBytes, durability, foldIntervalMs, foldBatches } = config
-  const init: DeriverInit = { dataDir, mapSizeBytes, durability, nice: DERIVER_NICE, intervalMs: foldIntervalMs, batches: foldBatches }
+  const init: FoldThreadInit = { dataDir, mapSizeBytes, durability, nice: FOLD_THREAD_NICE, intervalMs: foldIntervalMs, batches: foldBatches }
   let stopping = false
   let worker: Worker
   let restart: NodeJS.Timeout | undefined
 
   const spawn = () => {
-    worker = new Worker(new URL('./deriver.js', import.meta.url), { workerData: init })
-    worker.on('error', (error) => log.error('deriver thread failed', { error: String(error) }))
+    worker = new Worker(new URL('./fold.js', import.meta.url), { workerData: init })
+    worker.on('error', (error) => log.error('fold thread failed', { error: String(error) }))
     worker.on('exit', (code) => {
       if (stopping) return
       // Nothing is lost meanwhile: the fold log waits in the store, and reads fold what they need.
-      log.error('deriver thread exited; restarting', { code })
+      log.error('fold thread exited; restarting', { code })
       restart = setTimeout(spawn, RESTART_DELAY_MS)
     })
   }
@@ -39,8 +39,8 @@ export function startDeriver(config: Pick<Config, 'dataDir' | 'mapSizeBytes' | '
       await new Promise<void>((resolve) => {
         const done = setTimeout(() => void worker.terminate().then(() => resolve()), 5_000)
         worker.once('exit', () => (clearTimeout(done), resolve()))
-        worker.on('message', (message: DeriverMessage) => message.type === 'stopped' && void worker.terminate())
-        worker.postMessage({ type: 'stop' } satisfies DeriverMessage)
+        worker.on('message', (message: FoldThreadMessage) => message.type === 'stopped' && void worker.terminate())
+        worker.postMessage({ type: 'stop' } satisfies FoldThreadMessage)
       })
     },
   }

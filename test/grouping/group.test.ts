@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { groupUrl, RulesCache } from '../../src/pages/group.js'
-import { URL_MAX_LENGTH } from '../../src/pages/limits.js'
-import { compileRules } from '../../src/pages/rules.js'
+import { groupUrl, RulesCache } from '../../src/grouping/group.js'
+import { URL_MAX_LENGTH } from '../../src/grouping/limits.js'
+import { compileRules } from '../../src/grouping/rules.js'
 
 const page = (url: string, patterns: string[] = []) => groupUrl(url, compileRules(patterns).rules)
 

@@ -4,7 +4,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
-import { chunkMetaSchema, clickSchema, errorEntrySchema, signalsEnvelopeSchema, viewSchema } from './schemas/ingest.js'
+import { chunkMetaSchema, clickSchema, errorEntrySchema, signalsEnvelopeSchema, viewSchema } from '../schemas/tracker-payloads.js'
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv

@@ -4,9 +4,9 @@
  * Session metadata and every signal survive (the signals path outlives the
  * recordings, API contract, section 2); a purged session says so.
  */
-import { log } from './log.js'
-import { metrics } from './metrics.js'
-import type { PurgeResult, Store } from './store/store.js'
+import { log } from '../log.js'
+import { metrics } from '../metrics/registry.js'
+import type { PurgeResult, Store } from '../store/store.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 /** Sessions examined per transaction: keeps each write-lock hold short for ingest. */
