@@ -6,7 +6,7 @@
  * aggregates by these definitions, and the property test recounts raw signals
  * with them.
  */
-import type { SessionRecord } from './store.js'
+import type { SessionRecord } from './records.js'
 
 /** Aggregates are kept per page and per hour, so 30 days read at most 720 buckets per page. */
 export const HOUR_MS = 60 * 60 * 1000

@@ -23,9 +23,9 @@
  * entries go with them, in the same bounded steps as the purge of recordings.
  */
 import { threadId } from 'node:worker_threads'
-import type { SignalsRecord } from '../store.js'
+import type { SignalsRecord } from '../records.js'
 import { Deriver } from './derive.js'
-import type { Key, Tables } from './index.js'
+import type { Key, Tables } from './tables.js'
 import { MAX_KEY_PART } from './keys.js'
 
 

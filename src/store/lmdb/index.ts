@@ -10,7 +10,7 @@
  * the OS reports the data synced to the disk.
  */
 import { join } from 'node:path'
-import { open, type Database, type DatabaseOptions, type RootDatabase } from 'lmdb'
+import { open, type Database, type RootDatabase } from 'lmdb'
 import { log } from '../../log.js'
 import type {
   ApiKeyRecord,
@@ -30,12 +30,11 @@ import type {
   SessionRecord,
   SetupTokenRecord,
   SignalsRecord,
-  Store,
   UserRecord,
   JoinOutcome,
   RemovedMember,
-} from '../store.js'
-import { StorageUnavailable } from '../store.js'
+} from '../records.js'
+import { StorageUnavailable, type Store } from '../store.js'
 import type {
   ClickHeatmap,
   ElementRow,
@@ -50,11 +49,11 @@ import type {
   SessionSignals,
   TimeRange,
 } from '../insights.js'
-import type { DerivedState } from './derive.js'
+import { openTables, SHAPED_TABLES, type Key, type Tables } from './tables.js'
 import { causeOf, isFatalStorageFailure, isStorageFailure, surviveFailedCommits } from './failures.js'
 import { advanceCursors, foldPending, pendingCount, readPending } from './fold-log.js'
 import { applyChunk, applySignals, emptyStats } from './append.js'
-import { absentPastKeyLimit, MAX_KEY_PART } from './keys.js'
+import { MAX_KEY_PART } from './keys.js'
 import { endSessionsInTxn, joinInTxn, removeUserInTxn, usersOf } from './members.js'
 import { privateDir, privateFiles } from './private-files.js'
 import { backfillStepInTxn, beginRebuild, pruneReplaced, purgeInTxn, rebuildSignalsStep, type SignalsStep } from './lifecycle.js'
@@ -67,66 +66,6 @@ export interface LmdbOptions {
   durability: 'commit' | 'flush'
   /** Log stored signal batches for the deriver to fold into the aggregates (derive.ts); off only to measure what they cost. Default on. */
   aggregates?: boolean
-}
-
-/**
- * Where a table keeps the msgpack record shapes its values share. The busy
- * tables hold many objects of a few shapes (session records, chunk records,
- * views, clicks, errors, aggregate buckets): with the shapes stored once in
- * the table instead of in every value, values are smaller and decode with
- * compiled readers. Measured: a signals batch decodes in 4 µs instead of 9,
- * and the store's chunk write path takes ~10% less CPU per chunk. lmdb-js
- * keeps the list consistent across processes: a writer appends a new shape
- * inside its transaction, and a reader that meets a shape it does not know
- * reloads the list. The key sorts before every array or string key of ours,
- * so no range of a project meets it. Values written before this was turned
- * on, with their shapes inline, still read back.
- */
-const STRUCTURES = Symbol.for('structures')
-
-export type Key = string | number | (string | number | Uint8Array)[]
-
-/** The named databases of the environment. Keys are lmdb-js ordered-binary arrays so that ranges scan in order. */
-export interface Tables {
-  orgs: Database<OrgRecord, string>
-  orgsByName: Database<string, string>
-  users: Database<UserRecord, string>
-  usersByEmail: Database<string, string>
-  apiKeys: Database<ApiKeyRecord, string>
-  apiKeysByOrg: Database<true, Key>
-  setupTokens: Database<SetupTokenRecord, string>
-  setupTokensByProject: Database<true, Key>
-  projects: Database<ProjectRecord, string>
-  projectsByKey: Database<string, string>
-  projectsByOrg: Database<true, Key>
-  projectStats: Database<ProjectStats, string>
-  sessions: Database<SessionRecord, Key>
-  chunkInfo: Database<ChunkInfo, Key>
-  /** Recording bytes exactly as received. */
-  chunks: Database<Buffer, Key>
-  signals: Database<SignalsRecord, Key>
-  /** The derived page index: [projectId, pageKey] → page. */
-  pages: Database<PageRecord, Key>
-  /** The index a running backfill builds, swapped in at its end. */
-  pagesNext: Database<PageRecord, Key>
-  backfills: Database<BackfillState, string>
-  /** [createdAt, projectId, sk]: what retention walks, oldest first. */
-  sessionsByTime: Database<true, Key>
-  dashboardSessions: Database<DashboardSessionRecord, string>
-  invites: Database<InviteRecord, string>
-  /** [orgId, inviteId] */
-  invitesByOrg: Database<true, Key>
-  /** [projectId, startedAt, sk]: the session list, newest first by reading it backwards. */
-  sessionsByStart: Database<true, Key>
-  /** [writer, seq] → signals key: every batch stored for the aggregates, per ingest writer in commit order (fold-log.ts). */
-  foldLog: Database<Key, Key>
-  // In the aggregates environment:
-  /** Everything derived from signals, by [projectId, generation, tag, …] (derive.ts). */
-  derived: Database<unknown, Key>
-  /** projectId → which generation of `derived` is live and which a backfill builds. */
-  derivedState: Database<DerivedState, string>
-  /** writer → the seq of the last of its logged batches folded into `derived` (fold-log.ts). */
-  foldCursors: Database<number, string>
 }
 
 export class LmdbStore implements Store {
@@ -143,38 +82,7 @@ export class LmdbStore implements Store {
     private readonly aggregates: RootDatabase,
     private readonly options: LmdbOptions,
   ) {
-    const db = <V, K extends Key = Key>(name: string, options: DatabaseOptions = {}) => absentPastKeyLimit(root.openDB<V, K>(name, options))
-    const aggregate = <V, K extends Key = Key>(name: string, options: DatabaseOptions = {}) => absentPastKeyLimit(aggregates.openDB<V, K>(name, options))
-    this.tables = {
-      orgs: db('orgs'),
-      orgsByName: db('orgs-by-name'),
-      users: db('users'),
-      usersByEmail: db('users-by-email'),
-      apiKeys: db('api-keys'),
-      apiKeysByOrg: db('api-keys-by-org'),
-      setupTokens: db('setup-tokens'),
-      setupTokensByProject: db('setup-tokens-by-project'),
-      projects: db('projects'),
-      projectsByKey: db('projects-by-key'),
-      projectsByOrg: db('projects-by-org'),
-      projectStats: db('project-stats', { sharedStructuresKey: STRUCTURES }),
-      sessions: db('sessions', { sharedStructuresKey: STRUCTURES }),
-      chunkInfo: db('chunk-info', { sharedStructuresKey: STRUCTURES }),
-      chunks: db('chunks', { encoding: 'binary' }),
-      signals: db('signals', { sharedStructuresKey: STRUCTURES }),
-      pages: db('pages'),
-      pagesNext: db('pages-next'),
-      backfills: db('backfills'),
-      sessionsByTime: db('sessions-by-time'),
-      dashboardSessions: db('dashboard-sessions'),
-      invites: db('invites'),
-      invitesByOrg: db('invites-by-org'),
-      sessionsByStart: db('sessions-by-start'),
-      foldLog: db('fold-log'),
-      derived: aggregate('derived', { sharedStructuresKey: STRUCTURES }),
-      derivedState: aggregate('derived-state'),
-      foldCursors: aggregate('fold-cursors'),
-    }
+    this.tables = openTables(root, aggregates)
   }
 
   private async settle(write: Promise<unknown>, root = this.root): Promise<void> {
@@ -198,7 +106,7 @@ export class LmdbStore implements Store {
    * table before its next value, minting and saving such shapes again.
    */
   private forgetUnsavedShapes(): void {
-    for (const table of [this.tables.sessions, this.tables.chunkInfo, this.tables.projectStats, this.tables.signals, this.tables.derived]) {
+    for (const table of SHAPED_TABLES.map((name) => this.tables[name])) {
       const structures = (table as unknown as { encoder?: { structures?: { uninitialized?: boolean } } }).encoder?.structures
       if (structures) structures.uninitialized = true
     }

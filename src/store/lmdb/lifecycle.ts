@@ -5,9 +5,10 @@
  * resumes exactly where the last commit left off, and nothing is ever half
  * re-keyed.
  */
-import type { BackfillState, PageRecord, PurgeResult, Rekey, SessionRecord, SignalsRecord } from '../store.js'
-import { Deriver, derivedStateOf } from './derive.js'
-import type { Key, Tables } from './index.js'
+import type { BackfillState, PageRecord, PurgeResult, Rekey, SessionRecord, SignalsRecord } from '../records.js'
+import { Deriver } from './derive.js'
+import { derivedStateOf } from './derived-keys.js'
+import type { Key, Tables } from './tables.js'
 import { MAX_KEY_PART } from './keys.js'
 import { emptyStats, pageIndexKey } from './append.js'
 

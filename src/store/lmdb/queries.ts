@@ -28,7 +28,7 @@ import {
   type SessionSignals,
   type TimeRange,
 } from '../insights.js'
-import type { SessionRecord } from '../store.js'
+import type { SessionRecord } from '../records.js'
 import {
   ALL_SCOPE,
   ALL_SLOTS,
@@ -50,8 +50,8 @@ import {
   type PageBucket,
   type SessionRecordOfSignals,
   type StoredPageBucket,
-} from './derive.js'
-import type { Key, Tables } from './index.js'
+} from './derived-keys.js'
+import type { Key, Tables } from './tables.js'
 import { MAX_KEY_PART } from './keys.js'
 
 type Entry<V> = { key: Key; value: V }
