@@ -2,7 +2,7 @@
  * What the aggregates behind heatmaps, the element leaderboard, the friction
  * feed and the page list are, independent of any storage: the bins, the
  * device classes, the hour buckets, the clamp on client times, and the shapes
- * of the queries and answers (issue 6). Every store implementation keeps its
+ * of the queries and answers. Every store implementation keeps its
  * aggregates by these definitions, and the property test recounts raw signals
  * with them.
  */
@@ -114,7 +114,7 @@ export interface ScrollHeatmap {
   kind: 'scroll'
   /** Views that reported a scroll depth. */
   views: number
-  /** Share of those views that reached each depth, 0 to 100 (index = percent). */
+  /** Share of those views that reached each depth, 0 to 1 (the index is the depth, 0 to 100 percent). */
   reached: number[]
 }
 

@@ -5,7 +5,7 @@
  */
 import { threadId } from 'node:worker_threads'
 import type { ChunkInfo, IngestItem, IngestOutcome, PageRecord, ProjectStats, SessionRecord } from '../records.js'
-import { shortId } from './derived-keys.js'
+import { shortId } from '../aggregates/ids.js'
 import { logForFold } from './fold-log.js'
 import type { Key, Tables } from './tables.js'
 
@@ -92,7 +92,7 @@ let signalsNonce = 0
 
 /**
  * Stores a batch and, unless aggregation is switched off, logs it for the
- * deriver to fold into the aggregates after the acknowledgement
+ * fold thread to count into the aggregates after the acknowledgement
  * (fold-log.ts): the entry commits with the batch, so none is ever missed.
  */
 export function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean): IngestOutcome {

@@ -1,24 +1,8 @@
 /**
- * The aggregates derived from signal batches (issue 6), folded in after the
- * acknowledgement. The ingest transaction stores a batch and logs it
- * (fold-log.ts); the deriver (workers/fold.ts, a thread of the control
- * worker) takes the logged batches, FOLD_BATCHES at a time, and in one
- * transaction adds them to the aggregates and moves its cursors past them. A
- * batch is therefore counted exactly once, whatever crashes, and the
- * aggregates can never disagree with the raw batches for longer than the
- * deriver's lag.
- *
- * Why after and not inside the ingest transaction: the busy buckets (heat
- * bins, elements, page counts) are read-modify-writes per transaction, and an
- * ingest transaction holds the few batches that arrived meanwhile, so each
- * was rewritten a few times per batch. A fold rewrites each once: measured on
- * the read bench's batches, ~500 µs of writer time per batch inside 8-batch
- * ingest transactions, ~120 µs in 250-batch folds, ~80 µs in 2,000-batch
- * ones. The aggregates live in an LMDB environment of their own
- * (`aggregates/` in DATA_DIR), whose write lock ingest never takes: in the
- * main one, folds held up ingest commits, which cost /signals a third more
- * throughput and pushed its p99 to ~200 ms with large folds. Reads fold what
- * is pending first (bounded), so a client reads its writes.
+ * The layout of the aggregates in LMDB: the keys, stored shapes and codecs of
+ * the `derived` table (aggregates environment). What each entry counts is
+ * defined backend-neutrally in src/store/aggregates/; the fold that writes
+ * them is aggregate-batch.ts, the reads queries.ts.
  *
  * Everything derived lives in one table under [projectId, generation, tag, …].
  * A backfill re-keys pages and rebuilds the aggregates into a new generation
@@ -51,15 +35,11 @@
  * once at its end: a transaction of 64 batches that all hit one busy page
  * rewrites that page's hour bucket once, not 64 times.
  */
-import { createHash } from 'node:crypto'
-import {
-  deviceOf,
-  ELEMENTS_PER_BUCKET,
-  SCROLL_STEPS,
-  type Device,
-  type FrictionKind,
-  type SessionSignals,
-} from '../insights.js'
+import { SCROLL_STEPS, type SessionSignals } from '../insights.js'
+import { countsAsOther } from '../aggregates/elements.js'
+import type { ElementCount } from '../aggregates/clicks.js'
+import type { DeviceSlot } from '../aggregates/slots.js'
+import type { PageBucket } from '../aggregates/views.js'
 import type { DerivedState, Key, Tables } from './tables.js'
 
 /** A part of a derived-table key. */
@@ -67,32 +47,6 @@ export type Part = string | number
 
 export function derivedStateOf(tables: Tables, projectId: string): DerivedState {
   return tables.derivedState.get(projectId) ?? { live: 0, lastGen: 0 }
-}
-
-/** Device slot of a heat bucket or scroll histogram; `u` when the viewport width is unknown. */
-export type DeviceSlot = 'm' | 't' | 'd' | 'u'
-export const DEVICE_SLOT: Record<Device, DeviceSlot> = { mobile: 'm', tablet: 't', desktop: 'd' }
-export const ALL_SLOTS: readonly DeviceSlot[] = ['m', 't', 'd', 'u']
-
-export function slotOf(viewportWidth: number | undefined): DeviceSlot {
-  const device = deviceOf(viewportWidth)
-  return device ? DEVICE_SLOT[device] : 'u'
-}
-
-export interface PageBucket {
-  /** views, sessions, activeMs sum, views with activeMs, scroll depth sum (hundredths of a percent), views with a depth, exits, quick backs, JS errors, clicks */
-  v: number
-  s: number
-  am: number
-  av: number
-  sp: number
-  sv: number
-  ex: number
-  qb: number
-  er: number
-  cl: number
-  /** Scroll-depth histogram per device slot: views whose deepest scroll was each whole percent. */
-  sh: Partial<Record<DeviceSlot, number[]>>
 }
 
 /** A page bucket as stored: each scroll histogram as 101 little-endian int32 (decoding it is a copy, not 101 numbers). */
@@ -104,10 +58,6 @@ export function decodeHistogram(bytes: Uint8Array | undefined): Int32Array {
   return histogram
 }
 
-export function emptyPageBucket(): PageBucket {
-  return { v: 0, s: 0, am: 0, av: 0, sp: 0, sv: 0, ex: 0, qb: 0, er: 0, cl: 0, sh: {} }
-}
-
 /** What an element id stands for. */
 export interface ElementName {
   page: string
@@ -116,79 +66,20 @@ export interface ElementName {
   tag?: string
 }
 
-/** uint32 fields per element record of an `el` bucket: id high (20 bits), id low, clicks, rage, dead, error clicks. */
-export const ELEMENT_FIELDS = 6
-
 /**
- * An element's id: 52 bits of SHA-1 of its page key and selector, exact in a
- * double, so that buckets hold fixed-size binary records instead of strings
- * (cheap to merge at ingest, cheap to add up over 720 hours at read time).
+ * uint32 fields per element record of an `el` bucket: id high (20 bits), id
+ * low, clicks, rage, dead, error clicks. Fixed-size binary records are cheap
+ * to merge at a fold and cheap to add up over 720 hours at read time.
  */
-export function elementIdOf(page: string, selector: string): number {
-  const text = `${page}\n${selector}`
-  let id = elementIds.get(text)
-  if (id === undefined) {
-    const digest = createHash('sha1').update(text).digest()
-    id = (digest.readUInt32BE(0) & 0xfffff) * 0x1_0000_0000 + digest.readUInt32BE(4)
-    if (elementIds.size >= 50_000) elementIds.clear()
-    elementIds.set(text, id)
-  }
-  return id
-}
-
-const elementIds = new Map<string, number>()
+export const ELEMENT_FIELDS = 6
 
 export function decodeRecords(bytes: Uint8Array | undefined): Uint32Array {
   return decodePairs(bytes)
 }
 
-export interface FrictionRecord {
-  kind: Exclude<FrictionKind, 'jsError'>
-  sk: string
-  page: string
-  url: string
-  selector?: string
-  label?: string
-  tag?: string
-  xRatio?: number
-  yDoc?: number
-  n?: number
-}
-
-export interface ErrorOccurrence {
-  sk: string
-  page: string
-  url: string
-}
-
 /** A message of the registry: written once; when it occurred is in `eo` and `eh`. */
 export interface ErrorMessage {
   message: string
-}
-
-export interface ViewState {
-  /** Clamped start: the earliest of the copies. */
-  at: number
-  page: string
-  vw?: number
-  activeMs?: number
-  maxScrollPct?: number
-  exit?: boolean
-  quickBack?: boolean
-}
-
-// ---- short, stable ids for key parts ----
-
-const idCache = new Map<string, string>()
-/** 96 bits of SHA-1, base64url: a page key or message as a key part. Collisions are not a practical concern at this width. */
-export function shortId(text: string): string {
-  let id = idCache.get(text)
-  if (id === undefined) {
-    id = createHash('sha1').update(text).digest('base64url').slice(0, 16)
-    if (idCache.size >= 50_000) idCache.clear()
-    idCache.set(text, id)
-  }
-  return id
 }
 
 export const pageScope = (pageId: string) => `p:${pageId}`
@@ -250,8 +141,7 @@ export function mergeRecords(existing: Uint32Array, delta: ElementDelta, other: 
   const records: number[][] = []
   for (let i = 0; i < existing.length; i += fields) records.push(Array.from(existing.subarray(i, i + fields)))
   for (const [id, add] of delta) {
-    let target = id
-    if (!index.has(id) && index.size >= ELEMENTS_PER_BUCKET) target = other(add.page)
+    const target = countsAsOther(index.has(id), index.size) ? other(add.page) : id
     let at = index.get(target)
     if (at === undefined) {
       at = records.length
@@ -270,12 +160,18 @@ export function mergeRecords(existing: Uint32Array, delta: ElementDelta, other: 
   return Buffer.from(out.buffer)
 }
 
-/** What clicks add to one element in a bucket. */
-export interface ElementCount {
-  page: string
-  clicks: number
-  rage: number
-  dead: number
-  errors: number
-}
+/** Element counts of one bucket, by element id. */
 export type ElementDelta = Map<number, ElementCount>
+
+// ---- reading the live generation ----
+
+export type Entry<V> = { key: Key; value: V }
+
+/** Entries of the derived table in [start, end). */
+export function range<V>(tables: Tables, start: Key, end: Key, reverse = false, limit?: number): Iterable<Entry<V>> {
+  return tables.derived.getRange({ start, end, reverse, limit }) as Iterable<Entry<V>>
+}
+
+export function liveGen(tables: Tables, projectId: string): number {
+  return derivedStateOf(tables, projectId).live
+}

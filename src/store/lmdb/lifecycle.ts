@@ -6,12 +6,12 @@
  * re-keyed.
  */
 import type { BackfillState, PageRecord, PurgeResult, Rekey, SessionRecord, SignalsRecord } from '../records.js'
-import { Deriver } from './derive.js'
+import { AggregateBatch } from './aggregate-batch.js'
 import { derivedStateOf } from './derived-keys.js'
-import type { Key, Tables } from './tables.js'
-import { MAX_KEY_PART } from './keys.js'
 import { emptyStats, pageIndexKey } from './append.js'
-
+import { MAX_KEY_PART } from './keys.js'
+import type { RegistryCache } from './registry-cache.js'
+import type { Key, Tables } from './tables.js'
 
 type Range = { start: Key; end: Key }
 
@@ -50,7 +50,7 @@ function rekeySignals(batch: SignalsRecord, rekey: Rekey, next: (page: PageRecor
 }
 
 /**
- * A backfill step spans the two environments: the aggregates one (derive.ts)
+ * A backfill step spans the two environments: the aggregates one (aggregate-batch.ts)
  * and the main one (raw batches, pages, the backfill's own state). Each step
  * writes the aggregates first, idempotently, and then the main side with the
  * backfill's cursor, so that a process killed between the two redoes the
@@ -66,23 +66,23 @@ export interface SignalsStep {
 /**
  * Signals phase, aggregates side (inside an aggregates write transaction):
  * reads the next batches after the cursor (the main environment as it is
- * now: the deriver's folds wait on this transaction, so none can fold a
+ * now: the folds wait on this transaction, so none can fold a
  * batch this read missed and think it walked), re-keys them, counts them in
  * the generation being built, and records how far the walk has gone; at the
  * end, the rebuilt generation goes live.
  */
-export function rebuildSignalsStep(tables: Tables, state: BackfillState, limit: number, rekey: Rekey): SignalsStep {
+export function rebuildSignalsStep(tables: Tables, registry: RegistryCache, state: BackfillState, limit: number, rekey: Rekey): SignalsStep {
   const { projectId } = state
   const derived = derivedStateOf(tables, projectId)
-  const deriver = new Deriver(tables)
+  const batch = new AggregateBatch(tables, registry)
   const step: SignalsStep = { rekeyed: [], pages: [], done: false }
   for (const { key, value } of after<SignalsRecord>(tables.signals, rangeAfter(projectId, state.cursor), state.cursor, limit)) {
     const receivedAt = (key as [string, number])[1]
     const rekeyed = rekeySignals(value, (url) => ({ ...rekey(url), firstSeenAt: receivedAt }), (page) => step.pages.push(page))
     step.rekeyed.push({ key, value: rekeyed })
-    if (derived.building !== undefined) deriver.addRebuilt(projectId, derived.building, key, rekeyed)
+    if (derived.building !== undefined) batch.addRebuilt(projectId, derived.building, key, rekeyed)
   }
-  deriver.flush()
+  batch.flush()
   step.done = step.rekeyed.length < limit
   if (derived.building === undefined) return step // a step redone after its generation went live
   if (step.done) switchToRebuilt(tables, projectId)

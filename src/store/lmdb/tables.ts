@@ -82,7 +82,7 @@ export interface Tables {
  * tables hold many objects of a few shapes (session records, chunk records,
  * views, clicks, errors, aggregate buckets): with the shapes stored once in
  * the table instead of in every value, values are smaller and decode with
- * compiled readers (bench/RESULTS.md). lmdb-js keeps the list consistent
+ * compiled readers (bench/store-settings.md). lmdb-js keeps the list consistent
  * across processes: a writer appends a new shape inside its transaction, and
  * a reader that meets a shape it does not know reloads the list. The key
  * sorts before every array or string key of ours, so no range of a project

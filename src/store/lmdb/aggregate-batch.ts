@@ -1,80 +1,40 @@
 /**
  * The accumulator of one write transaction: what the stored signal batches it
- * takes add to the aggregates (derived-keys.ts), kept in memory and written once
- * at its end.
+ * takes add to the aggregates (derived-keys.ts), by the rules of
+ * src/store/aggregates/, kept in memory and written once at its end.
+ *
+ * Buckets that many entries touch (heat bins, elements, page and session
+ * counts) are accumulated over the whole transaction and written once at its
+ * end: a transaction of 64 batches that all hit one busy page rewrites that
+ * page's hour bucket once, not 64 times.
  */
 import { compareKeys } from 'lmdb'
 import type { Click, SignalsRecord, View } from '../records.js'
-import { clampTime, emptySessionSignals, heatBin, hourOf, OTHER_ELEMENTS, scrollStep, SCROLL_STEPS, type SessionSignals } from '../insights.js'
+import { clampTime, emptySessionSignals, heatBin, hourOf, type SessionSignals } from '../insights.js'
+import { clickKindOf, countClick, countElementClick, frictionOfClick, heatLayersOf, type ClickLayer, type ErrorOccurrence, type FrictionRecord } from '../aggregates/clicks.js'
+import { OTHER_SELECTOR } from '../aggregates/elements.js'
+import { clickItemId, elementIdOf, errorItemId, quickBackItemId, shortId } from '../aggregates/ids.js'
+import { slotOf, type DeviceSlot } from '../aggregates/slots.js'
+import { contributeView, emptyPageBucket, mergeView, movesFirstView, sameView, viewHour, type PageBucket, type ViewState } from '../aggregates/views.js'
 import {
   ALL_SCOPE,
-  ALL_SLOTS,
   batchIdOf,
-  decodeHistogram,
-  decodePairs,
-  decodeRecords,
   derivedStateOf,
-  elementIdOf,
-  emptyPageBucket,
-  mergePairs,
-  mergeRecords,
   pageScope,
-  shortId,
-  slotOf,
-  type DeviceSlot,
   type ElementDelta,
   type ElementName,
   type ErrorMessage,
-  type ErrorOccurrence,
-  type FrictionRecord,
-  type PageBucket,
   type Part,
-  type SessionRecordOfSignals,
-  type StoredPageBucket,
-  type ViewState,
 } from './derived-keys.js'
+import { pending, writeElements, writeHeat, writePageBuckets, writeSessions, type HeatDelta, type Pending } from './bucket-writes.js'
+import type { RegistryCache } from './registry-cache.js'
 import type { DerivedState, Key, Tables } from './tables.js'
-
-
-/**
- * Pages and messages known to be in their generation's registries, per
- * thread: registry entries are never removed but with their whole generation
- * (whose number is in the id), so a hit is never stale.
- */
-const registeredKeys = new Set<string>()
-
-/**
- * Element names as this thread last read them (committed). A label another
- * thread wrote meanwhile is overwritten only when this one sees a different
- * label: either way the registry holds a label recently seen.
- */
-const elementNames = new Map<string, ElementName>()
 
 // ---- the accumulator of one transaction ----
 
-interface Pending<V> {
-  key: Key
-  value: V
-}
-
-/** The accumulator entry of a bucket. Ids join the key parts with NUL: the one free-text part (a session key) is followed only by parts without NUL, so ids cannot collide. */
-function pending<V>(map: Map<string, Pending<V>>, key: Part[], init: () => V): V {
-  const id = key.join('\u0000')
-  let entry = map.get(id)
-  if (!entry) {
-    entry = { key, value: init() }
-    map.set(id, entry)
-  }
-  return entry.value
-}
-
-type HeatDelta = Partial<Record<DeviceSlot, Map<number, number>>>
-
 interface ClickBuckets {
   pageId: string
-  heat: HeatDelta
-  rage: HeatDelta
-  dead: HeatDelta
+  heat: Record<ClickLayer, HeatDelta>
   bucket: PageBucket
   elements: ElementDelta
   allElements: ElementDelta
@@ -84,16 +44,12 @@ interface ClickBuckets {
   clickedBy: Map<number, Set<string>>
 }
 
-function addTo<T extends Record<string, any>>(target: T, delta: Partial<T>): void {
-  for (const field in delta) (target as any)[field] += (delta as any)[field]
-}
-
 /**
  * Collects what the batches of one write transaction add to the aggregates
  * and writes it with `flush()` before the transaction commits. Not shared
- * between transactions.
+ * between transactions; `registry` is the store's (registry-cache.ts).
  */
-export class Deriver {
+export class AggregateBatch {
   private heat = new Map<string, Pending<HeatDelta>>()
   private elements = new Map<string, Pending<ElementDelta>>()
   private pageBuckets = new Map<string, Pending<PageBucket>>()
@@ -112,14 +68,17 @@ export class Deriver {
 
   private states = new Map<string, DerivedState>()
 
-  constructor(private readonly tables: Tables) {}
+  constructor(
+    private readonly tables: Tables,
+    private readonly registry: RegistryCache,
+  ) {}
 
   /**
-   * The deriver: adds a stored batch to the live generation and to the one a
+   * The fold: adds a stored batch to the live generation and to the one a
    * running backfill builds.
    *
    * The backfill walks the stored batches in key order, re-keys each and
-   * counts it in the generation it builds, folded or not. So the deriver
+   * counts it in the generation it builds, folded or not. So the fold
    * leaves a batch the walk has yet to reach to the walk (it would count it
    * under its old pages), and counts in that generation only a batch the walk
    * passed before it was stored. A batch counted in a generation being built
@@ -145,7 +104,7 @@ export class Deriver {
     }
   }
 
-  /** Backfill: adds a stored (re-keyed) batch to the generation being built, unless the deriver already did. */
+  /** Backfill: adds a stored (re-keyed) batch to the generation being built, unless the fold already did. */
   addRebuilt(projectId: string, gen: number, signalsKey: Key, batch: SignalsRecord): void {
     const batchId = batchIdOf(signalsKey)
     const mark = [projectId, gen, 'ag', batchId]
@@ -170,7 +129,7 @@ export class Deriver {
       const ts = clampTime(error.ts, receivedAt)
       const hour = hourOf(ts)
       const msgId = shortId(error.message)
-      const id = `${batchId}.e${i}`
+      const id = errorItemId(batchId, i)
       session.errors += 1
       pending(this.pageBuckets, [...base, 'pb', pageId, hour], emptyPageBucket).er += 1
       for (const scope of [ALL_SCOPE, pageScope(pageId)]) {
@@ -201,9 +160,11 @@ export class Deriver {
       const pageId = this.notePage(base, page)
       refs = {
         pageId,
-        heat: pending<HeatDelta>(this.heat, [...base, 'ht', pageId, 'a', hour], () => ({})),
-        rage: pending<HeatDelta>(this.heat, [...base, 'ht', pageId, 'r', hour], () => ({})),
-        dead: pending<HeatDelta>(this.heat, [...base, 'ht', pageId, 'd', hour], () => ({})),
+        heat: {
+          click: pending<HeatDelta>(this.heat, [...base, 'ht', pageId, 'a', hour], () => ({})),
+          rage: pending<HeatDelta>(this.heat, [...base, 'ht', pageId, 'r', hour], () => ({})),
+          dead: pending<HeatDelta>(this.heat, [...base, 'ht', pageId, 'd', hour], () => ({})),
+        },
         bucket: pending(this.pageBuckets, [...base, 'pb', pageId, hour], emptyPageBucket),
         elements: pending<ElementDelta>(this.elements, [...base, 'el', pageScope(pageId), hour], () => new Map()),
         allElements: pending<ElementDelta>(this.elements, [...base, 'el', ALL_SCOPE, hour], () => new Map()),
@@ -223,15 +184,10 @@ export class Deriver {
     const { pageId } = refs
     const slot = slotOf(click.vw)
     const bin = heatBin(click.xRatio, click.yDoc)
-    const kind = click.kind ?? 'click'
-    addHeat(refs.heat, slot, bin)
-    if (kind === 'rage') addHeat(refs.rage, slot, bin)
-    else if (kind === 'dead') addHeat(refs.dead, slot, bin)
+    const kind = clickKindOf(click)
+    for (const layer of heatLayersOf(kind)) addHeat(refs.heat[layer], slot, bin)
     refs.bucket.cl += 1
-    session.clicks += 1
-    if (kind === 'rage') session.rage += 1
-    else if (kind === 'dead') session.dead += 1
-    else if (kind === 'error') session.errorClicks += 1
+    countClick(session, kind)
 
     if (click.selector) {
       // The clicks of a transaction keep hitting the same few elements: a repeat with nothing new costs a lookup.
@@ -240,8 +196,8 @@ export class Deriver {
         noted = { id: this.noteElement(base, page, click.selector, click.label, click.tag), label: click.label ?? noted?.label, tag: click.tag ?? noted?.tag }
         refs.noted.set(click.selector, noted)
       }
-      addElement(refs.elements, noted.id, page, kind)
-      addElement(refs.allElements, noted.id, page, kind)
+      countElementClick(elementCount(refs.elements, noted.id, page), kind)
+      countElementClick(elementCount(refs.allElements, noted.id, page), kind)
       let sessions = refs.clickedBy.get(noted.id)
       if (!sessions) refs.clickedBy.set(noted.id, (sessions = new Set()))
       if (!sessions.has(sk)) {
@@ -249,13 +205,8 @@ export class Deriver {
         this.noteClickedBy(base, noted.id, sk)
       }
     }
-    if (kind === 'click') return
-    const record: FrictionRecord = { kind: kind === 'error' ? 'errorClick' : kind, sk, page, url: click.url, xRatio: click.xRatio, yDoc: click.yDoc }
-    if (click.selector !== undefined) record.selector = click.selector
-    if (click.label !== undefined) record.label = click.label
-    if (click.tag !== undefined) record.tag = click.tag
-    if (click.n !== undefined) record.n = click.n
-    this.putFriction(base, pageId, sk, ts, `${batchId}.c${index}`, record)
+    const friction = frictionOfClick(click, sk, page)
+    if (friction) this.putFriction(base, pageId, ts, clickItemId(batchId, index), friction)
   }
 
   /** Indexes a session under an element it clicked, unless an earlier transaction did (the caller asks once per transaction). */
@@ -272,13 +223,13 @@ export class Deriver {
     return memo
   }
 
-  private putFriction(base: Part[], pageId: string, sk: string, ts: number, id: string, record: FrictionRecord): void {
+  private putFriction(base: Part[], pageId: string, ts: number, id: string, record: FrictionRecord): void {
     // The page scope's entry is the key alone: readers take the record from the project scope.
     this.tables.derived.put([...base, 'fr', ALL_SCOPE, ts, id], record)
     this.tables.derived.put([...base, 'fr', pageScope(pageId), ts, id], null)
   }
 
-  private removeFriction(base: Part[], pageId: string, sk: string, ts: number, id: string): void {
+  private removeFriction(base: Part[], pageId: string, ts: number, id: string): void {
     for (const scope of [ALL_SCOPE, pageScope(pageId)]) this.tables.derived.remove([...base, 'fr', scope, ts, id])
   }
 
@@ -300,10 +251,10 @@ export class Deriver {
     if (after.quickBack && (!before?.quickBack || before.at !== after.at)) {
       // At the view's start: the replay opens where the visitor arrived and bounced. A copy
       // that moves the start (an earlier clamp) moves the item, whatever order copies came in.
-      const id = `q.${shortId(`${sk}\n${view.url}`)}.${view.startedAt}`
-      if (before?.quickBack) this.removeFriction(base, keptPageId, sk, before.at, id)
+      const id = quickBackItemId(sk, view.url, view.startedAt)
+      if (before?.quickBack) this.removeFriction(base, keptPageId, before.at, id)
       else session.quickBacks += 1
-      this.putFriction(base, keptPageId, sk, after.at, id, { kind: 'quickBack', sk, page: after.page, url: view.url })
+      this.putFriction(base, keptPageId, after.at, id, { kind: 'quickBack', sk, page: after.page, url: view.url })
     }
 
     // Sessions per page: counted once, in the hour of the session's first view of it
@@ -311,8 +262,8 @@ export class Deriver {
     if (before && before.at === after.at) return
     const seenKey = [...base, 'sp', sk, keptPageId]
     const seenHour = this.tables.derived.get(seenKey) as number | undefined
-    const hour = hourOf(after.at)
-    if (seenHour === undefined || hour < seenHour) {
+    const hour = viewHour(after)
+    if (movesFirstView(seenHour, hour)) {
       if (seenHour !== undefined) pending(this.pageBuckets, [...base, 'pb', keptPageId, seenHour], emptyPageBucket).s -= 1
       pending(this.pageBuckets, [...base, 'pb', keptPageId, hour], emptyPageBucket).s += 1
       this.tables.derived.put(seenKey, hour)
@@ -321,27 +272,12 @@ export class Deriver {
 
   /** Adds (sign 1) or withdraws (sign -1) what a view counts for in its page's hour bucket. */
   private contribute(base: Part[], pageId: string, view: ViewState, sign: 1 | -1): void {
-    const bucket = pending(this.pageBuckets, [...base, 'pb', pageId, hourOf(view.at)], emptyPageBucket)
-    bucket.v += sign
-    if (view.activeMs !== undefined) {
-      bucket.am += sign * view.activeMs
-      bucket.av += sign
-    }
-    if (view.maxScrollPct !== undefined) {
-      // In hundredths of a percent: integer sums stay exact through any number of withdrawals.
-      bucket.sp += sign * Math.round(view.maxScrollPct * 100)
-      bucket.sv += sign
-      const slot = slotOf(view.vw)
-      const histogram = (bucket.sh[slot] ??= new Array<number>(SCROLL_STEPS).fill(0))
-      histogram[scrollStep(view.maxScrollPct)] += sign
-    }
-    if (view.exit) bucket.ex += sign
-    if (view.quickBack) bucket.qb += sign
+    contributeView(pending(this.pageBuckets, [...base, 'pb', pageId, viewHour(view)], emptyPageBucket), view, sign)
   }
 
   /**
    * An element's id, registering its name the first time and whenever its
-   * label or tag changes (the latest wins). What this thread last wrote or
+   * label or tag changes (the latest wins). What this store last wrote or
    * read is remembered, so a steady element costs no read.
    */
   private noteElement(base: Part[], page: string, selector: string, label: string | undefined, tag: string | undefined): number {
@@ -350,7 +286,7 @@ export class Deriver {
     const unchanged = (name: ElementName) => (label === undefined || label === name.label) && (tag === undefined || tag === name.tag)
     const local = this.names.get(cacheId)
     if (local && unchanged(local)) return id
-    const cached = local ? undefined : elementNames.get(cacheId)
+    const cached = local ? undefined : this.registry.nameOf(cacheId)
     if (cached && unchanged(cached)) return id
     const key = [...base, 'en', id]
     const stored = local ?? (this.tables.derived.get(key) as ElementName | undefined)
@@ -363,20 +299,18 @@ export class Deriver {
       this.tables.derived.put(key, next)
       this.names.set(cacheId, next)
     } else if (!local) {
-      // Read, so committed: this thread may remember it.
-      if (elementNames.size >= 50_000) elementNames.clear()
-      elementNames.set(cacheId, stored)
+      // Read, so committed: this store may remember it.
+      this.registry.noteName(cacheId, stored)
     }
     return id
   }
 
-  /** Registers a message in its scope the first time (like a page: a hit in this thread is never stale). */
+  /** Registers a message in its scope the first time (like a page: a hit is never stale). */
   private noteMessage(key: Part[], message: string): void {
     const id = key.join('\u0000')
-    if (registeredKeys.has(id) || this.written.has(id)) return
+    if (this.registry.isRegistered(id) || this.written.has(id)) return
     if (this.tables.derived.doesExist(key)) {
-      if (registeredKeys.size >= 100_000) registeredKeys.clear()
-      registeredKeys.add(id)
+      this.registry.noteRegistered(id)
     } else {
       this.tables.derived.put(key, { message } satisfies ErrorMessage)
       this.written.add(id)
@@ -387,12 +321,11 @@ export class Deriver {
   private notePage(base: Part[], page: string): string {
     const pageId = shortId(page)
     const id = `${base[0]}\u0000${base[1]}\u0000${pageId}`
-    if (registeredKeys.has(id) || this.written.has(id)) return pageId
+    if (this.registry.isRegistered(id) || this.written.has(id)) return pageId
     const key = [...base, 'pg', pageId]
     if (this.tables.derived.doesExist(key)) {
-      // Found, so committed by an earlier transaction: this thread need not look again.
-      if (registeredKeys.size >= 100_000) registeredKeys.clear()
-      registeredKeys.add(id)
+      // Found, so committed by an earlier transaction: this store need not look again.
+      this.registry.noteRegistered(id)
     } else {
       this.tables.derived.put(key, { key: page })
       this.written.add(id)
@@ -400,73 +333,13 @@ export class Deriver {
     return pageId
   }
 
-  /** Writes every accumulated bucket: one read-modify-write each. */
+  /** Writes every accumulated bucket: one read-modify-write each (bucket-writes.ts). */
   flush(): void {
     const { derived } = this.tables
-    for (const { key, value } of this.heat.values()) {
-      if (!value.m && !value.t && !value.d && !value.u) continue // a rage or dead bucket looked up for clicks of another kind
-      const current = (derived.get(key) ?? {}) as Partial<Record<DeviceSlot, Uint8Array>>
-      const next: Partial<Record<DeviceSlot, Buffer>> = {}
-      for (const slot of ALL_SLOTS) {
-        const delta = value[slot]
-        if (delta) next[slot] = mergePairs(decodePairs(current[slot]), delta)
-        else if (current[slot]) next[slot] = Buffer.from(current[slot]!)
-      }
-      derived.put(key, next)
-    }
-    // Element and page buckets are kept by the hour and, added up, by the day (tags ed and pd), so that a
-    // 30-day read takes 30 daily buckets and the partial days at its ends by the hour.
-    const elementDays = new Map<string, Pending<ElementDelta>>()
-    for (const { key, value } of this.elements.values()) {
-      const [projectId, gen, , scope, hour] = key as Part[]
-      const day = pending(elementDays, [projectId, gen, 'ed', scope, Math.floor((hour as number) / 24)], () => new Map())
-      for (const [id, add] of value) {
-        const sum = day.get(id) ?? { page: add.page, clicks: 0, rage: 0, dead: 0, errors: 0 }
-        sum.clicks += add.clicks
-        sum.rage += add.rage
-        sum.dead += add.dead
-        sum.errors += add.errors
-        day.set(id, sum)
-      }
-    }
-    for (const { key, value } of [...this.elements.values(), ...elementDays.values()]) {
-      if (value.size === 0) continue
-      const base = (key as Part[]).slice(0, 2)
-      const other = (page: string) => this.noteElement(base, page, OTHER_ELEMENTS, undefined, undefined)
-      derived.put(key, mergeRecords(decodeRecords(derived.get(key) as Uint8Array | undefined), value, other))
-    }
-    const pageDays = new Map<string, Pending<PageBucket>>()
-    for (const { key, value } of this.pageBuckets.values()) {
-      const [projectId, gen, , pageId, hour] = key as Part[]
-      const day = pending(pageDays, [projectId, gen, 'pd', pageId, Math.floor((hour as number) / 24)], emptyPageBucket)
-      const { sh, ...counts } = value
-      addTo(day, counts)
-      for (const slot of Object.keys(sh) as DeviceSlot[]) {
-        const histogram = (day.sh[slot] ??= new Array<number>(SCROLL_STEPS).fill(0))
-        sh[slot]!.forEach((n, i) => (histogram[i] += n))
-      }
-    }
-    for (const { key, value } of [...this.pageBuckets.values(), ...pageDays.values()]) {
-      const stored = derived.get(key) as StoredPageBucket | undefined
-      const { sh, ...counts } = value
-      const { sh: storedSh, ...sums }: StoredPageBucket = stored ?? { ...emptyPageBucket(), sh: {} }
-      addTo(sums, counts)
-      const histograms: Partial<Record<DeviceSlot, Buffer>> = {}
-      for (const slot of ALL_SLOTS) {
-        if (!sh[slot] && !storedSh[slot]) continue
-        const histogram = decodeHistogram(storedSh[slot])
-        sh[slot]?.forEach((n, i) => (histogram[i] += n))
-        histograms[slot] = Buffer.from(histogram.buffer)
-      }
-      derived.put(key, { ...sums, sh: histograms } satisfies StoredPageBucket)
-    }
-    for (const [id, { key, value }] of this.sessions) {
-      const counts = (derived.get(key) as SessionRecordOfSignals | undefined) ?? { ...emptySessionSignals(), from: Infinity, to: -Infinity }
-      const { from, to, ...sums } = counts
-      addTo(sums, value)
-      const span = this.spans.get(id)!.value
-      derived.put(key, { ...sums, from: Math.min(from, span.from), to: Math.max(to, span.to) })
-    }
+    writeHeat(derived, this.heat.values())
+    writeElements(derived, this.elements.values(), (base, page) => this.noteElement(base, page, OTHER_SELECTOR, undefined, undefined))
+    writePageBuckets(derived, this.pageBuckets.values())
+    writeSessions(derived, this.sessions, this.spans)
     for (const { key, value } of this.errorHours.values()) derived.put(key, ((derived.get(key) as number | undefined) ?? 0) + value)
   }
 }
@@ -476,43 +349,18 @@ function addHeat(delta: HeatDelta, slot: DeviceSlot, bin: number): void {
   bins.set(bin, (bins.get(bin) ?? 0) + 1)
 }
 
-function addElement(delta: ElementDelta, id: number, page: string, kind: NonNullable<Click['kind']>): void {
+/** The row of an element in a bucket's counts, created empty. */
+function elementCount(delta: ElementDelta, id: number, page: string) {
   let entry = delta.get(id)
   if (!entry) {
     entry = { page, clicks: 0, rage: 0, dead: 0, errors: 0 }
     delta.set(id, entry)
   }
-  entry.clicks += 1
-  if (kind === 'rage') entry.rage += 1
-  else if (kind === 'dead') entry.dead += 1
-  else if (kind === 'error') entry.errors += 1
+  return entry
 }
-
 
 function spanOver(span: { from: number; to: number }, at: number): void {
   if (at < span.from) span.from = at
   if (at > span.to) span.to = at
 }
 
-
-function sameView(a: ViewState, b: ViewState): boolean {
-  return a.at === b.at && a.vw === b.vw && a.activeMs === b.activeMs && a.maxScrollPct === b.maxScrollPct && a.exit === b.exit && a.quickBack === b.quickBack
-}
-
-function mergeView(before: ViewState | undefined, view: View, page: string, receivedAt: number): ViewState {
-  const at = clampTime(view.startedAt, receivedAt)
-  const max = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.max(a, b))
-  const merged: ViewState = {
-    at: before ? Math.min(before.at, at) : at,
-    page: before?.page ?? page,
-  }
-  const vw = max(before?.vw, view.vw)
-  const activeMs = max(before?.activeMs, view.activeMs)
-  const maxScrollPct = max(before?.maxScrollPct, view.maxScrollPct)
-  if (vw !== undefined) merged.vw = vw
-  if (activeMs !== undefined) merged.activeMs = activeMs
-  if (maxScrollPct !== undefined) merged.maxScrollPct = maxScrollPct
-  if (before?.exit || view.exit) merged.exit = true
-  if (before?.quickBack || view.quickBack) merged.quickBack = true
-  return merged
-}
