@@ -222,6 +222,7 @@ export interface SignalsRecord {
 export interface BackfillState {
   projectId: string
   state: 'running' | 'done'
+  /** The job's stage, reported by the API: sessions re-keyed first, then signal batches, then the new page index goes live. */
   phase: 'sessions' | 'signals' | 'finish' | 'done'
   /** The rules the backfill groups under (a snapshot taken at start). */
   rules: string[]
@@ -233,8 +234,6 @@ export interface BackfillState {
   sessionsTotal: number
   sessionsRekeyed: number
   signalBatchesRekeyed: number
-  /** Where the current phase resumes (opaque to callers). */
-  cursor?: unknown
 }
 
 /** Groups a URL under the backfill's rules. */
@@ -244,8 +243,6 @@ export interface PurgeResult {
   sessionsPurged: number
   chunksDeleted: number
   bytesDeleted: number
-  /** False when `limit` stopped the pass early: call again. */
-  done: boolean
 }
 
 export type IngestItem =

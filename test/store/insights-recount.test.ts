@@ -300,7 +300,7 @@ t.test('every aggregate equals a recount from the raw signals, before and after 
       let writes = 0
       const mayFold = async () => {
         const fold = scenario.folds[writes++ % scenario.folds.length]
-        if (fold.now) await store.foldSignals(fold.limit)
+        if (fold.now) await store.applyDerivations(fold.limit)
       }
       const batches = [...scenario.batches]
       for (let g = 0; batches.length > 0; g++) {
@@ -314,12 +314,12 @@ t.test('every aggregate equals a recount from the raw signals, before and after 
         const compiled = compileRules(NEW_RULES).rules
         const rekey = (url: string) => ({ ...groupUrl(url, compiled), firstSeenAt: 0 })
         const during = [...scenario.during]
-        let state = await store.backfillStep(projectId, 2, rekey, T0)
+        let state = await store.continueBackfill(projectId, 2, rekey, T0)
         while (state.state === 'running') {
           const next = during.shift()
           if (next) await store.appendBatch([item(projectId, next, NEW_RULES)])
           await mayFold()
-          state = await store.backfillStep(projectId, 2, rekey, T0)
+          state = await store.continueBackfill(projectId, 2, rekey, T0)
         }
         for (const next of during) await store.appendBatch([item(projectId, next, NEW_RULES)])
       }

@@ -44,8 +44,9 @@ import type { LmdbOptions } from './environment.js'
 import { isStorageFailure, surviveFailedCommits } from './failures.js'
 import { advanceCursors, foldLogged, readUnfolded, unfoldedCount } from './fold-log.js'
 import { MAX_KEY_PART } from './keys.js'
-import { backfillStepInTxn, beginRebuild, pruneReplaced, purgeInTxn, rebuildSignalsStep, type SignalsStep } from './lifecycle.js'
+import { backfillStepInTxn, beginRebuild, pruneReplaced, purgeInTxn, rebuildSignalsStep, type PurgeStep, type SignalsStep } from './lifecycle.js'
 import { privateDir, privateFiles } from './private-files.js'
+import type { BackfillRecord } from './tables.js'
 import { friction } from './friction-queries.js'
 import { derivedPages, heatmap, pageInsights, topElements } from './queries.js'
 import { sessionPage, sessionSignals } from './session-queries.js'
@@ -144,11 +145,11 @@ export class LmdbStore extends LmdbAccounts implements Store {
   // ---- lifecycle ----
 
   getBackfill(projectId: string): BackfillState | undefined {
-    return this.tables.backfills.get(projectId)
+    return visible(this.tables.backfills.get(projectId))
   }
 
   async startBackfill(projectId: string, rules: string[], now: number): Promise<BackfillState> {
-    let state: BackfillState | undefined
+    let state: BackfillRecord | undefined
     // The generation to rebuild into first (idempotent: a start killed after it reuses it).
     if (this.tables.backfills.get(projectId)?.state !== 'running') {
       await this.settle(
@@ -181,15 +182,19 @@ export class LmdbStore extends LmdbAccounts implements Store {
         this.tables.backfills.put(projectId, state)
       }),
     )
-    return state!
+    return visible(state)!
   }
 
-  /** One step; its aggregates side (signals, finish) commits first, then the main side with the cursor (lifecycle.ts). One stepper per project. */
-  async backfillStep(projectId: string, limit: number, rekey: Rekey, now: number): Promise<BackfillState> {
+  /**
+   * One step of at most `limit` sessions or batches, in one transaction per
+   * environment: its aggregates side (signals, finish) commits first, then the
+   * main side with the cursor (lifecycle.ts). One stepper per project.
+   */
+  async continueBackfill(projectId: string, limit: number, rekey: Rekey, now: number): Promise<BackfillState> {
     this.root.resetReadTxn()
     const current = this.tables.backfills.get(projectId)
     if (!current) throw new Error(`no backfill for ${projectId}`)
-    if (current.state !== 'running') return current
+    if (current.state !== 'running') return visible(current)!
     const aggregates: { signals?: SignalsStep; pruned?: boolean } = {}
     if (current.phase === 'signals' || current.phase === 'finish') {
       await this.settle(
@@ -202,7 +207,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
         this.aggregates,
       )
     }
-    let state: BackfillState | undefined
+    let state: BackfillRecord | undefined
     await this.settle(
       this.root.transaction(() => {
         state = this.tables.backfills.get(projectId)
@@ -210,21 +215,25 @@ export class LmdbStore extends LmdbAccounts implements Store {
         if (JSON.stringify(state) === JSON.stringify(current)) state = backfillStepInTxn(this.tables, current, limit, rekey, now, aggregates)
       }),
     )
-    return state!
+    return visible(state)!
   }
 
   listRunningBackfills(): BackfillState[] {
-    return Array.from(this.tables.backfills.getRange({}), ({ value }) => value).filter((b) => b.state === 'running')
+    return Array.from(this.tables.backfills.getRange({}), ({ value }) => visible(value)!).filter((b) => b.state === 'running')
   }
 
-  async purgeRecordings(cutoff: number, limit: number, now: number): Promise<PurgeResult> {
-    let result: PurgeResult | undefined
-    await this.settle(
-      this.root.transaction(() => {
-        result = purgeInTxn(this.tables, cutoff, limit, now)
-      }),
-    )
-    return result!
+  /** In passes of PURGE_STEP sessions, one transaction each, yielding between them so that ingest commits in the gaps. */
+  async purgeRecordingsBefore(cutoff: number, now: number): Promise<PurgeResult> {
+    const total: PurgeResult = { sessionsPurged: 0, chunksDeleted: 0, bytesDeleted: 0 }
+    for (;;) {
+      let step: PurgeStep | undefined
+      await this.settle(this.root.transaction(() => void (step = purgeInTxn(this.tables, cutoff, PURGE_STEP, now))))
+      total.sessionsPurged += step!.sessionsPurged
+      total.chunksDeleted += step!.chunksDeleted
+      total.bytesDeleted += step!.bytesDeleted
+      if (step!.done) return total
+      await new Promise((resolve) => setImmediate(resolve))
+    }
   }
 
   *listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }> {
@@ -235,7 +244,8 @@ export class LmdbStore extends LmdbAccounts implements Store {
 
   // ---- the aggregates: folded after the acknowledgement ----
 
-  async foldSignals(limit = FOLD_LIMIT): Promise<number> {
+  /** Folds logged batches into the aggregates, in one aggregates transaction (fold-log.ts). */
+  async applyDerivations(limit = FOLD_LIMIT): Promise<number> {
     // Both environments as they are now: the log as the writers left it, the cursors as the last fold left them.
     this.root.resetReadTxn()
     this.aggregates.resetReadTxn()
@@ -261,7 +271,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
     return folded.filter(Boolean).length
   }
 
-  unfoldedCount(): number {
+  derivationLag(): number {
     this.root.resetReadTxn()
     this.aggregates.resetReadTxn()
     return unfoldedCount(this.tables)
@@ -302,6 +312,16 @@ export class LmdbStore extends LmdbAccounts implements Store {
     await Promise.all([this.root.close(), this.aggregates.close()])
   }
 
+}
+
+/** Sessions a retention pass examines per transaction: keeps each write-lock hold short for ingest. */
+const PURGE_STEP = 500
+
+/** A backfill as callers see it: where it resumes stays inside the store. */
+function visible(record: BackfillRecord | undefined): BackfillState | undefined {
+  if (!record) return undefined
+  const { cursor: _cursor, ...state } = record
+  return state
 }
 
 /** Batches one fold takes at most: past ~2,000 the per-transaction bucket writes no longer shrink (bench/store-settings.md). */

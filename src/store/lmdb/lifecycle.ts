@@ -5,13 +5,13 @@
  * resumes exactly where the last commit left off, and nothing is ever half
  * re-keyed.
  */
-import type { BackfillState, PageRecord, PurgeResult, Rekey, SessionRecord, SignalsRecord } from '../records.js'
+import type { PageRecord, PurgeResult, Rekey, SessionRecord, SignalsRecord } from '../records.js'
 import { AggregateBatch } from './aggregate-batch.js'
 import { derivedStateOf } from './derived-keys.js'
 import { emptyStats, pageIndexKey } from './append.js'
 import { MAX_KEY_PART } from './keys.js'
 import type { RegistryCache } from './registry-cache.js'
-import type { Key, Tables } from './tables.js'
+import type { BackfillRecord, Key, Tables } from './tables.js'
 
 type Range = { start: Key; end: Key }
 
@@ -71,7 +71,7 @@ export interface SignalsStep {
  * the generation being built, and records how far the walk has gone; at the
  * end, the rebuilt generation goes live.
  */
-export function rebuildSignalsStep(tables: Tables, registry: RegistryCache, state: BackfillState, limit: number, rekey: Rekey): SignalsStep {
+export function rebuildSignalsStep(tables: Tables, registry: RegistryCache, state: BackfillRecord, limit: number, rekey: Rekey): SignalsStep {
   const { projectId } = state
   const derived = derivedStateOf(tables, projectId)
   const batch = new AggregateBatch(tables, registry)
@@ -96,14 +96,14 @@ export function pruneReplaced(tables: Tables, projectId: string, limit: number):
 }
 
 /** One step of a backfill, main side (inside a main write transaction), after its aggregates side if it has one. */
-export function backfillStepInTxn(tables: Tables, state: BackfillState, limit: number, rekey: Rekey, now: number, aggregates?: { signals?: SignalsStep; pruned?: boolean }): BackfillState {
+export function backfillStepInTxn(tables: Tables, state: BackfillRecord, limit: number, rekey: Rekey, now: number, aggregates?: { signals?: SignalsStep; pruned?: boolean }): BackfillRecord {
   const { projectId } = state
   const next = (page: PageRecord) => {
     const key = pageIndexKey(projectId, page.key)
     const existing = tables.pagesNext.get(key)
     if (!existing || existing.firstSeenAt > page.firstSeenAt) tables.pagesNext.put(key, page)
   }
-  const updated: BackfillState = { ...state, updatedAt: now }
+  const updated: BackfillRecord = { ...state, updatedAt: now }
 
   if (state.phase === 'sessions') {
     let count = 0
@@ -193,9 +193,12 @@ function pruneStep(tables: Tables, projectId: string, budget: number): boolean {
   return true
 }
 
+/** What one bounded pass of retention did; `done` false when `limit` stopped it early. */
+export type PurgeStep = PurgeResult & { done: boolean }
+
 /** One bounded pass of retention; runs inside a write transaction. */
-export function purgeInTxn(tables: Tables, cutoff: number, limit: number, now: number): PurgeResult {
-  const result: PurgeResult = { sessionsPurged: 0, chunksDeleted: 0, bytesDeleted: 0, done: true }
+export function purgeInTxn(tables: Tables, cutoff: number, limit: number, now: number): PurgeStep {
+  const result: PurgeStep = { sessionsPurged: 0, chunksDeleted: 0, bytesDeleted: 0, done: true }
   let seen = 0
   for (const { key } of tables.sessionsByTime.getRange({ start: [0], end: [cutoff] })) {
     if (seen++ >= limit) {

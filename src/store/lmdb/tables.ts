@@ -23,6 +23,9 @@ import { absentPastKeyLimit } from './keys.js'
 
 export type Key = string | number | (string | number | Uint8Array)[]
 
+/** A backfill as stored: its state and where its current phase resumes (a key of the table the phase walks). */
+export type BackfillRecord = BackfillState & { cursor?: unknown }
+
 /** Which generation of a project's aggregates reads use, and which a running backfill builds. */
 export interface DerivedState {
   live: number
@@ -57,7 +60,7 @@ export interface Tables {
   pages: Database<PageRecord, Key>
   /** The index a running backfill builds, swapped in at its end. */
   pagesNext: Database<PageRecord, Key>
-  backfills: Database<BackfillState, string>
+  backfills: Database<BackfillRecord, string>
   /** [createdAt, projectId, sk]: what retention walks, oldest first. */
   sessionsByTime: Database<true, Key>
   dashboardSessions: Database<DashboardSessionRecord, string>
