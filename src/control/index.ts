@@ -26,12 +26,12 @@ const control = createControl({ store, config, backfill, site: { pagesDir: new U
 // Backfills a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)
-// The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/derive.ts).
+// The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/fold-log.ts).
 const foldThread = config.aggregateSignals ? startFoldThread(config) : undefined
 const dashboard = loadDashboardFiles(new URL('./public/app/', import.meta.url))
 // The head limit above the front's (MAX_HEADER_BYTES): what a front accepted and forwards is never refused here as too large.
 onScrape(() => {
-  metrics.foldLag.set(store.unfoldedCount())
+  metrics.foldLag.set(store.derivationLag())
   metrics.backfillsRunning.set(backfill.runningCount)
 })
 answerScrapes()
