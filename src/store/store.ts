@@ -276,6 +276,12 @@ export type IngestItem =
 /** `failed`: the item cannot be stored at all (dropped); `unavailable`: storage failed now, the item was not stored and can be sent again. */
 export type IngestOutcome = 'stored' | 'duplicate' | 'failed' | 'unavailable'
 
+/** A position in the cluster mode's log: a stream and the sequence of an entry in it. */
+export interface JournalPosition {
+  stream: string
+  seq: number
+}
+
 export interface ProjectStats {
   sessionCount: number
   chunkCount: number
@@ -297,8 +303,16 @@ export interface Store {
   // ---- ingest (hot path) ----
   /** Synchronous: a memory-mapped read, microseconds. */
   projectIdForPublicKey(publicKey: string): string | undefined
-  /** Appends every item in one transaction; resolves once committed (and synced, with durability "flush"). */
-  appendBatch(items: IngestItem[]): Promise<IngestOutcome[]>
+  /**
+   * Appends every item in one transaction; resolves once committed (and synced, with durability "flush").
+   * In the cluster mode `applied` is the log position these items came from, recorded in that same
+   * transaction, so that a node applies each log entry exactly once whatever crashes.
+   */
+  appendBatch(items: IngestItem[], applied?: JournalPosition): Promise<IngestOutcome[]>
+  /** Cluster mode: the last sequence of `stream` this store has applied (0: none). */
+  journalPosition(stream: string): number
+  /** Cluster mode: records a log position as applied (for entries applied outside appendBatch). */
+  setJournalPosition(applied: JournalPosition): Promise<void>
 
   // ---- organisations, users, credentials ----
   findOrgByName(name: string): OrgRecord | undefined

@@ -20,6 +20,7 @@ import type {
   InviteRecord,
   IngestItem,
   IngestOutcome,
+  JournalPosition,
   NewProject,
   OrgRecord,
   PageRecord,
@@ -120,6 +121,8 @@ export interface Tables {
   sessionsByStart: Database<true, Key>
   /** [writer, seq] → signals key: every batch stored for the aggregates, per ingest writer in commit order (fold-log.ts). */
   foldLog: Database<Key, Key>
+  /** Cluster mode: stream → the last log sequence applied to this environment. */
+  journalPositions: Database<number, string>
   // In the aggregates environment:
   /** Everything derived from signals, by [projectId, generation, tag, …] (derive.ts). */
   derived: Database<unknown, Key>
@@ -171,6 +174,7 @@ export class LmdbStore implements Store {
       invitesByOrg: db('invites-by-org'),
       sessionsByStart: db('sessions-by-start'),
       foldLog: db('fold-log'),
+      journalPositions: db('journal-positions'),
       derived: aggregate('derived', { sharedStructuresKey: STRUCTURES }),
       derivedState: aggregate('derived-state'),
       foldCursors: aggregate('fold-cursors'),
@@ -210,10 +214,11 @@ export class LmdbStore implements Store {
     return this.tables.projectsByKey.get(publicKey)
   }
 
-  async appendBatch(items: IngestItem[]): Promise<IngestOutcome[]> {
+  async appendBatch(items: IngestItem[], applied?: JournalPosition): Promise<IngestOutcome[]> {
     let outcomes: IngestOutcome[] = []
     await this.settle(
       this.root.transaction(() => {
+        if (applied) this.tables.journalPositions.put(applied.stream, applied.seq)
         outcomes = this.eachAloneOnFailure(this.root, items, (some) => this.apply(some), (item, error) => {
           // The disk or the environment failed, not the item: the client keeps it and sends it again.
           if (isStorageFailure(error)) return 'unavailable'
@@ -224,6 +229,14 @@ export class LmdbStore implements Store {
       }),
     )
     return outcomes
+  }
+
+  journalPosition(stream: string): number {
+    return this.tables.journalPositions.get(stream) ?? 0
+  }
+
+  async setJournalPosition(applied: JournalPosition): Promise<void> {
+    await this.settle(this.root.transaction(() => void this.tables.journalPositions.put(applied.stream, applied.seq)))
   }
 
   private apply(items: IngestItem[]): IngestOutcome[] {
