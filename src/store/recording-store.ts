@@ -9,6 +9,7 @@ import type {
   ChunkInfo,
   IngestItem,
   IngestOutcome,
+  JournalPosition,
   PageRecord,
   PurgeResult,
   Rekey,
@@ -22,7 +23,16 @@ export interface RecordingStore {
    * once what was stored is durable (with durability "flush", synced to disk).
    * One item that cannot be stored never takes the others down.
    */
-  appendBatch(items: IngestItem[]): Promise<IngestOutcome[]>
+  appendBatch(items: IngestItem[], applied?: JournalPosition): Promise<IngestOutcome[]>
+  /**
+   * Cluster mode (src/journal/): `applied` above is the log position the
+   * items came from, recorded in the same write as they are, so that a node
+   * applies each log entry exactly once whatever crashes. This answers the
+   * last sequence of `stream` recorded (0: none).
+   */
+  journalPosition(stream: string): number
+  /** Cluster mode: records a log position as applied, for entries applied by other calls. */
+  setJournalPosition(applied: JournalPosition): Promise<void>
 
   getSession(projectId: string, sk: string): SessionRecord | undefined
   listSessions(projectId: string): Iterable<SessionRecord>

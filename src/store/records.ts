@@ -258,6 +258,12 @@ export type IngestItem =
  */
 export type IngestOutcome = 'stored' | 'duplicate' | 'failed' | 'unavailable'
 
+/** A position in the cluster mode's log: a stream and the sequence of an entry in it. */
+export interface JournalPosition {
+  stream: string
+  seq: number
+}
+
 export interface ProjectStats {
   sessionCount: number
   chunkCount: number

@@ -14,6 +14,7 @@ import type {
   ChunkInfo,
   IngestItem,
   IngestOutcome,
+  JournalPosition,
   NewProject,
   PageRecord,
   ProjectRecord,
@@ -60,10 +61,11 @@ export class LmdbStore extends LmdbAccounts implements Store {
     return this.tables.projectsByKey.get(publicKey)
   }
 
-  async appendBatch(items: IngestItem[]): Promise<IngestOutcome[]> {
+  async appendBatch(items: IngestItem[], applied?: JournalPosition): Promise<IngestOutcome[]> {
     let outcomes: IngestOutcome[] = []
     await this.settle(
       this.root.transaction(() => {
+        if (applied) this.tables.journalPositions.put(applied.stream, applied.seq)
         outcomes = this.eachAloneOnFailure(this.root, items, (some) => this.apply(some), (item, error) => {
           // The disk or the environment failed, not the item: the client keeps it and sends it again.
           if (isStorageFailure(error)) return 'unavailable'
@@ -74,6 +76,14 @@ export class LmdbStore extends LmdbAccounts implements Store {
       }),
     )
     return outcomes
+  }
+
+  journalPosition(stream: string): number {
+    return this.tables.journalPositions.get(stream) ?? 0
+  }
+
+  async setJournalPosition(applied: JournalPosition): Promise<void> {
+    await this.settle(this.root.transaction(() => void this.tables.journalPositions.put(applied.stream, applied.seq)))
   }
 
   private apply(items: IngestItem[]): IngestOutcome[] {

@@ -71,6 +71,8 @@ export interface Tables {
   sessionsByStart: Database<true, Key>
   /** [writer, seq] → signals key: every batch stored for the aggregates, per ingest writer in commit order (fold-log.ts). */
   foldLog: Database<Key, Key>
+  /** Cluster mode: stream → the last log sequence applied to this environment (src/journal/). */
+  journalPositions: Database<number, string>
   // In the aggregates environment:
   /** Everything derived from signals, by [projectId, generation, tag, …] (derived-keys.ts). */
   derived: Database<unknown, Key>
@@ -127,6 +129,7 @@ export function openTables(root: RootDatabase, aggregates: RootDatabase): Tables
     invitesByOrg: db('invites-by-org'),
     sessionsByStart: db('sessions-by-start'),
     foldLog: db('fold-log'),
+    journalPositions: db('journal-positions'),
     derived: aggregate('derived', { sharedStructuresKey: STRUCTURES }),
     derivedState: aggregate('derived-state'),
     foldCursors: aggregate('fold-cursors'),

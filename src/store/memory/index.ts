@@ -11,6 +11,7 @@ import type {
   ChunkInfo,
   IngestItem,
   IngestOutcome,
+  JournalPosition,
   NewProject,
   PageRecord,
   ProjectRecord,
@@ -84,8 +85,19 @@ export class MemoryStore extends MemoryAccounts implements Store {
 
   // ---- recordings ----
 
-  async appendBatch(items: IngestItem[]): Promise<IngestOutcome[]> {
+  async appendBatch(items: IngestItem[], applied?: JournalPosition): Promise<IngestOutcome[]> {
+    if (applied) this.journalPositions.set(applied.stream, applied.seq)
     return items.map((item) => (item.kind === 'chunk' ? appendChunk(this.data, copy(item)) : appendSignals(this.data, copy(item))))
+  }
+
+  private readonly journalPositions = new Map<string, number>()
+
+  journalPosition(stream: string): number {
+    return this.journalPositions.get(stream) ?? 0
+  }
+
+  async setJournalPosition(applied: JournalPosition): Promise<void> {
+    this.journalPositions.set(applied.stream, applied.seq)
   }
 
   getSession(projectId: string, sk: string): SessionRecord | undefined {
