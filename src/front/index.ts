@@ -36,21 +36,24 @@ const store = openStore(config)
 // Cluster mode: an acknowledgement means the log holds the item (src/journal/); no writer pool here.
 const journal = config.natsUrl ? await openJournal(config.natsUrl, layoutOf(config), 120_000) : undefined
 let pool: Piscina | undefined
-const queue: IngestQueue = journal
+const sink = journal
   ? new JournalIngestSink(store, journal, { layout: layoutOf(config), deadlineMs: config.natsDeadlineMs, maxQueuedItems: config.ingestQueueItems, maxQueuedBytes: config.ingestQueueBytes })
-  : new WriteQueue((pool = startWriterPool()), {
-      maxItems: config.writeBatchItems,
-      maxBytes: config.writeBatchBytes,
-      maxInFlight: config.writerThreads * config.writerTasks,
-      maxQueuedItems: config.ingestQueueItems,
-      maxQueuedBytes: config.ingestQueueBytes,
-      // LMDB keeps a panicked environment unusable for every thread of this process: leave (after answering what is in
-      // flight, 429 from here on) so that the primary starts a fresh process that opens it anew.
-      onFatal: () => {
-        log.error('storage had a fatal error; front restarts')
-        void stop()
-      },
-    })
+  : undefined
+const queue: IngestQueue =
+  sink ??
+  new WriteQueue((pool = startWriterPool()), {
+    maxItems: config.writeBatchItems,
+    maxBytes: config.writeBatchBytes,
+    maxInFlight: config.writerThreads * config.writerTasks,
+    maxQueuedItems: config.ingestQueueItems,
+    maxQueuedBytes: config.ingestQueueBytes,
+    // LMDB keeps a panicked environment unusable for every thread of this process: leave (after answering what is in
+    // flight, 429 from here on) so that the primary starts a fresh process that opens it anew.
+    onFatal: () => {
+      log.error('storage had a fatal error; front restarts')
+      void stop()
+    },
+  })
 
 function startWriterPool(): Piscina {
   const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: config.aggregateSignals }
@@ -72,7 +75,8 @@ onScrape(() => {
 })
 answerScrapes()
 const artifacts = loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name })
-const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, metrics: createMetricsRoute(config.metricsToken) })
+const lateProject = sink && ((pk: string) => sink.lateProject(pk))
+const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, metrics: createMetricsRoute(config.metricsToken), lateProject })
 
 let listenSocket: unknown
 app.listen(config.host, config.port, (socket) => {

@@ -21,6 +21,14 @@ import { CONTROL_STREAM, recordingStream, SIGNALS_STREAM, type JournalLayout } f
 
 /** Ingest entries applied in one store transaction at most: a backlog is applied in a few large commits, not one per entry. */
 const APPLY_BATCH = 256
+/**
+ * How often the applier checks that every stream it is behind on moves. A
+ * consumer whose NATS server died can stall without an error (seen with
+ * nats-server 2.9 after the servers restarted: the stream grew, the consumer
+ * delivered nothing); a follower that made no progress while behind for a
+ * whole period is started again from the store's position.
+ */
+const WATCHDOG_MS = 2_000
 
 interface Ticket {
   resolve: (value: unknown) => void
@@ -36,6 +44,9 @@ export class Applier {
   private readonly progress = new Set<() => void>()
   private stopped = false
   private readonly loops: Promise<void>[] = []
+  /** Each follower's way to end its current consumer, so that the watchdog can restart it. */
+  private readonly restarts = new Map<string, () => void>()
+  private watchdog?: NodeJS.Timeout
 
   constructor(
     private readonly store: Store,
@@ -56,10 +67,37 @@ export class Applier {
       this.applied.set(stream, this.store.journalPosition(stream))
       this.loops.push(this.follow(stream, stream === CONTROL_STREAM ? (msgs) => this.applyControl(msgs) : (msgs) => this.applyIngest(stream, msgs)))
     }
+    let seen = new Map<string, number>()
+    this.watchdog = setInterval(() => {
+      void this.lastSequences()
+        .then((last) => {
+          for (const [stream, seq] of last) {
+            const position = this.position(stream)
+            if (seq > position && seen.get(stream) === position) {
+              log.warn('journal follower made no progress while behind; restarting it', { stream, position, last: seq })
+              this.restarts.get(stream)?.()
+            }
+          }
+          seen = new Map(this.streams.map((s) => [s, this.position(s)]))
+        })
+        .catch(() => undefined)
+    }, WATCHDOG_MS)
+    this.watchdog.unref()
+  }
+
+  /** Each stream's last sequence now, in one request. */
+  private async lastSequences(): Promise<Map<string, number>> {
+    const last = new Map<string, number>()
+    for await (const info of this.journal.jsm.streams.list()) {
+      if (this.streams.includes(info.config.name)) last.set(info.config.name, info.state.last_seq)
+    }
+    return last
   }
 
   async stop(): Promise<void> {
     this.stopped = true
+    clearInterval(this.watchdog)
+    for (const restart of this.restarts.values()) restart()
     for (const ticket of this.tickets.values()) ticket.reject(new Error('applier stopped'))
     this.tickets.clear()
   }
@@ -84,10 +122,7 @@ export class Applier {
    */
   async caughtUp(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs
-    const targets = new Map<string, number>()
-    for await (const info of this.journal.jsm.streams.list()) {
-      if (this.streams.includes(info.config.name)) targets.set(info.config.name, info.state.last_seq)
-    }
+    const targets = await this.lastSequences()
     return this.until(() => [...targets].every(([stream, seq]) => this.position(stream) >= seq), deadline)
   }
 
@@ -124,6 +159,7 @@ export class Applier {
         const from = this.store.journalPosition(stream) + 1
         const consumer = await this.journal.js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from })
         const messages = await consumer.consume({ max_messages: APPLY_BATCH })
+        this.restarts.set(stream, () => messages.stop())
         const pending: JsMsg[] = []
         let applying: Promise<void> | undefined
         const drain = async () => {

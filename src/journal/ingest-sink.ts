@@ -6,6 +6,7 @@
  * `duplicate` for a chunk the log already has, `unavailable` when the log
  * did not take it before the deadline (answered 429, the client sends it again).
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { WriteItem } from '../cluster/messages.js'
 import type { QueueOutcome } from '../front/write-queue.js'
 import { ItemPreparer } from '../grouping/prepare-items.js'
@@ -51,6 +52,23 @@ export class JournalIngestSink {
       this.queuedItems -= 1
       this.queuedBytes -= size
     }
+  }
+
+  /**
+   * An unknown public key, looked up again once this node's control worker
+   * has applied the control log as far as it stands now (bounded by the
+   * deadline): a project created through another node a moment ago is then
+   * known here.
+   */
+  async lateProject(pk: string): Promise<string | undefined> {
+    const deadline = Date.now() + this.options.deadlineMs
+    try {
+      const last = (await this.journal.jsm.streams.info(CONTROL_STREAM)).state.last_seq
+      while (this.store.journalPosition(CONTROL_STREAM) < last && Date.now() < deadline) await sleep(10)
+    } catch (error) {
+      log.warn('could not read the control log position; answering from what this node has', { error: String(error) })
+    }
+    return this.store.projectIdForPublicKey(pk)
   }
 
   private async publish(raw: WriteItem): Promise<QueueOutcome> {

@@ -4,7 +4,10 @@
  * third node started on an empty data directory rebuilds the same answers.
  */
 import t from 'tap'
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
 import { call } from '../helpers/api.js'
+import { DIST, tempDataDir } from '../helpers/cluster.js'
 import { createProject, nodeOn, ownerWithKey } from '../helpers/cluster-mode.js'
 import { natsCluster } from '../helpers/nats.js'
 import { callRaw, events, postChunk, postSignals } from '../helpers/read.js'
@@ -65,4 +68,31 @@ async function ownerSignIn(url: string): Promise<string> {
   const csrf = ((await login.json()) as { csrfToken: string }).csrfToken
   const created = await fetch(`${url}/api/v1/cli/keys.create`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrf }, body: JSON.stringify({}) })
   return ((await created.json()) as { apiKey: string }).apiKey
+}
+
+t.test('npm run admin beside a node goes through the log: its key works on every node', async (t) => {
+  const nats = await natsCluster(t)
+  const a = await nodeOn(t, nats)
+  const b = await nodeOn(t, nats)
+  const run = await adminOn(a.dataDir, nats.url, ['create-key', '--org', 'Acme', '--email', 'ops@acme.test'])
+  t.equal(run.code, 0, run.stderr)
+  const { apiKey } = JSON.parse(run.stdout) as { apiKey: string }
+  for (const node of [a, b]) {
+    const whoami = await call(node.url, '/cli/whoami', { token: apiKey })
+    t.equal(whoami.status, 200, `the admin's key works on ${node === a ? 'A' : 'B'}`)
+  }
+  const stopped = await adminOn(tempDataDir(), nats.url, ['create-key', '--org', 'Acme', '--email', 'x@acme.test'], { NATS_DEADLINE_MS: '1000' })
+  t.equal(stopped.code, 1, 'with no node applying the log on its DATA_DIR, admin says so rather than hang')
+  t.match(stopped.stderr, /has not applied it/)
+})
+
+function adminOn(dataDir: string, natsUrl: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(DIST, 'admin.js'), ...args], { env: { ...process.env, DATA_DIR: dataDir, NATS_URL: natsUrl, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('exit', (code) => resolve({ code, stdout, stderr }))
+  })
 }
