@@ -10,6 +10,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { startNatsCluster, type NatsCluster } from '../../src/journal/nats-servers.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const DIST = join(ROOT, 'dist')
@@ -74,15 +75,27 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   }
 }
 
+/**
+ * SVC_TEST_CLUSTER_MODE=1 runs a test file against the cluster mode: each
+ * cluster it starts is a node on its own one-server NATS (test/cluster-mode/
+ * api-files.test.ts runs existing API test files this way).
+ */
+async function logFor(options: ClusterOptions, dataDir: string): Promise<NatsCluster | undefined> {
+  if (process.env.SVC_TEST_CLUSTER_MODE !== '1' || options.env?.NATS_URL) return undefined
+  return startNatsCluster({ dir: join(dataDir, 'nats'), size: 1, freePort })
+}
+
 async function startClusterOnce(options: ClusterOptions, dataDir: string): Promise<Cluster> {
   const port = await freePort()
   let output = ''
+  const nats = await logFor(options, dataDir)
+  const clusterEnv = nats ? { NATS_URL: nats.url, NATS_REPLICAS: '1', NATS_PARTITIONS: '2' } : {}
   const child = spawn(process.execPath, [options.main ?? join(DIST, 'main.js')], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: String(options.workers ?? 2), ...options.env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: String(options.workers ?? 2), ...clusterEnv, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group, so kill() reaches every process of the cluster
   })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve())).then(() => nats?.stop())
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       killGroup(child)
