@@ -8,6 +8,7 @@ import type { Figures, MemorySample } from './load.js'
 import type { Mapping } from './proc.js'
 import type { MicroFigure } from './micro.js'
 import type { ProbeResult } from './oversize-probe.js'
+import type { PeerResults } from './peer-stage.js'
 
 export interface StorageFigures {
   puts: number
@@ -59,6 +60,8 @@ export interface Results {
   date: string
   commit: string
   workers: number
+  /** Where the server and the load generator ran (bench/pin.ts). */
+  pinning: string
   connections: number
   seconds: { main: number; oversize: number; memory: number; memoryWarm: number; grid: number; warm: number }
   bodies: { chunk: number; signals: number; oversize: number }
@@ -77,6 +80,7 @@ export interface Results {
   memory: Figures & { lmdbMaps: Mapping[] }
   grid: { points: GridPoint[]; defaultRuns: Figures[] }
   /** One front on the native build, then one on the pure-Node fallback (UWS_USE_FALLBACK=1). */
+  peer?: PeerResults
   fallback?: { native: { ingest: Figures; signals: Figures }; fallback: { ingest: Figures; signals: Figures } }
   /** CPU the rest of the machine used while the benchmark ran nothing, just before and just after, % of one core. */
   othersIdlePct: { before: number; after: number }
