@@ -10,29 +10,9 @@
  * those stages are not run.
  */
 import type { Figures } from './load.js'
-import type { StorageFigures } from './report.js'
+import { cpuPerPutUs, cpuPerRequestUs, type PeerPair, type PeerResults, type PeerRound, type StorageFigures } from './results.js'
 import { ingestSpec, MAIN_S, measure, progress, signalsSpec, warm, WARM_S } from './scenarios.js'
 import { startBareUws, startBenchCluster, startPlainPeer, type Target } from './targets.js'
-
-export interface PeerPair {
-  ingest: Figures
-  signals: Figures
-}
-
-export interface PeerRound {
-  peer: PeerPair
-  /** The service with WORKERS unset (its default for the cores it may use). */
-  service: PeerPair
-  /** The service with `otherWorkers` fronts. */
-  other: PeerPair
-}
-
-export interface PeerResults {
-  defaultWorkers: number
-  otherWorkers: number
-  rounds: PeerRound[]
-  floor: { bareChunk: Figures; bareSignals: Figures; put: StorageFigures }
-}
 
 async function pair(target: Target, publicKey: string, label: string): Promise<PeerPair> {
   await warm(target, ingestSpec('warm', publicKey, WARM_S))
@@ -93,24 +73,46 @@ export async function peerStage(
   return out
 }
 
-/** Server CPU per answered request, µs. */
-export function usPerRequest(f: Figures): number {
-  return f.answersPerSec > 0 ? (f.serverCpuPct / 100 / f.answersPerSec) * 1e6 : 0
-}
-
-/** CPU per put of the storage ceiling, µs. */
-export function usPerPut(s: StorageFigures): number {
-  return s.putsPerSec > 0 ? (s.cpuPct / 100 / s.putsPerSec) * 1e6 : 0
-}
-
 /** One line per run, for the log. */
 export function peerLines(p: PeerResults): string[] {
-  const f = (name: string, x: Figures) => `${name}: ${Math.round(x.answersPerSec)} req/s, p50 ${x.p50} ms, p99 ${x.p99} ms, ${Math.round(usPerRequest(x))} µs/req`
-  const lines = [`floor /ingest: bare uWS ${Math.round(usPerRequest(p.floor.bareChunk))} + raw put ${Math.round(usPerPut(p.floor.put))} µs; /signals bare ${Math.round(usPerRequest(p.floor.bareSignals))} µs`]
+  const f = (name: string, x: Figures) => `${name}: ${Math.round(x.answersPerSec)} req/s, p50 ${x.p50} ms, p99 ${x.p99} ms, ${Math.round(cpuPerRequestUs(x))} µs/req`
+  const lines = [`floor /ingest: bare uWS ${Math.round(cpuPerRequestUs(p.floor.bareChunk))} + raw put ${Math.round(cpuPerPutUs(p.floor.put))} µs; /signals bare ${Math.round(cpuPerRequestUs(p.floor.bareSignals))} µs`]
   p.rounds.forEach((r, i) => {
     for (const kind of ['ingest', 'signals'] as const) {
       lines.push(`round ${i + 1} /${kind}: ` + [f('peer', r.peer[kind]), f(`service ×${p.defaultWorkers}`, r.service[kind]), f(`service ×${p.otherWorkers}`, r.other[kind])].join(' | '))
     }
   })
   return lines
+}
+
+/**
+ * `--ab=NAME=VALUE,…`: the service's defaults against the same service with
+ * those settings, alternating for `rounds` rounds, /ingest then /signals each;
+ * printed, not written to RESULTS.md. For trying a change before making it the default.
+ */
+export async function abStage(env: Record<string, string>, rounds: number): Promise<{ a: PeerPair; b: PeerPair }[]> {
+  const label = Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')
+  const runs: { a: PeerPair; b: PeerPair }[] = []
+  const run = async (variant: Record<string, string>, name: string) => {
+    progress(`service: ${name}`)
+    const cluster = await startBenchCluster(undefined, { DURABILITY: 'commit', ...variant })
+    try {
+      return await pair(cluster, cluster.publicKey, name)
+    } finally {
+      await cluster.stop()
+    }
+  }
+  for (let round = 1; round <= rounds; round++) {
+    // A B, then B A: each side runs first as often as the other.
+    const bFirst = round % 2 === 0
+    const first = await run(bFirst ? env : {}, bFirst ? label : 'defaults')
+    const second = await run(bFirst ? {} : env, bFirst ? 'defaults' : label)
+    runs.push(bFirst ? { a: second, b: first } : { a: first, b: second })
+  }
+  const us = (pairs: PeerPair[], kind: 'ingest' | 'signals') => pairs.map((p) => Math.round(cpuPerRequestUs(p[kind]))).join(', ')
+  const rate = (pairs: PeerPair[], kind: 'ingest' | 'signals') => pairs.map((p) => Math.round(p[kind].answersPerSec)).join(', ')
+  for (const kind of ['ingest', 'signals'] as const) {
+    progress(`  A/B /${kind}: defaults ${us(runs.map((r) => r.a), kind)} µs/req (${rate(runs.map((r) => r.a), kind)} req/s) | ${label} ${us(runs.map((r) => r.b), kind)} µs/req (${rate(runs.map((r) => r.b), kind)} req/s)`)
+  }
+  return runs
 }

@@ -1,7 +1,6 @@
 /**
- * `npm run bench`: the end-to-end benchmark of the ingest hot path (issue 2,
- * "Benchmarks guard the hot path"). In one run, on one machine, so that the
- * ratios compare:
+ * `npm run bench`: the end-to-end benchmark of the ingest hot path. In one
+ * run, on one machine, so that the ratios compare:
  *   1. micro-benchmark of the pure hot functions (bench/micro.ts);
  *   2. the two ceilings: a bare uWebSockets.js handler (the front's) and raw
  *      lmdb-js puts (the storage's), with both durabilities;
@@ -35,12 +34,13 @@ import { LIMITS, loadConfig } from '../src/config.js'
 import type { Figures } from './load.js'
 import type { MicroFigure } from './micro.js'
 import { probeDeclared, probeOversize, type ProbeResult } from './oversize-probe.js'
-import { peerStage } from './peer-stage.js'
+import { abStage, peerStage } from './peer-stage.js'
 import { pinning, pinSelf, SERVER_CORES } from './pin.js'
 import { machineBusySeconds, mappingOf } from './proc.js'
 import { chunkMeta, OVERSIZE_BYTES } from './payloads.js'
 import { CONNECTIONS, chunk, ingestSpec, MAIN_S, measure, oversize, oversizeSpec, progress, QUICK, secs, signals, signalsSpec, storageRun, warm, WARM_S } from './scenarios.js'
-import { renderResults, type GridPoint, type Results, type StorageFigures } from './report.js'
+import { renderResults } from './report.js'
+import type { GridPoint, Results, StorageFigures } from './results.js'
 import { startBareUws, startBenchCluster, type ClusterTarget } from './targets.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -48,6 +48,8 @@ const HERE = fileURLToPath(new URL('./', import.meta.url))
 const OUT = process.argv.find((a) => a.startsWith('--out='))?.slice(6) ?? join(ROOT, 'bench', 'RESULTS.md')
 const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',')
 const stage = (name: string) => !ONLY || ONLY.includes(name)
+const AB_FLAG = process.argv.find((a) => a.startsWith('--ab='))?.slice(5)
+const AB = AB_FLAG ? Object.fromEntries(AB_FLAG.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) : undefined
 const WAIT_QUIET_S = Number(process.argv.find((a) => a.startsWith('--wait-quiet='))?.slice(13) ?? 0)
 
 /** The cluster's default where it runs: one front per core it may use (WORKERS unset, pinned to SERVER_CORES). */
@@ -228,6 +230,11 @@ async function main(): Promise<void> {
   }
   progress(`machine: ${results.machine!.nproc} cores, ${results.machine!.cpuModel}, Node ${results.machine!.node}; chunk ${chunk.byteLength} B, signals ${signals.byteLength} B`)
 
+  if (AB) {
+    // Only the A/B: the other stages are for a full run.
+    await abStage(AB, QUICK ? 1 : 4)
+    return
+  }
   if (stage('micro')) results.micro = micro()
   if (stage('front')) results.front = await frontCeiling()
   if (stage('storage')) {
@@ -323,7 +330,7 @@ async function main(): Promise<void> {
   const markdown = renderResults(results as Results)
   writeFileSync(OUT, markdown)
   progress(`wrote ${OUT}`)
-  console.log('\n' + markdown.slice(markdown.indexOf('## Headline'), markdown.indexOf('## Front ceiling')).trim())
+  console.log('\n' + markdown.slice(markdown.indexOf('## Headline'), markdown.indexOf('## Reading the figures')).trim())
 }
 
 await main()

@@ -13,7 +13,7 @@ import { runLoad, type Figures, type LoadSpec } from './load.js'
 import { chunkBody, chunkMeta, OVERSIZE_BYTES, signalsBody } from './payloads.js'
 import { serverCommand } from './pin.js'
 import { machineBusySeconds } from './proc.js'
-import type { StorageFigures } from './report.js'
+import type { StorageFigures } from './results.js'
 import type { Target } from './targets.js'
 
 const HERE = fileURLToPath(new URL('./', import.meta.url))
