@@ -15,7 +15,8 @@ import { newCounters } from './ingest.js'
 import { createMetricsRoute } from './metrics-route.js'
 import { createProxy } from './proxy.js'
 import { loadHttpEngine, NATIVE_PLATFORMS } from './uws.js'
-import { WriteQueue } from './write-queue.js'
+import { createWriteBatch } from './write-batch.js'
+import { inThreadPool, WriteQueue, type WriterPool } from './write-queue.js'
 
 const config = loadConfig()
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
@@ -31,19 +32,23 @@ if (!engine.native) {
 }
 const store = openStore(config)
 const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: config.aggregateSignals }
-const pool = new Piscina({
-  filename: new URL('./writer.js', import.meta.url).href,
-  minThreads: config.writerThreads,
-  maxThreads: config.writerThreads,
-  idleTimeout: Number.POSITIVE_INFINITY,
-  concurrentTasksPerWorker: config.writerTasks,
-  workerData: writerInit,
-})
+// WRITER_THREADS=0: the front's own thread writes (lmdb-js still commits off it), with no structured clone or thread hop.
+const pool: WriterPool =
+  config.writerThreads === 0
+    ? inThreadPool(createWriteBatch(store))
+    : new Piscina({
+        filename: new URL('./writer.js', import.meta.url).href,
+        minThreads: config.writerThreads,
+        maxThreads: config.writerThreads,
+        idleTimeout: Number.POSITIVE_INFINITY,
+        concurrentTasksPerWorker: config.writerTasks,
+        workerData: writerInit,
+      })
 // As many batches in flight as the writer threads take at once: one committing while the next ones are prepared.
 const queue = new WriteQueue(pool, {
   maxItems: config.writeBatchItems,
   maxBytes: config.writeBatchBytes,
-  maxInFlight: config.writerThreads * config.writerTasks,
+  maxInFlight: Math.max(1, config.writerThreads) * config.writerTasks,
   maxQueuedItems: config.ingestQueueItems,
   maxQueuedBytes: config.ingestQueueBytes,
   // LMDB keeps a panicked environment unusable for every thread of this process: leave (after answering what is in
