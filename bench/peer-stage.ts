@@ -11,7 +11,7 @@
  */
 import type { Figures } from './load.js'
 import { cpuPerPutUs, cpuPerRequestUs, type PeerPair, type PeerResults, type PeerRound, type StorageFigures } from './results.js'
-import { ingestSpec, MAIN_S, measure, progress, signalsSpec, warm, WARM_S } from './scenarios.js'
+import { ingestSpec, MAIN_S, measure, progress, SERVICE_NODE_ARGS, signalsSpec, warm, WARM_S } from './scenarios.js'
 import { startBareUws, startBenchCluster, startPlainPeer, type Target } from './targets.js'
 
 async function pair(target: Target, publicKey: string, label: string): Promise<PeerPair> {
@@ -33,7 +33,7 @@ async function peerPair(): Promise<PeerPair> {
 
 async function servicePair(workers: number | undefined, label: string): Promise<PeerPair> {
   progress(`service: ${label}`)
-  const cluster = await startBenchCluster(workers, { DURABILITY: 'commit' })
+  const cluster = await startBenchCluster(workers, { DURABILITY: 'commit' }, SERVICE_NODE_ARGS)
   try {
     return await pair(cluster, cluster.publicKey, label)
   } finally {
@@ -95,7 +95,7 @@ export async function abStage(env: Record<string, string>, rounds: number): Prom
   const runs: { a: PeerPair; b: PeerPair }[] = []
   const run = async (variant: Record<string, string>, name: string) => {
     progress(`service: ${name}`)
-    const cluster = await startBenchCluster(undefined, { DURABILITY: 'commit', ...variant })
+    const cluster = await startBenchCluster(undefined, { DURABILITY: 'commit', ...variant }, SERVICE_NODE_ARGS)
     try {
       return await pair(cluster, cluster.publicKey, name)
     } finally {

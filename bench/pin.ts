@@ -20,14 +20,15 @@ function tasksetWorks(): boolean {
 }
 
 const CORES = availableParallelism()
-export const PINNED = CORES > 1 && tasksetWorks()
+/** --no-pin: everything shares every core, as on a machine where the load comes from elsewhere but other work does not. */
+export const PINNED = CORES > 1 && !process.argv.includes('--no-pin') && tasksetWorks()
 export const SERVER_CPUS = '0'
 export const CLIENT_CPUS = String(CORES - 1)
 /** Cores the server may use: what os.availableParallelism() answers inside it, and so its default WORKERS. */
 export const SERVER_CORES = PINNED ? 1 : CORES
 
 export function pinning(): string {
-  return PINNED ? `server on CPU ${SERVER_CPUS}, load generator on CPU ${CLIENT_CPUS} (taskset)` : 'not pinned (one core, or no taskset)'
+  return PINNED ? `server on CPU ${SERVER_CPUS}, load generator on CPU ${CLIENT_CPUS} (taskset)` : 'not pinned (--no-pin, one core, or no taskset)'
 }
 
 /** Pins every thread of this process (the load generator) to the client's core. */

@@ -1,28 +1,36 @@
 /**
  * `npm run bench`: the end-to-end benchmark of the ingest hot path. In one
- * run, on one machine, so that the ratios compare:
+ * run, on one machine, so that the ratios compare, every server pinned to one
+ * core and the load generator (autocannon, in this process) to another
+ * (bench/pin.ts):
  *   1. micro-benchmark of the pure hot functions (bench/micro.ts);
  *   2. the two ceilings: a bare uWebSockets.js handler (the front's) and raw
  *      lmdb-js puts (the storage's), with both durabilities;
- *   3. the cluster, fresh, with a seeded project: 20 KB gzip chunks to
+ *   3. the peer: a plain node:http server with one lmdb-js put per request
+ *      (bench/plain-peer.ts) against the service, alternating, with the CPU
+ *      per request of each beside the floor (bare handler + raw put);
+ *   4. the cluster, fresh, with a seeded project: 20 KB gzip chunks to
  *      /ingest, 5 KB batches to /signals, 2 MB bodies refused at the cap;
- *   4. /ingest with DURABILITY=flush (then commit again, to price it against
+ *   5. /ingest with DURABILITY=flush (then commit again, to price it against
  *      the commit runs on both sides), and /signals again without the
  *      signal aggregates (AGGREGATE_SIGNALS=0), to price each;
- *   5. the fronts' memory over a 60 s /ingest run;
- *   6. a small grid of WRITER_THREADS × WRITE_BATCH_ITEMS × WRITER_TASKS, each setting run
+ *   6. the fronts' memory over a 60 s /ingest run;
+ *   7. a small grid of WRITER_THREADS × WRITE_BATCH_ITEMS × WRITER_TASKS, each setting run
  *      between two runs of the defaults, twice;
- *   7. one front on the native uWebSockets.js build against one on the pure-Node
+ *   8. one front on the native uWebSockets.js build against one on the pure-Node
  *      fallback (UWS_USE_FALLBACK=1), alternating, to price running without a native build;
  * then writes bench/RESULTS.md. Loopback only; every server is stopped and
  * every data directory removed at the end.
  *
  * Flags: --quick (short runs, a smoke check of the benchmark itself; its
  * figures are not results), --out=FILE (default bench/RESULTS.md),
- * --only=STAGE,… (micro, front, storage, cluster, flush, aggregates, memory, grid, fallback: run
- * those and print their figures, without writing RESULTS.md),
+ * --only=STAGE,… (micro, front, storage, peer, cluster, flush, aggregates, memory, grid, fallback:
+ * run those and print their figures, without writing RESULTS.md),
  * --wait-quiet=SECONDS (wait up to that long for the rest of this shared
- * machine to use less than a third of a core before starting).
+ * machine to use less than a third of a core before starting),
+ * --ab=NAME=VALUE,… [--rounds=N] (only the service's defaults against those
+ * settings, alternating, printed), --profile=DIR (the service writes V8 CPU
+ * profiles there in the peer and A/B stages), --no-pin (pin nothing).
  */
 import { execFileSync, execSync } from 'node:child_process'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
@@ -50,6 +58,8 @@ const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split('
 const stage = (name: string) => !ONLY || ONLY.includes(name)
 const AB_FLAG = process.argv.find((a) => a.startsWith('--ab='))?.slice(5)
 const AB = AB_FLAG ? Object.fromEntries(AB_FLAG.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) : undefined
+/** --rounds=N: rounds of --ab (default 4, 1 with --quick). */
+const AB_ROUNDS = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? (QUICK ? 1 : 4))
 const WAIT_QUIET_S = Number(process.argv.find((a) => a.startsWith('--wait-quiet='))?.slice(13) ?? 0)
 
 /** The cluster's default where it runs: one front per core it may use (WORKERS unset, pinned to SERVER_CORES). */
@@ -232,7 +242,7 @@ async function main(): Promise<void> {
 
   if (AB) {
     // Only the A/B: the other stages are for a full run.
-    await abStage(AB, QUICK ? 1 : 4)
+    await abStage(AB, AB_ROUNDS)
     return
   }
   if (stage('micro')) results.micro = micro()

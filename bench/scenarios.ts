@@ -23,6 +23,9 @@ export const CONNECTIONS = 100
 export const secs = (s: number) => (QUICK ? Math.max(2, Math.round(s / 4)) : s)
 export const MAIN_S = secs(10)
 export const WARM_S = QUICK ? 1 : 2
+/** --profile=DIR: the service's processes and threads write V8 CPU profiles there (node --cpu-prof), in the peer and A/B stages. */
+const PROFILE_DIR = process.argv.find((a) => a.startsWith('--profile='))?.slice(10)
+export const SERVICE_NODE_ARGS = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []
 
 export const began = performance.now()
 export function progress(message: string): void {
