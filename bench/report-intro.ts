@@ -48,7 +48,7 @@ export function sectionIntro(r: Results, d: Derived): string[] {
   out.push('')
   out.push(
     [
-      `- Every server runs on loopback on this machine, beside the load generator (autocannon, one thread, ${r.connections} connections, no pipelining), which competes with it for the ${r.machine.nproc} cores; its own CPU is in the detailed tables.`,
+      `- Every server runs on loopback on this machine with the load generator (autocannon, one thread, ${r.connections} connections, no pipelining): ${r.pinning}. Other work on the machine is not pinned away; its CPU is in the detailed tables.`,
       `- The cluster is \`dist/main.js\` with its defaults (WORKERS=${r.workers}, one front per core; WRITER_THREADS=${r.defaults.writerThreads}, WRITER_TASKS=${r.defaults.writerTasks}, WRITE_BATCH_ITEMS=${r.defaults.writeBatchItems}, WRITE_BATCH_BYTES=${int(r.defaults.writeBatchBytes)}), started fresh with its own temporary data directory and a project seeded through the store module; every run is preceded by a warm-up that is not counted (${r.seconds.warm} s; ${r.seconds.memoryWarm} s before the memory run, 1 s in the grid).`,
       `- Bodies: a ${int(r.bodies.chunk)} B gzip recording chunk (rrweb-like events), a ${int(r.bodies.signals)} B signals batch (views, clicks, an error; sent as text/plain like sendBeacon), a ${int(r.bodies.oversize)} B body over both caps. Each chunk carries its own X-Svc-Meta (20 chunks per session, every (session, seq) distinct), so none is an idempotent repeat.`,
       `- Runs: ${r.seconds.main} s each for the ceilings, /ingest and /signals; ${r.seconds.oversize} s for 2 MB bodies; ${r.seconds.memory} s for memory; ${r.seconds.grid} s per grid run.`,
