@@ -16,7 +16,10 @@ import { createMetricsRoute } from './metrics-route.js'
 import { createProxy } from './proxy.js'
 import { loadHttpEngine, NATIVE_PLATFORMS } from './uws.js'
 import { createWriteBatch } from './write-batch.js'
-import { inThreadPool, WriteQueue, type WriterPool } from './write-queue.js'
+import { inThreadPool, WriteQueue, type IngestQueue, type WriterPool } from './write-queue.js'
+import { openJournal } from '../journal/connect.js'
+import { JournalIngestSink } from '../journal/ingest-sink.js'
+import { layoutOf } from '../journal/node.js'
 
 const config = loadConfig()
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
@@ -31,33 +34,38 @@ if (!engine.native) {
   })
 }
 const store = openStore(config)
-const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: config.aggregateSignals }
-// WRITER_THREADS=0: the front's own thread writes (lmdb-js still commits off it), with no structured clone or thread hop.
-const pool: WriterPool =
-  config.writerThreads === 0
-    ? inThreadPool(createWriteBatch(store))
-    : new Piscina({
-        filename: new URL('./writer.js', import.meta.url).href,
-        minThreads: config.writerThreads,
-        maxThreads: config.writerThreads,
-        idleTimeout: Number.POSITIVE_INFINITY,
-        concurrentTasksPerWorker: config.writerTasks,
-        workerData: writerInit,
-      })
-// As many batches in flight as the writer threads take at once: one committing while the next ones are prepared.
-const queue = new WriteQueue(pool, {
-  maxItems: config.writeBatchItems,
-  maxBytes: config.writeBatchBytes,
-  maxInFlight: Math.max(1, config.writerThreads) * config.writerTasks,
-  maxQueuedItems: config.ingestQueueItems,
-  maxQueuedBytes: config.ingestQueueBytes,
-  // LMDB keeps a panicked environment unusable for every thread of this process: leave (after answering what is in
-  // flight, 429 from here on) so that the primary starts a fresh process that opens it anew.
-  onFatal: () => {
-    log.error('storage had a fatal error; front restarts')
-    void stop()
-  },
-})
+// Cluster mode: an acknowledgement means the log holds the item (src/journal/); no writer pool here.
+const journal = config.natsUrl ? await openJournal(config.natsUrl, layoutOf(config), 120_000) : undefined
+let pool: WriterPool | undefined
+const queue: IngestQueue = journal
+  ? new JournalIngestSink(store, journal, { layout: layoutOf(config), deadlineMs: config.natsDeadlineMs, maxQueuedItems: config.ingestQueueItems, maxQueuedBytes: config.ingestQueueBytes })
+  : new WriteQueue((pool = startWriterPool()), {
+      maxItems: config.writeBatchItems,
+      maxBytes: config.writeBatchBytes,
+      maxInFlight: Math.max(1, config.writerThreads) * config.writerTasks,
+      maxQueuedItems: config.ingestQueueItems,
+      maxQueuedBytes: config.ingestQueueBytes,
+      // LMDB keeps a panicked environment unusable for every thread of this process: leave (after answering what is in
+      // flight, 429 from here on) so that the primary starts a fresh process that opens it anew.
+      onFatal: () => {
+        log.error('storage had a fatal error; front restarts')
+        void stop()
+      },
+    })
+
+/** WRITER_THREADS=0: the front's own thread writes (lmdb-js still commits off it), with no structured clone or thread hop. */
+function startWriterPool(): WriterPool {
+  if (config.writerThreads === 0) return inThreadPool(createWriteBatch(store))
+  const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: config.aggregateSignals }
+  return new Piscina({
+    filename: new URL('./writer.js', import.meta.url).href,
+    minThreads: config.writerThreads,
+    maxThreads: config.writerThreads,
+    idleTimeout: Number.POSITIVE_INFINITY,
+    concurrentTasksPerWorker: config.writerTasks,
+    workerData: writerInit,
+  })
+}
 const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`, config.controlSecret)
 const counters = newCounters()
 metrics.engine.set({ engine: engine.name }, 1)
@@ -91,7 +99,8 @@ async function stop(): Promise<void> {
   const deadline = Date.now() + 10_000
   while (queue.busy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
   log.info('front stopped', { ...counters })
-  await pool.destroy()
+  await pool?.destroy()
+  await journal?.close()
   await proxy.close()
   await store.close()
   process.exit(0)

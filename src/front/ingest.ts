@@ -20,7 +20,7 @@ import type { Store } from '../store/store.js'
 import { declaredLength, readBody } from './body.js'
 import { guard, sendError, sendOk } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
-import type { WriteQueue } from './write-queue.js'
+import type { IngestQueue } from './write-queue.js'
 
 export interface IngestCounters {
   stored: number
@@ -34,7 +34,7 @@ export interface IngestCounters {
 
 export interface IngestDeps {
   store: Store
-  queue: WriteQueue
+  queue: IngestQueue
   counters: IngestCounters
 }
 
