@@ -1,5 +1,5 @@
 /**
- * Reproduction of issue 14 point 7: SIGKILL one front of a two-front cluster
+ * SIGKILL one front of a two-front cluster
  * under ingest load, `kills` times, and count how often another process
  * exits with it (MDB_PANIC in the surviving front), how long the killed
  * front takes to listen again, and whether every acknowledged chunk reads

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:read`: the read API's benchmark (issue 6, "Performance").
+ * `npm run bench:read`: the read API's benchmark.
  *
  *   1. Loads a project through the store, the way the ingest writers do
  *      (appendBatch, 64 items per transaction, pages grouped by groupUrl):
@@ -22,8 +22,8 @@
  * --only=queries,ingest,store (those stages, printed, no file written).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -34,8 +34,10 @@ import type { Click, IngestItem, PageRecord, SignalsRecord, Store, View } from '
 import { freePort } from '../test/helpers/cluster.js'
 import { seedProject, storeAt } from '../test/helpers/seed.js'
 import { generator } from './payloads.js'
+import { childrenOf, cpuSecondsOf } from './proc.js'
+import { writeResults, type IngestFigure, type Latency, type Loaded, type StoreFigure } from './read-report.js'
+import { QUICK, SCALE, SESSIONS, BATCHES_PER_SESSION, CLICKS_PER_BATCH, PAGES, ELEMENTS_PER_PAGE, MESSAGES, DAYS, DAY, ITEMS_PER_TXN, QUERIES, WARMUP, INGEST_S, INGEST_ROUNDS, CONNECTIONS } from './read-settings.js'
 
-const QUICK = process.argv.includes('--quick')
 /** --only=queries,ingest,store: run those stages and print their figures, without writing the results file. */
 const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',')
 const stage = (name: string) => !ONLY || ONLY.includes(name)
@@ -43,24 +45,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const OUT = process.argv.find((a) => a.startsWith('--out='))?.slice(6) ?? join(ROOT, 'bench', 'read-results.md')
 /** The service's build, one directory up from this bundle's (dist/bench-read/ or dist/bench/): dist/main.js. */
 const MAIN = fileURLToPath(new URL('../main.js', import.meta.url))
-
-const SCALE = QUICK ? 0.1 : 1
-const SESSIONS = Math.round(10_000 * SCALE)
-const BATCHES_PER_SESSION = 4
-const CLICKS_PER_BATCH = 25 // 10,000 × 4 × 25 = 1,000,000 clicks
-const PAGES = 50
-const ELEMENTS_PER_PAGE = 30
-const MESSAGES = 40
-const DAYS = 30
-const DAY = 24 * 60 * 60 * 1000
-const ITEMS_PER_TXN = 64
-const QUERIES = QUICK ? 40 : 300
-const WARMUP = QUICK ? 5 : 30
-const INGEST_S = QUICK ? 4 : 10
-const INGEST_ROUNDS = QUICK ? 1 : 4
-const CONNECTIONS = 64
-/** The fold thread's fold size in the clusters this bench starts: the service's default unless FOLD_BATCHES is set. */
-const FOLD_BATCHES = process.env.FOLD_BATCHES ?? '2000'
 
 const began = performance.now()
 function progress(message: string): void {
@@ -170,13 +154,6 @@ async function load(store: Store, projectId: string): Promise<Loaded> {
   return { seconds: (performance.now() - started) / 1000, foldSeconds: (performance.now() - appended) / 1000, batches, clicks }
 }
 
-interface Loaded {
-  seconds: number
-  /** Of which folding the stored batches into the aggregates. */
-  foldSeconds: number
-  batches: number
-  clicks: number
-}
 
 // ---- the cluster ----
 
@@ -188,31 +165,6 @@ interface Running {
   /** The last 20,000 characters the cluster wrote (its JSON log): shown when a run fails. */
   output(): string
   stop(): Promise<void>
-}
-
-/** utime + stime of a process and all its threads, seconds (/proc/<pid>/stat, in USER_HZ = 100 ticks/s). */
-function cpuOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return 0 // gone
-  }
-}
-
-function childrenOf(pid: number): number[] {
-  const children: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry))
-    } catch {
-      // ended while we looked
-    }
-  }
-  return children
 }
 
 async function startCluster(dataDir: string, env: Record<string, string>): Promise<Running> {
@@ -237,7 +189,7 @@ async function startCluster(dataDir: string, env: Record<string, string>): Promi
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   return {
     url: `http://127.0.0.1:${port}`,
-    cpuSeconds: () => [child.pid!, ...childrenOf(child.pid!)].reduce((sum, pid) => sum + cpuOf(pid), 0),
+    cpuSeconds: () => cpuSecondsOf([child.pid!, ...childrenOf(child.pid!).map((c) => c.pid)]),
     output: () => output,
     async stop() {
       child.kill('SIGTERM')
@@ -248,16 +200,6 @@ async function startCluster(dataDir: string, env: Record<string, string>): Promi
 
 // ---- query latency ----
 
-interface Latency {
-  name: string
-  n: number
-  p50: number
-  p95: number
-  p99: number
-  max: number
-  target?: number
-  note: string
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
@@ -304,19 +246,6 @@ function ingestBodies(): Buffer[] {
   })
 }
 
-interface IngestFigure {
-  aggregate: boolean
-  /** Batches acknowledged per second under the load. */
-  perSec: number
-  /** Batches still to fold into the aggregates when the load stopped, and how long the fold thread then took to fold them, ms. */
-  backlog: number
-  drainMs: number
-  /** Acknowledged batches over the load's time plus the drain: the rate at which the aggregates kept up. */
-  sustainedPerSec: number
-  /** Server CPU (every process of the cluster, the fold thread's drain included) per acknowledged batch, ms: steadier than throughput on a shared machine. */
-  cpuMsPerBatch: number
-  errors: number
-}
 
 async function ingestRun(aggregate: boolean, bodies: Buffer[]): Promise<IngestFigure> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-read-ingest-'))
@@ -374,12 +303,6 @@ async function ingestRun(aggregate: boolean, bodies: Buffer[]): Promise<IngestFi
 }
 
 /** The store alone: the same sessions' batches appended with and without aggregation, alternating. */
-interface StoreFigure {
-  aggregate: boolean
-  appendPerSec: number
-  /** Appended and folded into the aggregates. */
-  perSec: number
-}
 
 async function storeRun(aggregate: boolean): Promise<StoreFigure> {
   const path = mkdtempSync(join(tmpdir(), 'svc-bench-read-store-'))
@@ -429,7 +352,8 @@ async function main(): Promise<void> {
     }
   }
   if (ONLY) return
-  writeResults(load0, loaded, latencies, ingest, storeFigures)
+  writeResults(OUT, load0, loaded, latencies, ingest, storeFigures)
+  progress(`wrote ${OUT}`)
 }
 
 async function queryStage(latencies: Latency[]): Promise<Loaded> {
@@ -468,70 +392,6 @@ async function queryStage(latencies: Latency[]): Promise<Loaded> {
     rmSync(dataDir, { recursive: true, force: true })
   }
   return loaded
-}
-
-function writeResults(
-  load0: number[],
-  loaded: Loaded,
-  latencies: Latency[],
-  ingest: IngestFigure[],
-  storeFigures: StoreFigure[],
-): void {
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-  const offRuns = ingest.filter((r) => !r.aggregate)
-  const onRuns = ingest.filter((r) => r.aggregate)
-  const cpuOff = mean(offRuns.map((r) => r.cpuMsPerBatch))
-  const cpuOn = mean(onRuns.map((r) => r.cpuMsPerBatch))
-  const off = mean(offRuns.map((r) => r.perSec))
-  const on = mean(onRuns.map((r) => r.perSec))
-  const sustained = mean(onRuns.map((r) => r.sustainedPerSec))
-  const drop = (off - on) / off
-  const sustainedDrop = (off - sustained) / off
-  const storeOff = mean(storeFigures.filter((r) => !r.aggregate).map((r) => r.perSec))
-  const storeOnAppend = mean(storeFigures.filter((r) => r.aggregate).map((r) => r.appendPerSec))
-  const storeOn = mean(storeFigures.filter((r) => r.aggregate).map((r) => r.perSec))
-  const load1 = loadavg()
-
-  const ms = (x: number) => x.toFixed(1)
-  const lines = [
-    '# Read API benchmark (issue 6)',
-    '',
-    `Generated by \`npm run bench:read\` (bench/read-queries.ts) on ${new Date().toISOString().slice(0, 10)}${QUICK ? ' with --quick: a smoke run, not results' : ''}.`,
-    `Machine: ${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 1024 ** 3)} GB, Node ${process.version}. Load average ${load0.map((x) => x.toFixed(1)).join(' ')} at the start, ${load1.map((x) => x.toFixed(1)).join(' ')} at the end: the machine is shared with other work, so absolute figures carry that noise; the off/on comparison alternates runs to spread it.`,
-    '',
-    '## Data set',
-    '',
-    `${SESSIONS.toLocaleString('en')} sessions over ${DAYS} days, ${loaded.batches.toLocaleString('en')} signal batches holding ${loaded.clicks.toLocaleString('en')} clicks (3% rage, 4% dead, 1% error), one view per batch, a JS error in one batch in ten (${MESSAGES} messages); ${PAGES} pages with popularity ~ 1/rank; clicks clustered on ${ELEMENTS_PER_PAGE} elements per page; viewports desktop, tablet and mobile.`,
-    `Loaded through the store as the ingest writers write (appendBatch, ${ITEMS_PER_TXN} items per transaction), then folded into the aggregates as the fold thread folds them: ${loaded.seconds.toFixed(1)} s in all, of which ${loaded.foldSeconds.toFixed(1)} s folding; ${Math.round(loaded.batches / loaded.seconds).toLocaleString('en')} batches/s (${Math.round(loaded.clicks / loaded.seconds).toLocaleString('en')} clicks/s).`,
-    '',
-    '## Query latency through the HTTP API',
-    '',
-    `One request at a time from this process to the cluster (1 front, control worker), over keep-alive loopback; ${QUERIES} timed requests each after ${WARMUP} warm-up ones. Times in ms, request sent to answer read.`,
-    '',
-    '| query | what | p50 | p95 | p99 | max | target p95 |',
-    '| --- | --- | ---: | ---: | ---: | ---: | --- |',
-    ...latencies.map((l) => `| ${l.name} | ${l.note} | ${ms(l.p50)} | ${ms(l.p95)} | ${ms(l.p99)} | ${ms(l.max)} | ${l.target ? `< ${l.target} ${l.p95 < l.target ? '✅' : '❌'}` : '–'} |`),
-    '',
-    '## Ingest throughput with and without the aggregation',
-    '',
-    `POST /signals through the cluster (default WORKERS, one front per core), ${CONNECTIONS} connections, ${INGEST_S} s measured after 2 s of warm-up, a fresh data directory per run; 64 different batches of about 5 KB (2 views, 24 clicks, 1 error each) in turn. Runs alternate off, on, off, on. With aggregation on, ingest stores each batch and logs it, and the control worker's fold thread (nice +10) folds the logged batches into the aggregates behind it, ${FOLD_BATCHES} per transaction (FOLD_BATCHES); when the load stops, this bench waits for the fold thread to fold what was left and counts that time too.`,
-    '',
-    '| run | aggregation | acknowledged batches/s | left to fold at the end | drained in | sustained batches/s (load + drain) | server CPU per batch |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
-    ...ingest.map(
-      (r, i) =>
-        `| ${i + 1} | ${r.aggregate ? 'on' : 'off'} | ${Math.round(r.perSec).toLocaleString('en')}${r.errors ? ` (${r.errors} errors)` : ''} | ${r.aggregate ? r.backlog.toLocaleString('en') : '–'} | ${r.aggregate ? `${(r.drainMs / 1000).toFixed(1)} s` : '–'} | ${Math.round(r.sustainedPerSec).toLocaleString('en')} | ${r.cpuMsPerBatch.toFixed(3)} ms |`,
-    ),
-    '',
-    `Mean acknowledged: off ${Math.round(off).toLocaleString('en')}, on ${Math.round(on).toLocaleString('en')} batches/s: **${(drop * 100).toFixed(1)}% ${on <= off ? 'drop' : 'gain (noise)'}** (target: no more than 10%${drop <= 0.1 ? ', met' : ', **not met**'}). Counting the time the fold thread took to catch up after the load, on sustains ${Math.round(sustained).toLocaleString('en')} batches/s: **${(sustainedDrop * 100).toFixed(1)}% below off**${sustainedDrop <= 0.1 ? ' (within 10% too)' : ' (the aggregation\'s real price when a load saturates both cores for long)'}. Server CPU (every process of the cluster, from /proc, the drain included) per acknowledged batch, the steadier figure on a shared machine: off ${cpuOff.toFixed(3)} ms, on ${cpuOn.toFixed(3)} ms (×${(cpuOn / cpuOff).toFixed(2)}).`,
-    '',
-    'Why it costs what it costs: without aggregates a signals batch costs the writer two LMDB writes (the batch, the project counters); with them, one more (an entry in the fold log). The fold then adds, per batch, one write per friction event (project and page scope), one per JS error occurrence (two scopes), a read per view, a read-modify-write of the session counters, an index entry per element a session clicked; and per fold one read-modify-write per touched bucket (heat, elements by hour and by day, page stats by hour and by day, error counts). Before commit 392dd83 those were done inside the ingest transaction, which holds only the few batches that arrived meanwhile, so the busy buckets were rewritten a few times per batch (this bench then measured a 66.7% drop at 0.65 ms of server CPU per batch); a fold rewrites each bucket once per fold. Since commit 3cca741 the aggregates have an LMDB environment of their own, so folds no longer hold the write lock ingest commits take, and folds can be large (FOLD_BATCHES 2,000) without delaying an acknowledgement.',
-    '',
-    `The store alone, the same batches appended ${ITEMS_PER_TXN} per transaction (no HTTP), then folded 4,000 per transaction: off ${Math.round(storeOff).toLocaleString('en')} batches/s; on ${Math.round(storeOnAppend).toLocaleString('en')} batches/s appended and ${Math.round(storeOn).toLocaleString('en')} batches/s appended and folded, about ${((1 / storeOn - 1 / storeOff) * 1e6).toFixed(0)} µs of store time per 25-click batch for the aggregates. This load is historical (30 days of sessions in random order), so a fold touches buckets of many different hours: the worst case for the per-fold read-modify-writes.`,
-    '',
-  ]
-  writeFileSync(OUT, lines.join('\n'))
-  progress(`wrote ${OUT}`)
 }
 
 main().catch((error) => {

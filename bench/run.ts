@@ -1,68 +1,79 @@
 /**
- * `npm run bench`: the end-to-end benchmark of the ingest hot path (issue 2,
- * "Benchmarks guard the hot path"). In one run, on one machine, so that the
- * ratios compare:
+ * `npm run bench`: the end-to-end benchmark of the ingest hot path. In one
+ * run, on one machine, so that the ratios compare, every server pinned to one
+ * core and the load generator (autocannon, in this process) to another
+ * (bench/pin.ts):
  *   1. micro-benchmark of the pure hot functions (bench/micro.ts);
  *   2. the two ceilings: a bare uWebSockets.js handler (the front's) and raw
  *      lmdb-js puts (the storage's), with both durabilities;
- *   3. the cluster, fresh, with a seeded project: 20 KB gzip chunks to
+ *   3. the peer: a plain node:http server with one lmdb-js put per request
+ *      (bench/plain-peer.ts) against the service, alternating, with the CPU
+ *      per request of each beside the floor (bare handler + raw put);
+ *   4. the cluster, fresh, with a seeded project: 20 KB gzip chunks to
  *      /ingest, 5 KB batches to /signals, 2 MB bodies refused at the cap;
- *   4. /ingest with DURABILITY=flush (then commit again, to price it against
+ *   5. /ingest with DURABILITY=flush (then commit again, to price it against
  *      the commit runs on both sides), and /signals again without the
  *      signal aggregates (AGGREGATE_SIGNALS=0), to price each;
- *   5. the fronts' memory over a 60 s /ingest run;
- *   6. a small grid of WRITER_THREADS × WRITE_BATCH_ITEMS × WRITER_TASKS, each setting run
+ *   6. the fronts' memory over a 60 s /ingest run;
+ *   7. a small grid of WRITER_THREADS × WRITE_BATCH_ITEMS × WRITER_TASKS, each setting run
  *      between two runs of the defaults, twice;
- *   7. one front on the native uWebSockets.js build against one on the pure-Node
+ *   8. one front on the native uWebSockets.js build against one on the pure-Node
  *      fallback (UWS_USE_FALLBACK=1), alternating, to price running without a native build;
  * then writes bench/RESULTS.md. Loopback only; every server is stopped and
  * every data directory removed at the end.
  *
  * Flags: --quick (short runs, a smoke check of the benchmark itself; its
  * figures are not results), --out=FILE (default bench/RESULTS.md),
- * --only=STAGE,… (micro, front, storage, cluster, flush, aggregates, memory, grid, fallback: run
- * those and print their figures, without writing RESULTS.md),
+ * --only=STAGE,… (micro, front, storage, peer, cluster, flush, aggregates, memory, grid, fallback:
+ * run those and print their figures, without writing RESULTS.md),
  * --wait-quiet=SECONDS (wait up to that long for the rest of this shared
- * machine to use less than a third of a core before starting).
+ * machine to use less than a third of a core before starting),
+ * --ab=NAME=VALUE,… [--rounds=N] (only the service's defaults against those
+ * settings, alternating, printed), --profile=DIR (the service writes V8 CPU
+ * profiles there in the peer and A/B stages), --no-pin (pin nothing).
  */
 import { execFileSync, execSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { LIMITS, loadConfig } from '../src/config.js'
-import { runLoad, type Figures, type LoadSpec } from './load.js'
+import type { Figures } from './load.js'
 import type { MicroFigure } from './micro.js'
 import { probeDeclared, probeOversize, type ProbeResult } from './oversize-probe.js'
+import { abStage, peerStage } from './peer-stage.js'
+import { pinning, pinSelf, SERVER_CORES } from './pin.js'
 import { machineBusySeconds, mappingOf } from './proc.js'
-import { chunkBody, chunkMeta, OVERSIZE_BYTES, signalsBody } from './payloads.js'
-import { renderResults, type GridPoint, type Results, type StorageFigures } from './report.js'
-import { startBareUws, startBenchCluster, type ClusterTarget, type Target } from './targets.js'
+import { chunkMeta, OVERSIZE_BYTES } from './payloads.js'
+import { CONNECTIONS, chunk, ingestSpec, MAIN_S, measure, oversize, oversizeSpec, progress, QUICK, secs, signals, signalsSpec, storageRun, warm, WARM_S } from './scenarios.js'
+import { renderResults } from './report.js'
+import type { GridPoint, Results, StorageFigures } from './results.js'
+import { startBareUws, startBenchCluster, type ClusterTarget } from './targets.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const HERE = fileURLToPath(new URL('./', import.meta.url))
-const QUICK = process.argv.includes('--quick')
 const OUT = process.argv.find((a) => a.startsWith('--out='))?.slice(6) ?? join(ROOT, 'bench', 'RESULTS.md')
 const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',')
 const stage = (name: string) => !ONLY || ONLY.includes(name)
+const AB_FLAG = process.argv.find((a) => a.startsWith('--ab='))?.slice(5)
+const AB = AB_FLAG ? Object.fromEntries(AB_FLAG.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) : undefined
+/** --rounds=N: rounds of --ab (default 4, 1 with --quick). */
+const AB_ROUNDS = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice(9) ?? (QUICK ? 1 : 4))
 const WAIT_QUIET_S = Number(process.argv.find((a) => a.startsWith('--wait-quiet='))?.slice(13) ?? 0)
 
-/** The cluster's default: one front per core (WORKERS unset). */
-const WORKERS = loadConfig({}).workers
-const CONNECTIONS = 100
-/** Seconds per measured run; --quick divides by 4. */
-const secs = (s: number) => (QUICK ? Math.max(2, Math.round(s / 4)) : s)
-const MAIN_S = secs(10)
+/** The cluster's default where it runs: one front per core it may use (WORKERS unset, pinned to SERVER_CORES). */
+const WORKERS = SERVER_CORES
 const OVERSIZE_S = secs(6)
 const MEMORY_S = QUICK ? 10 : 60
 /** The memory run's warm-up: heaps and allocator arenas grow to the load's size in the first seconds. */
 const MEMORY_WARM_S = QUICK ? 1 : 10
 const GRID_S = secs(5)
 const GRID_ROUNDS = QUICK ? 1 : 2
+/** Rounds of the peer stage: the plain peer and the service, alternating. */
+const PEER_ROUNDS = QUICK ? 1 : 2
 /** Rounds of /signals with the aggregates off, then on. */
 const AGGREGATE_ROUNDS = QUICK ? 1 : 2
-const WARM_S = QUICK ? 1 : 2
 /**
  * Settings tried against the defaults, [WRITER_THREADS, WRITE_BATCH_ITEMS, WRITER_TASKS]: one transaction in
  * flight per thread (the setting before WRITER_TASKS existed), two, smaller batches, and two threads. With 100
@@ -77,74 +88,13 @@ const GRID_POINTS: [number, number, number][] = [
   [2, 64, 2],
 ]
 
-const began = performance.now()
-function progress(message: string): void {
-  const t = ((performance.now() - began) / 1000).toFixed(0).padStart(4)
-  console.log(`[${t} s] ${message}`)
-}
-
-function summary(f: Figures): string {
-  const codes = Object.entries(f.statusCodes)
-    .map(([code, n]) => `${code}×${n}`)
-    .join(' ')
-  return `${Math.round(f.answersPerSec)} req/s (${Math.round(f.okPerSec)} 2xx/s), p50 ${f.p50} ms, p99 ${f.p99} ms, server CPU ${Math.round(f.serverCpuPct)}%, client CPU ${Math.round(f.clientCpuPct)}%, others ${Math.round(f.otherCpuPct)}%, [${codes}]${f.errors ? ` errors ${f.errors}` : ''}${f.timeouts ? ` timeouts ${f.timeouts}` : ''}`
-}
-
-async function measure(target: Target, spec: LoadSpec): Promise<Figures> {
-  progress(`  ${spec.name}: ${spec.seconds} s, ${spec.connections} connections…`)
-  const figures = await runLoad(target, spec)
-  progress(`  ${spec.name}: ${summary(figures)}`)
-  return figures
-}
-
-// ---- payloads and scenarios ----
-
-const chunk = chunkBody()
-const signals = signalsBody()
-const oversize = Buffer.alloc(OVERSIZE_BYTES, 0x1f)
-let runs = 0
-
-/** 20 KB gzip chunks, each with its own (session, seq) so none is an idempotent repeat of another. */
-function ingestSpec(name: string, publicKey: string, seconds: number, sampleMemory = false): LoadSpec {
-  const tag = `${process.pid}-${++runs}`
-  return {
-    name,
-    path: `/api/v1/ingest?pk=${publicKey}`,
-    body: chunk,
-    headers: { 'content-type': 'application/octet-stream' },
-    vary: (n) => ({ 'x-svc-meta': chunkMeta(tag, n) }),
-    connections: CONNECTIONS,
-    seconds,
-    sampleMemory,
-  }
-}
-
-function signalsSpec(name: string, publicKey: string, seconds: number): LoadSpec {
-  // text/plain, as sendBeacon posts it.
-  return { name, path: `/api/v1/signals?pk=${publicKey}`, body: signals, headers: { 'content-type': 'text/plain' }, connections: CONNECTIONS, seconds }
-}
-
-function oversizeSpec(name: string, publicKey: string, seconds: number): LoadSpec {
-  return {
-    name,
-    path: `/api/v1/ingest?pk=${publicKey}`,
-    body: oversize,
-    headers: { 'content-type': 'application/octet-stream', 'x-svc-meta': chunkMeta('oversize', 0) },
-    connections: CONNECTIONS,
-    seconds,
-  }
-}
-
-async function warm(target: Target, spec: LoadSpec): Promise<void> {
-  await runLoad(target, { ...spec, name: 'warm-up', seconds: WARM_S, sampleMemory: false })
-}
 
 // ---- stages ----
 
 function machine(): Results['machine'] {
   const version = (pkg: string) => JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version as string
   return {
-    nproc: availableParallelism(),
+    nproc: cpus().length,
     cpuModel: cpus()[0]?.model ?? 'unknown',
     memoryGiB: totalmem() / 1024 ** 3,
     node: process.version,
@@ -206,22 +156,6 @@ function storageCeiling(durability: 'commit' | 'flush'): StorageFigures {
   return storageRun('storage-ceiling.js', 'puts/s', (dir) => [dir, durability, String(MAIN_S), String(CONNECTIONS)])
 }
 
-/** Runs a storage benchmark process (`script`, given a fresh data directory) and adds what the rest of the machine used meanwhile. */
-function storageRun(script: string, unit: string, args: (dir: string) => string[]): StorageFigures {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-lmdb-'))
-  try {
-    const machineBefore = machineBusySeconds()
-    const started = performance.now()
-    const out = execFileSync(process.execPath, [join(HERE, script), ...args(dir)])
-    const elapsed = (performance.now() - started) / 1000
-    const figures = JSON.parse(out.toString()) as StorageFigures
-    figures.otherCpuPct = Math.max(0, ((machineBusySeconds() - machineBefore) / elapsed) * 100 - figures.cpuPct)
-    progress(`  ${Math.round(figures.putsPerSec)} ${unit}, p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms, CPU ${Math.round(figures.cpuPct)}%, others ${Math.round(figures.otherCpuPct)}%`)
-    return figures
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
 
 async function clusterCommit(): Promise<Results['cluster']> {
   progress(`cluster (WORKERS=${WORKERS}, DURABILITY=commit): start and seed a project`)
@@ -287,6 +221,8 @@ async function waitQuiet(): Promise<number> {
 
 async function main(): Promise<void> {
   if (QUICK) progress('--quick: short runs, a smoke check of the benchmark; the figures are not results')
+  pinSelf()
+  progress(`pinning: ${pinning()}`)
   const othersBefore = await waitQuiet()
   progress(`before starting, the rest of the machine used ${Math.round(othersBefore)}% of a core`)
   const started = performance.now()
@@ -296,6 +232,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     commit: commit(),
     workers: WORKERS,
+    pinning: pinning(),
     connections: CONNECTIONS,
     seconds: { main: MAIN_S, oversize: OVERSIZE_S, memory: MEMORY_S, memoryWarm: MEMORY_WARM_S, grid: GRID_S, warm: WARM_S },
     bodies: { chunk: chunk.byteLength, signals: signals.byteLength, oversize: oversize.byteLength },
@@ -303,6 +240,11 @@ async function main(): Promise<void> {
   }
   progress(`machine: ${results.machine!.nproc} cores, ${results.machine!.cpuModel}, Node ${results.machine!.node}; chunk ${chunk.byteLength} B, signals ${signals.byteLength} B`)
 
+  if (AB) {
+    // Only the A/B: the other stages are for a full run.
+    await abStage(AB, AB_ROUNDS)
+    return
+  }
   if (stage('micro')) results.micro = micro()
   if (stage('front')) results.front = await frontCeiling()
   if (stage('storage')) {
@@ -310,6 +252,9 @@ async function main(): Promise<void> {
     // The connections split over the fronts, and over each front's batches in flight.
     const perBatch = Math.max(1, Math.floor(CONNECTIONS / WORKERS / (defaults.writerThreads * defaults.writerTasks)))
     results.storePath = { one: storePath(1, perBatch * WORKERS), all: storePath(WORKERS, perBatch) }
+  }
+  if (stage('peer')) {
+    results.peer = await peerStage(WORKERS, PEER_ROUNDS, { front: results.front, put: results.storage?.commit, measurePut: () => storageCeiling('commit') })
   }
   if (stage('cluster')) results.cluster = await clusterCommit()
   if (stage('flush')) {
@@ -395,7 +340,7 @@ async function main(): Promise<void> {
   const markdown = renderResults(results as Results)
   writeFileSync(OUT, markdown)
   progress(`wrote ${OUT}`)
-  console.log('\n' + markdown.slice(markdown.indexOf('## Headline'), markdown.indexOf('## Front ceiling')).trim())
+  console.log('\n' + markdown.slice(markdown.indexOf('## Headline'), markdown.indexOf('## Reading the figures')).trim())
 }
 
 await main()

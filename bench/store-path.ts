@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 import { openLmdbStore } from '../src/store/lmdb/index.js'
 import type { IngestItem } from '../src/store/store.js'
 import { chunkBody } from './payloads.js'
-import type { StorageFigures } from './report.js'
+import type { StorageFigures } from './results.js'
 
 const [dir, seconds, processes, inFlight, batch] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5]), Number(process.argv[6])]
 if (!dir || !(seconds > 0) || !(processes > 0) || !(inFlight > 0) || !(batch > 0)) {

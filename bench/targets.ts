@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../test/helpers/cluster.js'
 import { seedProject, storeAt } from '../test/helpers/seed.js'
+import { serverCommand } from './pin.js'
 import { childrenOf } from './proc.js'
 
 /** dist/, the service's build; this file is bundled into dist/bench/. */
@@ -21,7 +22,8 @@ const DIST = fileURLToPath(new URL('../', import.meta.url))
 
 /** Starts `main.js` and resolves once the primary logs "listening" (every front and the control worker are up). */
 function startMain(port: number, dataDir: string, env: Record<string, string>, nodeArgs: string[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, join(DIST, 'main.js')], {
+  const [command, args] = serverCommand([...nodeArgs, join(DIST, 'main.js')])
+  const child = spawn(command, args, {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -68,11 +70,14 @@ export interface ClusterTarget extends Target {
   storedChunks(): Promise<number>
 }
 
-/** `nodeArgs` go to the primary's node, whose forks inherit them (e.g. --cpu-prof to profile every process). */
-export async function startBenchCluster(workers: number, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ClusterTarget> {
+/**
+ * `workers` undefined leaves WORKERS unset: the service's default for the cores it may use.
+ * `nodeArgs` go to the primary's node, whose forks inherit them (e.g. --cpu-prof to profile every process).
+ */
+export async function startBenchCluster(workers: number | undefined, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ClusterTarget> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'))
   const port = await freePort()
-  const child = await startMain(port, dataDir, { WORKERS: String(workers), ...env }, nodeArgs).catch((error: unknown) => {
+  const child = await startMain(port, dataDir, { ...(workers === undefined ? {} : { WORKERS: String(workers) }), ...env }, nodeArgs).catch((error: unknown) => {
     rmSync(dataDir, { recursive: true, force: true }) // a cluster that did not start leaves no data directory behind
     throw error
   })
@@ -105,17 +110,46 @@ export async function startBenchCluster(workers: number, env: Record<string, str
 }
 
 const BARE_ENTRY = fileURLToPath(new URL('./bare-uws.js', import.meta.url))
+const PEER_ENTRY = fileURLToPath(new URL('./plain-peer.js', import.meta.url))
 
-export async function startBareUws(processes: number): Promise<Target> {
+export function startBareUws(processes: number): Promise<Target> {
+  return startPlain(processes, (port) => [BARE_ENTRY, String(port)])
+}
+
+export interface PeerTarget extends Target {
+  publicKey: string
+}
+
+/** The plain peer (bench/plain-peer.ts), one process with its own data directory. */
+export async function startPlainPeer(): Promise<PeerTarget> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-peer-'))
+  const publicKey = 'svc_pk_0123456789abcdef0123456789abcdef'
+  const target = await startPlain(1, (port) => [PEER_ENTRY, String(port), dataDir, publicKey]).catch((error: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true })
+    throw error
+  })
+  return {
+    ...target,
+    publicKey,
+    async stop() {
+      await target.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** `processes` copies of a one-file server on a free port, each printing "ready" once it listens. */
+async function startPlain(processes: number, argsFor: (port: number) => string[]): Promise<Target> {
   const port = await freePort()
   const children: ChildProcess[] = []
   await Promise.all(
     Array.from({ length: processes }, () => {
-      const child = spawn(process.execPath, [BARE_ENTRY, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] })
+      const [command, args] = serverCommand(argsFor(port))
+      const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] })
       children.push(child)
       return new Promise<void>((resolve, reject) => {
         child.stdout!.on('data', (data: Buffer) => data.toString().includes('ready') && resolve())
-        child.once('exit', (code) => reject(new Error(`bare-uws exited with ${code}`)))
+        child.once('exit', (code) => reject(new Error(`${argsFor(port)[0]} exited with ${code}`)))
       })
     }),
   )

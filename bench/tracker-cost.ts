@@ -1,5 +1,5 @@
 /**
- * Main-thread cost of the tracker in Chromium (issue 5, "Size and cost"), on
+ * Main-thread cost of the tracker in Chromium, on
  * a page of 5,000 elements, beside the same page without the tracker:
  * - the initial full snapshot's time (measured by the tracker around rrweb's
  *   serialization, read back with `svc("stats")`);

@@ -11,6 +11,7 @@ export default defineConfig({
   entry: {
     run: 'bench/run.ts',
     'bare-uws': 'bench/bare-uws.ts',
+    'plain-peer': 'bench/plain-peer.ts',
     'storage-ceiling': 'bench/storage-ceiling.ts',
     'store-path': 'bench/store-path.ts',
     micro: 'bench/micro.ts',

@@ -37,7 +37,7 @@ export interface Config {
    * synced to the disk (also survives power loss); see bench/RESULTS.md for the cost.
    */
   durability: Durability
-  /** piscina threads per front process that write to LMDB. */
+  /** piscina threads per front process that write to LMDB; 0: the front's own thread writes. */
   writerThreads: number
   /** Batches each writer thread keeps in flight (piscina concurrentTasksPerWorker). */
   writerTasks: number
@@ -151,7 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     durability,
     // 1 thread, 64 items: kept by the benchmark's writer-pool grid (bench/RESULTS.md, "Writer pool"): no setting,
     // smaller batches or two writer threads per front, beat them beyond the noise of the machine it ran on.
-    writerThreads: int(env, 'WRITER_THREADS', 1, 1, 16),
+    writerThreads: int(env, 'WRITER_THREADS', 1, 0, 16),
     // Transactions each writer thread keeps pending at once. With one, the thread sat idle while its commit ran and
     // the next batch waited for the reply; with several, lmdb-js starts the next transaction as the last one commits.
     writerTasks: int(env, 'WRITER_TASKS', 4, 1, 64),

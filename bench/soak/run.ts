@@ -1,5 +1,5 @@
 /**
- * `npm run soak`: the soak and fault scenarios of issue 14, each against a
+ * `npm run soak`: the soak and fault scenarios, each against a
  * fresh cluster of the service's own build (dist/main.js) on loopback:
  *   kill     50 SIGKILLs of the whole cluster under ingest load (kill-cycles.ts)
  *   front    20 SIGKILLs of one front under ingest load (front-kill.ts)

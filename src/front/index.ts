@@ -15,7 +15,8 @@ import { newCounters } from './ingest.js'
 import { createMetricsRoute } from './metrics-route.js'
 import { createProxy } from './proxy.js'
 import { loadHttpEngine, NATIVE_PLATFORMS } from './uws.js'
-import { WriteQueue, type IngestQueue } from './write-queue.js'
+import { createWriteBatch } from './write-batch.js'
+import { inThreadPool, WriteQueue, type IngestQueue, type WriterPool } from './write-queue.js'
 import { openJournal } from '../journal/connect.js'
 import { JournalIngestSink } from '../journal/ingest-sink.js'
 import { layoutOf } from '../journal/node.js'
@@ -35,7 +36,7 @@ if (!engine.native) {
 const store = openStore(config)
 // Cluster mode: an acknowledgement means the log holds the item (src/journal/); no writer pool here.
 const journal = config.natsUrl ? await openJournal(config.natsUrl, layoutOf(config), 120_000) : undefined
-let pool: Piscina | undefined
+let pool: WriterPool | undefined
 const sink = journal
   ? new JournalIngestSink(store, journal, { layout: layoutOf(config), deadlineMs: config.natsDeadlineMs, maxQueuedItems: config.ingestQueueItems, maxQueuedBytes: config.ingestQueueBytes })
   : undefined
@@ -44,7 +45,7 @@ const queue: IngestQueue =
   new WriteQueue((pool = startWriterPool()), {
     maxItems: config.writeBatchItems,
     maxBytes: config.writeBatchBytes,
-    maxInFlight: config.writerThreads * config.writerTasks,
+    maxInFlight: Math.max(1, config.writerThreads) * config.writerTasks,
     maxQueuedItems: config.ingestQueueItems,
     maxQueuedBytes: config.ingestQueueBytes,
     // LMDB keeps a panicked environment unusable for every thread of this process: leave (after answering what is in
@@ -55,7 +56,9 @@ const queue: IngestQueue =
     },
   })
 
-function startWriterPool(): Piscina {
+/** WRITER_THREADS=0: the front's own thread writes (lmdb-js still commits off it), with no structured clone or thread hop. */
+function startWriterPool(): WriterPool {
+  if (config.writerThreads === 0) return inThreadPool(createWriteBatch(store))
   const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: config.aggregateSignals }
   return new Piscina({
     filename: new URL('./writer.js', import.meta.url).href,

@@ -17,6 +17,14 @@ import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../cluster/messages.js'
 
+/** What the queue needs of a writer pool: piscina's, or the front's own thread (inThreadPool). */
+export type WriterPool = Pick<Piscina, 'run' | 'destroy'>
+
+/** A pool of no thread: tasks run on the caller's thread, bodies untouched (nothing to transfer). */
+export function inThreadPool(write: (task: WriteTask) => Promise<WriteResult>): WriterPool {
+  return { run: (task: WriteTask) => write(task), destroy: () => Promise.resolve() }
+}
+
 /** `full`: refused by the bound, nothing kept. */
 export type QueueOutcome = WriteOutcome | 'full'
 

@@ -1,0 +1,89 @@
+/**
+ * The section bench/RESULTS.md leads with: the service against the plain
+ * peer (bench/plain-peer.ts) and the floor, server and load generator pinned,
+ * with the CPU per request of each, and the targets set against them.
+ */
+import type { Figures } from './load.js'
+import { int, met, ms, pct, table } from './report-format.js'
+import { cpuPerPutUs, cpuPerRequestUs, mean, type PeerPair, type PeerResults, type Results } from './results.js'
+
+/** Targets against the peer and the floor, pinned, with the default configuration. */
+export const PEER_TARGETS = { ingestCpuVsFloor: 1.3, ingestVsPeer: 1.25, signalsVsPeer: 1.25, p99Ms: 25 } as const
+
+type Kind = 'ingest' | 'signals'
+
+const avg = (runs: Figures[], of: (f: Figures) => number) => mean(runs.map(of))
+
+export interface PeerSummary {
+  floorUs: number
+  runs: (who: keyof PeerResults['rounds'][number], kind: Kind) => Figures[]
+  rate: (who: keyof PeerResults['rounds'][number], kind: Kind) => number
+  us: (who: keyof PeerResults['rounds'][number], kind: Kind) => number
+  p99: (who: keyof PeerResults['rounds'][number], kind: Kind) => number
+}
+
+export function summarise(p: PeerResults): PeerSummary {
+  const runs = (who: keyof PeerResults['rounds'][number], kind: Kind) => p.rounds.map((r) => (r[who] as PeerPair)[kind])
+  return {
+    floorUs: cpuPerRequestUs(p.floor.bareChunk) + cpuPerPutUs(p.floor.put),
+    runs,
+    rate: (who, kind) => avg(runs(who, kind), (f) => f.okPerSec),
+    us: (who, kind) => avg(runs(who, kind), cpuPerRequestUs),
+    p99: (who, kind) => Math.max(...runs(who, kind).map((f) => f.p99)),
+  }
+}
+
+export function sectionPeer(r: Results, p: PeerResults): string[] {
+  const s = summarise(p)
+  const fronts = (n: number) => `${n} front${n === 1 ? '' : 's'}`
+  const bareUs = cpuPerRequestUs(p.floor.bareChunk)
+  const putUs = cpuPerPutUs(p.floor.put)
+  const line = (name: string, who: 'peer' | 'service' | 'other', kind: Kind, floorUs?: number) => [
+    name,
+    int(s.rate(who, kind)),
+    s.runs(who, kind).map((f) => `${ms(f.p50)} / ${ms(f.p99)}`).join(', '),
+    int(s.us(who, kind)),
+    floorUs ? `${(s.us(who, kind) / floorUs).toFixed(2)} ×` : '',
+    who === 'peer' ? '' : pct(s.rate(who, kind) / s.rate('peer', kind)),
+    int(avg(s.runs(who, kind), (f) => f.otherCpuPct)),
+  ]
+  const ingestCpu = s.us('service', 'ingest') / s.floorUs
+  const ingestVsPeer = s.rate('service', 'ingest') / s.rate('peer', 'ingest')
+  const signalsVsPeer = s.rate('service', 'signals') / s.rate('peer', 'signals')
+  const p99s = [s.p99('service', 'ingest'), s.p99('service', 'signals')]
+  return [
+    '## Headline: against a plain implementation, CPU per request',
+    '',
+    `${r.pinning}. ${p.rounds.length} round${p.rounds.length === 1 ? '' : 's'}, each running the plain peer, the service with its default (${fronts(p.defaultWorkers)} on the one core it may use) and the service with ${fronts(p.otherWorkers)}, ` +
+      `/ingest then /signals, ${r.seconds.main} s each, ${r.connections} connections, the same requests. req/s and CPU are the means over the rounds; p50 / p99 per round.`,
+    '',
+    table(
+      ['Scenario', 'req/s', 'p50 / p99 ms', 'server CPU µs/req', 'vs floor', 'vs peer', 'others CPU %'],
+      [
+        ['Floor, /ingest: bare uWS handler + raw lmdb-js put', '', '', `${int(bareUs)} + ${int(putUs)} = ${int(s.floorUs)}`, '1.00 ×', '', ''],
+        line('Plain peer, /ingest (node:http, one put per request)', 'peer', 'ingest', s.floorUs),
+        line(`**Service, /ingest, default (${fronts(p.defaultWorkers)})**`, 'service', 'ingest', s.floorUs),
+        line(`Service, /ingest, ${fronts(p.otherWorkers)}`, 'other', 'ingest', s.floorUs),
+        ['Floor, /signals: bare uWS handler (no storage)', '', '', int(cpuPerRequestUs(p.floor.bareSignals)), '', '', ''],
+        line('Plain peer, /signals (JSON.parse, checks by hand, no aggregates)', 'peer', 'signals'),
+        line(`**Service, /signals, default, aggregates on**`, 'service', 'signals'),
+        line(`Service, /signals, ${fronts(p.otherWorkers)}`, 'other', 'signals'),
+      ],
+    ),
+    '',
+    table(
+      ['Target (pinned, default configuration)', 'Measured', 'Verdict'],
+      [
+        [`/ingest: server CPU per chunk ≤ ${PEER_TARGETS.ingestCpuVsFloor} × the floor`, `${int(s.us('service', 'ingest'))} µs = ${ingestCpu.toFixed(2)} × ${int(s.floorUs)} µs`, met(ingestCpu <= PEER_TARGETS.ingestCpuVsFloor)],
+        [`/ingest: req/s ≥ ${PEER_TARGETS.ingestVsPeer} × the plain peer's`, `${int(s.rate('service', 'ingest'))} = ${ingestVsPeer.toFixed(2)} × ${int(s.rate('peer', 'ingest'))}`, met(ingestVsPeer >= PEER_TARGETS.ingestVsPeer)],
+        [`/signals, aggregates on: req/s ≥ ${PEER_TARGETS.signalsVsPeer} × the plain peer's`, `${int(s.rate('service', 'signals'))} = ${signalsVsPeer.toFixed(2)} × ${int(s.rate('peer', 'signals'))}`, met(signalsVsPeer >= PEER_TARGETS.signalsVsPeer)],
+        [`p99 < ${PEER_TARGETS.p99Ms} ms at ${r.connections} connections, both`, `/ingest ${ms(p99s[0])} ms, /signals ${ms(p99s[1])} ms (worst round)`, met(p99s.every((x) => x < PEER_TARGETS.p99Ms))],
+      ],
+    ),
+    '',
+    'Server CPU is utime + stime of every process and thread of the server from /proc, over the answers it gave: with the server on its own core, it is the figure that carries to a bigger machine. ' +
+      'The floor is what no implementation of this contract on these parts can go below: reading the body in a bare uWebSockets.js handler, plus one raw lmdb-js put of the chunk (bench/storage-ceiling.ts). ' +
+      '"others CPU %" is what the rest of this shared machine used meanwhile: where it is high, that run was starved.',
+    '',
+  ]
+}

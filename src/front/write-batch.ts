@@ -1,0 +1,54 @@
+/**
+ * One write task: a batch of ingest items committed to LMDB in one transaction.
+ *
+ * Why batches: a commit costs far more than a put. The front gathers the
+ * requests that arrive while earlier batches are being written and hands
+ * them over together; one task is one transaction, so the commit cost is
+ * shared by the whole batch. The promise resolves only after the commit (and
+ * the disk sync, with durability "flush"): the front acknowledges nothing
+ * before that.
+ *
+ * Signals bodies arrive as bytes and are parsed and validated here (AJV,
+ * compiled once per thread): a body that is no batch is answered `invalid`
+ * and stored nowhere, while its batch-mates are written.
+ *
+ * Page identity is decided here too (src/grouping/prepare-items.ts).
+ */
+import { performance } from 'node:perf_hooks'
+import { log } from '../log.js'
+import type { WriteOutcome, WriteResult, WriteTask } from '../cluster/messages.js'
+import { ItemPreparer } from '../grouping/prepare-items.js'
+import { StorageUnavailable, type IngestItem, type Store } from '../store/store.js'
+
+export type WriteBatch = (task: WriteTask) => Promise<WriteResult>
+
+/** The writer of one thread: a piscina writer thread's (workers/writer.ts), or the front's own with WRITER_THREADS=0. */
+export function createWriteBatch(store: Store): WriteBatch {
+  const preparer = new ItemPreparer(store)
+  return async function write(task: WriteTask): Promise<WriteResult> {
+    const outcomes: WriteOutcome[] = []
+    const items: IngestItem[] = []
+    const stored: number[] = []
+    task.items.forEach((raw, i) => {
+      const item = preparer.prepare(raw)
+      if ('invalid' in item) return void (outcomes[i] = item)
+      items.push(item)
+      stored.push(i)
+    })
+    if (items.length === 0) return { outcomes }
+    try {
+      const started = performance.now()
+      const written = await store.appendBatch(items)
+      const commitMs = performance.now() - started
+      written.forEach((outcome, j) => (outcomes[stored[j]] = outcome))
+      return { outcomes, commitMs }
+    } catch (error) {
+      // The transaction did not commit (disk full, I/O error, panicked environment): none of its items is stored,
+      // and each is answered 429 so that its client sends it again.
+      // Anything else that throws here is no storage failure but still stored nothing: the same answer is the honest one.
+      log.error('ingest transaction failed; answered overloaded', { error: String(error), items: items.length })
+      for (const j of stored) outcomes[j] = 'unavailable'
+      return { outcomes, fatal: error instanceof StorageUnavailable && error.fatal }
+    }
+  }
+}
