@@ -29,8 +29,9 @@ export function createWriteBatch(store: Store): WriteBatch {
     const outcomes: WriteOutcome[] = []
     const items: IngestItem[] = []
     const stored: number[] = []
+    const prepare = preparer.forBatch()
     task.items.forEach((raw, i) => {
-      const item = preparer.prepare(raw)
+      const item = prepare(raw)
       if ('invalid' in item) return void (outcomes[i] = item)
       items.push(item)
       stored.push(i)

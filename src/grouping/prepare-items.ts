@@ -9,6 +9,10 @@ import { parseSignals } from '../contract/signals-checks.js'
 import type { WriteItem } from '../cluster/messages.js'
 import type { IngestItem, PageRecord, Store } from '../store/store.js'
 import { groupUrl, RulesCache } from './group.js'
+import type { CompiledRule } from './rules.js'
+
+/** Each project's rules as read for one batch. */
+type BatchRules = Map<string, CompiledRule[]>
 
 export class ItemPreparer {
   private readonly rulesCache = new RulesCache()
@@ -16,11 +20,26 @@ export class ItemPreparer {
   constructor(private readonly store: Pick<Store, 'getProject'>) {}
 
   /** The item to store, or why a signals body is none. */
-  prepare(raw: WriteItem): IngestItem | { invalid: string } {
+  prepare(raw: WriteItem, batchRules?: BatchRules): IngestItem | { invalid: string } {
     const item = toIngestItem(raw)
     if ('invalid' in item) return item
-    this.assignPages(item)
+    this.assignPages(item, batchRules)
     return item
+  }
+
+  /** Prepares the items of one batch, reading each project's record once for all of them rather than once per item. */
+  forBatch(): (raw: WriteItem) => IngestItem | { invalid: string } {
+    const batchRules: BatchRules = new Map()
+    return (raw) => this.prepare(raw, batchRules)
+  }
+
+  private rulesOf(projectId: string, batchRules?: BatchRules): CompiledRule[] {
+    let rules = batchRules?.get(projectId)
+    if (!rules) {
+      rules = this.rulesCache.rulesFor(projectId, this.store.getProject(projectId)?.pathRules ?? [])
+      batchRules?.set(projectId, rules)
+    }
+    return rules
   }
 
   /**
@@ -28,8 +47,8 @@ export class ItemPreparer {
    * page view or a few, so its dozens of clicks share a handful of URLs
    * (bench/micro.ts, "pages of a signals batch").
    */
-  private pager(projectId: string, receivedAt: number): (url: string) => PageRecord {
-    const rules = this.rulesCache.rulesFor(projectId, this.store.getProject(projectId)?.pathRules ?? [])
+  private pager(projectId: string, receivedAt: number, batchRules?: BatchRules): (url: string) => PageRecord {
+    const rules = this.rulesOf(projectId, batchRules)
     const pages = new Map<string, PageRecord>()
     return (url) => {
       let page = pages.get(url)
@@ -41,8 +60,8 @@ export class ItemPreparer {
     }
   }
 
-  private assignPages(item: IngestItem): void {
-    const pageOf = this.pager(item.projectId, item.receivedAt)
+  private assignPages(item: IngestItem, batchRules?: BatchRules): void {
+    const pageOf = this.pager(item.projectId, item.receivedAt, batchRules)
     if (item.kind === 'chunk') {
       if (item.meta.url) item.page = pageOf(item.meta.url)
       return

@@ -19,7 +19,37 @@ export function emptyStats(): ProjectStats {
 type ChunkItem = Extract<IngestItem, { kind: 'chunk' }>
 type SignalsItem = Extract<IngestItem, { kind: 'signals' }>
 
-export function applyChunk(tables: Tables, item: ChunkItem): IngestOutcome {
+/**
+ * The project counters a run of items changes, read once and written once
+ * per project at its end (`flush`), inside the same transaction: every item
+ * of a batch would otherwise decode and re-encode the same record.
+ */
+class StatsUpdates {
+  private readonly changed = new Map<string, ProjectStats>()
+
+  constructor(private readonly tables: Tables) {}
+
+  of(projectId: string): ProjectStats {
+    let stats = this.changed.get(projectId)
+    if (!stats) this.changed.set(projectId, (stats = { ...(this.tables.projectStats.get(projectId) ?? emptyStats()) }))
+    return stats
+  }
+
+  flush(): void {
+    for (const [projectId, stats] of this.changed) this.tables.projectStats.put(projectId, stats)
+    this.changed.clear()
+  }
+}
+
+/** Applies a run of items in the current transaction, each project's counters written once. */
+export function applyItems(tables: Tables, items: IngestItem[], aggregate: boolean): IngestOutcome[] {
+  const stats = new StatsUpdates(tables)
+  const outcomes = items.map((item) => (item.kind === 'chunk' ? applyChunk(tables, item, stats) : applySignals(tables, item, aggregate, stats)))
+  stats.flush()
+  return outcomes
+}
+
+function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates): IngestOutcome {
   const { projectId, meta, body, receivedAt } = item
   const key = [projectId, meta.sk, meta.seq]
   // A repeated seq is a retry of a chunk already acknowledged: keep the first copy.
@@ -79,11 +109,10 @@ export function applyChunk(tables: Tables, item: ChunkItem): IngestOutcome {
     tables.sessionsByStart.put([projectId, session.startedAt, meta.sk], true)
   }
 
-  const stats = { ...(tables.projectStats.get(projectId) ?? emptyStats()) }
+  const stats = counters.of(projectId)
   if (!existing) stats.sessionCount += 1
   stats.chunkCount += 1
   stats.bytes += info.size
-  tables.projectStats.put(projectId, stats)
   return 'stored'
 }
 
@@ -95,16 +124,14 @@ let signalsNonce = 0
  * fold thread to count into the aggregates after the acknowledgement
  * (fold-log.ts): the entry commits with the batch, so none is ever missed.
  */
-export function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean): IngestOutcome {
+function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean, counters: StatsUpdates): IngestOutcome {
   const { projectId, batch, receivedAt } = item
   signalsNonce = (signalsNonce + 1) % 1_000_000_000
   const key = [projectId, receivedAt, batch.sk, process.pid, threadId, signalsNonce]
   tables.signals.put(key, batch)
   if (aggregate) logForFold(tables, key)
   for (const page of item.pages ?? []) notePage(tables, projectId, page)
-  const stats = { ...(tables.projectStats.get(projectId) ?? emptyStats()) }
-  stats.signalBatches += 1
-  tables.projectStats.put(projectId, stats)
+  counters.of(projectId).signalBatches += 1
   return 'stored'
 }
 

@@ -40,7 +40,7 @@ import type {
   TimeRange,
 } from '../insights.js'
 import { LmdbAccounts } from './accounts.js'
-import { applyChunk, applySignals, emptyStats } from './append.js'
+import { applyItems, emptyStats } from './append.js'
 import type { LmdbOptions } from './environment.js'
 import { isStorageFailure, surviveFailedCommits } from './failures.js'
 import { advanceCursors, foldLogged, readUnfolded, unfoldedCount } from './fold-log.js'
@@ -87,8 +87,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
   }
 
   private apply(items: IngestItem[]): IngestOutcome[] {
-    const aggregate = this.options.aggregates !== false
-    return items.map((item) => (item.kind === 'chunk' ? applyChunk(this.tables, item) : applySignals(this.tables, item, aggregate)))
+    return applyItems(this.tables, items, this.options.aggregates !== false)
   }
   // ---- projects ----
 
