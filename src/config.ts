@@ -43,6 +43,8 @@ export interface Config {
   writerTasks: number
   /** Most chunks or signal batches handed to the pool in one task (one LMDB transaction). */
   writeBatchItems: number
+  /** --max-semi-space-size of each front process (its writer threads included), MiB; 0 leaves V8's default. */
+  frontSemiSpaceMb: number
   /** Most body bytes in one pool task. */
   writeBatchBytes: number
   /** Most requests a front holds waiting for or inside the writer pool; past it ingest answers 429 overloaded. */
@@ -156,6 +158,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // the next batch waited for the reply; with several, lmdb-js starts the next transaction as the last one commits.
     writerTasks: int(env, 'WRITER_TASKS', 4, 1, 64),
     writeBatchItems: int(env, 'WRITE_BATCH_ITEMS', 64, 1, 4096),
+    // MiB; 0: V8's default (16 MiB here). Young-generation garbage collection was a large share of a front's CPU under load.
+    frontSemiSpaceMb: int(env, 'FRONT_SEMI_SPACE_MB', 64, 0, 1024),
     writeBatchBytes: int(env, 'WRITE_BATCH_BYTES', 4 * MB, 64 * KB, 256 * MB),
     // 512 requests: 8 full batches, about 130 ms of writing at the ~3.8k acks/s each of two fronts sustains
     // (bench/RESULTS.md); a tracker told to come back later loses nothing, one kept waiting longer holds a connection

@@ -58,9 +58,20 @@ export async function runPrimary(config: Config): Promise<void> {
   const children: Supervised[] = []
   const hub = createMetricsHub(() => children.map((unit) => unit.child))
 
+  /**
+   * A front (and its writer thread, V8 flags being per process) gets a larger
+   * young generation: each request leaves a body and a few objects that die
+   * within a batch, and with V8's default semi-space they were scavenged over
+   * and over (FRONT_SEMI_SPACE_MB, README).
+   */
+  function execArgvOf(entry: URL): string[] {
+    if (entry !== FRONT_ENTRY || config.frontSemiSpaceMb === 0) return process.execArgv
+    return [...process.execArgv, `--max-semi-space-size=${config.frontSemiSpaceMb}`]
+  }
+
   function start(entry: URL, unit: Supervised, onReady?: (message: ReadyMessage) => void): void {
     unit.startedAt = Date.now()
-    const child = fork(entry, [], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    const child = fork(entry, [], { env, execArgv: execArgvOf(entry), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
     unit.child = child
     child.on('message', (message: ChildMessage) => {
       if (message?.type === 'ready') onReady?.(message)
