@@ -159,7 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     writerTasks: int(env, 'WRITER_TASKS', 4, 1, 64),
     writeBatchItems: int(env, 'WRITE_BATCH_ITEMS', 64, 1, 4096),
     // MiB; 0: V8's default (16 MiB here). Young-generation garbage collection was a large share of a front's CPU under load.
-    frontSemiSpaceMb: int(env, 'FRONT_SEMI_SPACE_MB', 64, 0, 1024),
+    frontSemiSpaceMb: int(env, 'FRONT_SEMI_SPACE_MB', 32, 0, 1024),
     writeBatchBytes: int(env, 'WRITE_BATCH_BYTES', 4 * MB, 64 * KB, 256 * MB),
     // 512 requests: 8 full batches, about 130 ms of writing at the ~3.8k acks/s each of two fronts sustains
     // (bench/RESULTS.md); a tracker told to come back later loses nothing, one kept waiting longer holds a connection

@@ -12,12 +12,12 @@ function semiSpaceFlags(pid: number): string[] {
   return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((arg) => arg.startsWith('--max-semi-space-size'))
 }
 
-t.test('by default every front gets --max-semi-space-size=64 and the control worker none', async (t) => {
+t.test('by default every front gets --max-semi-space-size=32 and the control worker none', async (t) => {
   const cluster = await clusterFor(t, { workers: 2 })
   const children = childrenOf(cluster.child.pid!)
   const fronts = children.filter((c) => c.role === 'front')
   t.equal(fronts.length, 2)
-  for (const front of fronts) t.same(semiSpaceFlags(front.pid), ['--max-semi-space-size=64'], `front ${front.pid}`)
+  for (const front of fronts) t.same(semiSpaceFlags(front.pid), ['--max-semi-space-size=32'], `front ${front.pid}`)
   const control = children.find((c) => c.role === 'control')
   t.ok(control, 'a control worker')
   t.same(semiSpaceFlags(control!.pid), [])
