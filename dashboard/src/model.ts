@@ -1,6 +1,6 @@
 /**
  * Shapes of the API answers the dashboard reads, as documented in
- * /openapi.json (projects: section 2 of the contract; the read API: issue 6).
+ * /openapi.json (projects: section 2 of the contract; the read API).
  * Fields the dashboard can do without are optional, so that an older server
  * shows less rather than breaks.
  */

@@ -1,12 +1,12 @@
 /**
- * A whole recording as one JSON array of rrweb events, streamed (issue 6,
- * sessions.events). Each stored chunk is a JSON array of events, gzip or raw,
+ * A whole recording as one JSON array of rrweb events, streamed
+ * (sessions.events). Each stored chunk is a JSON array of events, gzip or raw,
  * exactly as the tracker sent it; the ingest path never decompresses, so this
  * is where gzip chunks are inflated, with node:zlib streams.
  *
  * Nothing here holds more than one chunk's stored bytes, one event and one
- * output batch at a time, and each of those is bounded (issue 14: a 146 KB
- * gzip chunk can inflate to 150 MB in one event). Events are cut out of each
+ * output batch at a time, and each of those is bounded (a 146 KB gzip
+ * chunk can inflate to 150 MB in one event). Events are cut out of each
  * chunk's array by a small scanner that follows strings and nesting, so
  * chunks are joined without parsing them; an event is written only once it
  * is complete, and a chunk that turns out to be corrupt (bad gzip, cut-off

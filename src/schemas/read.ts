@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the read API (issue 6, documented extensions of section 4.3):
+ * JSON Schemas of the read API (documented extensions of section 4.3):
  * sessions and recordings, heatmaps, the element leaderboard, the friction
  * feed and the page list. Request bodies refuse unknown members: a misspelt
  * filter would otherwise answer unfiltered data without a word.

@@ -1,5 +1,5 @@
 /**
- * Sessions and recordings, read back (issue 6; documented extensions of
+ * Sessions and recordings, read back (documented extensions of
  * section 4.3, API-key bearer, POST with JSON bodies): the session list, a
  * session's chunks, one chunk's bytes exactly as received, and the whole
  * recording as one stream of rrweb events.
