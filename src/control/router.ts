@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { pipeline } from 'node:stream'
 import type { ValidateFunction } from 'ajv'
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
 import { LIMITS } from '../config.js'
 import { ApiError, errorBody, statusOf, type ErrorCode } from '../errors.js'
 import { log } from '../log.js'
@@ -17,10 +18,13 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 
 export type Credential = 'none' | 'apiKey' | 'setupToken'
 
-export interface RequestContext {
+/** The body a handler receives: the type of the schema its router validates it with; {} when the operation takes none. */
+export type BodyOf<S> = 0 extends 1 & S ? Record<string, unknown> : S extends JSONSchema ? FromSchema<S> : Record<string, never>
+
+export interface RequestContext<B = Record<string, unknown>> {
   req: IncomingMessage
   /** Parsed, validated JSON body ({} when the operation takes none). */
-  body: Record<string, unknown>
+  body: B
   query: URLSearchParams
   /** Headers to add to the answer (Set-Cookie, for instance). */
   responseHeaders: Record<string, string[]>
@@ -31,7 +35,7 @@ export type Reply =
   | unknown
   | { raw: Buffer | string | NodeJS.ReadableStream; contentType: string; status?: number; headers?: Record<string, string> }
 
-export interface Operation<C = unknown> {
+export interface Operation<C = unknown, S = any> {
   operationId: string
   method: 'GET' | 'POST'
   /** Route path without the API prefix, e.g. `/cli/whoami`. */
@@ -39,7 +43,7 @@ export interface Operation<C = unknown> {
   credential: Credential
   summary: string
   /** JSON Schema of the request body; absent for operations that take none. */
-  body?: Record<string, unknown>
+  body?: S
   /** JSON Schema of the query parameters (an object of strings). */
   query?: Record<string, unknown>
   /** JSON Schema of the 200 answer, for the OpenAPI document. */
@@ -52,7 +56,12 @@ export interface Operation<C = unknown> {
   errors?: ErrorCode[]
   /** Served at the root too (public documents). */
   atRoot?: boolean
-  handle(ctx: RequestContext & { auth: C }): Promise<Reply> | Reply
+  handle(ctx: RequestContext<BodyOf<S>> & { auth: C }): Promise<Reply> | Reply
+}
+
+/** Declares an operation, its handler's `body` typed from the schema the router validates it with. */
+export function operation<C, S extends JSONSchema | undefined = undefined>(op: Operation<C, S>): Operation<C> {
+  return op
 }
 
 interface Compiled {
@@ -83,7 +92,7 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
   for (const op of operations) {
     const key = `${op.method} ${op.route}`
     if (table.has(key)) throw new Error(`duplicate route ${key}`)
-    table.set(key, { op, validate: op.body ? ajv.compile(op.body) : undefined, validateQuery: op.query ? ajv.compile(op.query) : undefined })
+    table.set(key, { op, validate: op.body ? ajv.compile(op.body as object) : undefined, validateQuery: op.query ? ajv.compile(op.query) : undefined })
   }
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {

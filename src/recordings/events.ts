@@ -22,6 +22,7 @@ import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { log } from '../log.js'
 import { ArraySplitter } from './array-splitter.js'
+import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from './limits.js'
 
 export { ArraySplitter } from './array-splitter.js'
 
@@ -32,16 +33,7 @@ export interface StoredChunk {
   load(): Uint8Array | undefined
 }
 
-/**
- * Largest event passed through, in bytes of JSON. A full snapshot is the
- * largest event rrweb writes; it must arrive in one chunk of at most 1,000,000
- * stored bytes, and DOM JSON gzips about 5 to 10 times, so 16 MiB keeps
- * headroom above any snapshot the tracker can store while bounding the one
- * event the control worker holds.
- */
-export const MAX_EVENT_BYTES = 16 * 1024 * 1024
-/** Most bytes one gzip chunk inflates to: 64 times the 1,000,000-byte chunk cap, far above what JSON compresses to and far below a bomb's 1,000:1. */
-export const MAX_CHUNK_INFLATED_BYTES = 64 * 1024 * 1024
+export { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from './limits.js'
 
 export interface EventLimits {
   maxEventBytes?: number

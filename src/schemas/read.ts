@@ -6,7 +6,7 @@
  */
 import { HEAT_X_BINS, HEAT_Y_BIN_PX, SCROLL_STEPS, SESSION_SCAN_BUDGET } from '../store/insights.js'
 import { projectId } from './control.js'
-import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from '../recordings/events.js'
+import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from '../recordings/limits.js'
 
 const epochMs = { type: 'integer', format: 'int64', minimum: 0, maximum: 8_640_000_000_000_000 } as const
 const since = { ...epochMs, description: 'Epoch ms, inclusive. Default: 30 days before `until`.' } as const

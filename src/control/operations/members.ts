@@ -14,7 +14,7 @@ import { sessionCookie } from '../dashboard-session.js'
 import { clientAddress } from '../front-link.js'
 import type { LoginThrottle } from '../login-throttle.js'
 import { hashPassword, verifyPassword } from '../passwords.js'
-import type { Operation, RequestContext } from '../router.js'
+import { operation, type Operation, type RequestContext } from '../router.js'
 
 export interface MemberDeps {
   store: Store
@@ -35,7 +35,7 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
   }
 
   return [
-    {
+    operation({
       operationId: 'listMembers',
       method: 'POST',
       route: '/auth/members.list',
@@ -57,8 +57,8 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
           })),
         }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'removeMember',
       method: 'POST',
       route: '/auth/members.remove',
@@ -78,8 +78,8 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
         if (!removed) throw new ApiError('not_found', { error: 'No such member.', hint: 'List members with POST /auth/members.list.' })
         return { ok: true, sessionsEnded: removed.sessionsEnded, keysRevoked: removed.keysRevoked, invitesRevoked: removed.invitesRevoked }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'changePassword',
       method: 'POST',
       route: '/auth/password.change',
@@ -99,8 +99,8 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
         await store.updateUser(user.id, { passwordHash: await hashPassword(newPassword) })
         return { ok: true, sessionsEnded: await store.endDashboardSessions(user.id, auth.sessionId) }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'signOutEverywhere',
       method: 'POST',
       route: '/auth/sessions.end',
@@ -113,6 +113,6 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
         if (auth.sessionId) responseHeaders['Set-Cookie'] = [sessionCookie(req, deps.publicUrl, '', 0)]
         return { ok: true, sessionsEnded }
       },
-    },
+    }),
   ]
 }

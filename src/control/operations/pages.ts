@@ -4,7 +4,7 @@ import type { BackfillRunner } from '../../grouping/backfill.js'
 import { projectIdBody } from '../../schemas/control.js'
 import type { BackfillState, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
-import type { Operation } from '../router.js'
+import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
 
 export const backfillStatusSchema = {
@@ -35,7 +35,7 @@ function statusOf(projectId: string, state: BackfillState | undefined) {
 
 export function pageOperations(store: Store, runner: BackfillRunner): Operation<ApiKeyAuth>[] {
   return [
-    {
+    operation({
       operationId: 'backfillProjectPages',
       method: 'POST',
       route: '/cli/projects.backfill',
@@ -48,8 +48,8 @@ export function pageOperations(store: Store, runner: BackfillRunner): Operation<
         const project = ownedProject(store, auth, (body as { projectId: string }).projectId)
         return statusOf(project.id, await runner.start(project.id, project.pathRules))
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'getBackfillStatus',
       method: 'GET',
       route: '/cli/projects.backfill.status',
@@ -64,6 +64,6 @@ export function pageOperations(store: Store, runner: BackfillRunner): Operation<
         const project = ownedProject(store, auth, projectId)
         return statusOf(project.id, store.getBackfill(project.id))
       },
-    },
+    }),
   ]
 }

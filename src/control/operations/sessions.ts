@@ -23,10 +23,8 @@ import type { SessionSignals } from '../../store/insights.js'
 import type { ProjectRecord, SessionRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { decodeCursor, encodeCursor, foldBeforeRead, resolvePages } from '../reading.js'
-import type { Operation } from '../router.js'
+import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
-
-type Body = Record<string, any>
 
 /** Response header carrying a chunk's encoding (`gzip` or `json`); the front exposes it to browsers through CORS. */
 export const ENCODING_HEADER = 'X-Svc-Encoding'
@@ -75,7 +73,7 @@ function refusePurged(session: SessionRecord): void {
 
 export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
   return [
-    {
+    operation({
       operationId: 'listSessions',
       method: 'POST',
       route: '/cli/sessions.list',
@@ -85,7 +83,7 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: sessionsListAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         await foldBeforeRead(store)
         if (b.since !== undefined && b.until !== undefined && b.since >= b.until) throw new ApiError('invalid_request', { error: 'since must be before until.' })
@@ -111,8 +109,8 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
           nextCursor: page.next ? encodeCursor({ s: page.next.startedAt, k: page.next.sk }) : null,
         }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'listSessionChunks',
       method: 'POST',
       route: '/cli/sessions.chunks',
@@ -122,14 +120,14 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: sessionChunksAnswer,
       errors: ['invalid_request', 'not_found'],
       handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         const session = sessionOf(store, project, b.sessionKey)
         if (session.purgedAt !== undefined) return { chunks: [], purged: true }
         return { chunks: store.listChunks(project.id, session.sk), purged: false }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'getSessionChunk',
       method: 'POST',
       route: '/cli/sessions.chunk',
@@ -141,7 +139,7 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       answerHeaders: { [ENCODING_HEADER]: { description: 'The chunk\'s encoding: `gzip` or `json`.', schema: { type: 'string', enum: ['gzip', 'json'] } } },
       errors: ['invalid_request', 'not_found'],
       handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         const session = sessionOf(store, project, b.sessionKey)
         refusePurged(session)
@@ -155,8 +153,8 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
           headers: { [ENCODING_HEADER]: info.encoding, 'Content-Length': String(raw.byteLength), 'Cache-Control': 'private, max-age=86400, immutable' },
         }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'getSessionEvents',
       method: 'POST',
       route: '/cli/sessions.events',
@@ -167,7 +165,7 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: sessionEventsAnswer,
       errors: ['invalid_request', 'not_found'],
       handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         const session = sessionOf(store, project, b.sessionKey)
         refusePurged(session)
@@ -178,6 +176,6 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
         }))
         return { raw: recordingEvents(chunks, { maxAnswerBytes: b.maxBytes }), contentType: 'application/json' }
       },
-    },
+    }),
   ]
 }
