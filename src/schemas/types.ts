@@ -43,6 +43,7 @@ export type ProjectListAnswer = FromSchema<typeof control.projectListAnswer>
 export type CountAnswer = FromSchema<typeof control.countAnswer>
 export type SetupPathRulesAnswer = FromSchema<typeof control.setupPathRulesAnswer>
 export type SetupTokenAnswer = FromSchema<typeof control.setupTokenAnswer>
+export type RevokedAnswer = FromSchema<typeof control.revokedAnswer>
 export type KeyListAnswer = FromSchema<typeof control.keyListAnswer>
 export type ApiKeyRow = Item<KeyListAnswer['keys']>
 export type KeyCreatedAnswer = FromSchema<typeof control.keyCreatedAnswer>
