@@ -40,12 +40,12 @@ import type {
   ClickHeatmap,
   ElementRow,
   ElementsQuery,
-  FrictionPage,
+  FrictionSlice,
   FrictionQuery,
   HeatmapQuery,
   PageInsight,
   ScrollHeatmap,
-  SessionListPage,
+  SessionListSlice,
   SessionListQuery,
   SessionSignals,
   TimeRange,
@@ -643,7 +643,7 @@ export class LmdbStore implements Store {
 
   // ---- reading back ----
 
-  listSessionPage(projectId: string, query: SessionListQuery): SessionListPage {
+  listSessionPage(projectId: string, query: SessionListQuery): SessionListSlice {
     return sessionPage(this.tables, projectId, query)
   }
 
@@ -663,7 +663,7 @@ export class LmdbStore implements Store {
     return topElements(this.tables, projectId, query)
   }
 
-  listFriction(projectId: string, query: FrictionQuery): FrictionPage {
+  listFriction(projectId: string, query: FrictionQuery): FrictionSlice {
     return friction(this.tables, projectId, query)
   }
 
