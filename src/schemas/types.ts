@@ -3,7 +3,7 @@
  * JSON Schemas the server validates with and documents in /openapi.json. The
  * tracker, the dashboard and the CLI import these (type-only, so nothing
  * reaches their bundles): a schema change then fails the build of any client
- * that disagrees with it. test/schemas/types-agree.ts holds the assertions.
+ * that disagrees with it (test/schemas/client-types.test.ts shows it).
  */
 import type { FromSchema } from 'json-schema-to-ts'
 import type * as accounts from './accounts.js'
