@@ -3,7 +3,8 @@
  * JSON Schemas the server validates with and documents in /openapi.json. The
  * tracker, the dashboard and the CLI import these (type-only, so nothing
  * reaches their bundles): a schema change then fails the build of any client
- * that disagrees with it (test/schemas/client-types.test.ts shows it).
+ * that disagrees with it (test/schemas/client-types.test.ts shows it), and
+ * test/schemas/store-agrees.ts holds the store's own shapes to them.
  */
 import type { FromSchema } from 'json-schema-to-ts'
 import type * as accounts from './accounts.js'
