@@ -13,21 +13,13 @@ import {
 } from '../../schemas/control.js'
 import { apiKeyIdentitySchema } from '../../schemas/common.js'
 import { newId, newPublicKey } from '../../accounts/secrets.js'
+import type { Project } from '../../schemas/types.js'
 import type { ProjectRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { operation, type Operation } from '../router.js'
 
-export interface ProjectView {
-  id: string
-  name: string
-  domain: string | null
-  publicKey: string
-  sessionCount: number
-  createdAt: number
-  pathRules: string[]
-}
-
-export function projectView(store: Store, project: ProjectRecord): ProjectView {
+/** A project as the API answers it. */
+export function projectView(store: Store, project: ProjectRecord): Project {
   return {
     id: project.id,
     name: project.name,
