@@ -68,7 +68,7 @@ const SESSION_COLUMNS: [title: string, value: (s: SessionSummary) => unknown, fo
 /** A value as one shell word: as it is when it is plain, else single-quoted. */
 const shellWord = (value: string) => (/^[\w./:@%+=,{}-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`)
 
-/** `sessions list` flags that filter, as sessions.list members; they are repeated in the next page's command. */
+/** `sessions list` flags that filter, as sessions.list members; they are repeated in the command for the sessions that follow. */
 const FILTERS: [flag: string, member: string][] = [
   ['page', 'page'],
   ['element', 'selector'],

@@ -77,7 +77,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       method: 'POST',
       route: '/cli/friction.list',
       credential: 'apiKey',
-      summary: 'The friction feed, newest first: rage, dead and error clicks and quick backs, and JavaScript errors grouped by message with counts and first and last seen; each with the session key and time to open the replay at. Follow nextCursor; the first page pins `until`, so later pages do not shift as new signals arrive.',
+      summary: 'The friction feed, newest first: rage, dead and error clicks and quick backs, and JavaScript errors grouped by message with counts and first and last seen; each with the session key and time to open the replay at. Follow nextCursor; the first answer pins `until`, so the answers that follow do not shift as new signals arrive.',
       body: frictionListBody,
       response: frictionListAnswer,
       errors: ['invalid_request', 'not_found'],
@@ -86,7 +86,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
         const project = ownedProject(store, auth, b.projectId)
         await foldBeforeRead(store)
         const cursor = b.cursor ? decodeCursor(b.cursor, { t: 'number', i: 'string', u: 'number', s: 'number' }) : undefined
-        // Later pages keep the window of the first, whose `until` defaulted to the time it was asked.
+        // Later answers keep the window of the first, whose `until` defaulted to the time it was asked.
         const range = cursor ? { since: cursor.s, until: cursor.u } : rangeOf(b, now())
         const pages = b.page === undefined ? undefined : resolvePages(store, project, b.page)
         const feed = store.listFriction(project.id, {

@@ -78,7 +78,7 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       method: 'POST',
       route: '/cli/sessions.list',
       credential: 'apiKey',
-      summary: 'Sessions newest first, filtered, a page at a time: follow nextCursor. The order is by start time, which never changes, so paging neither skips nor repeats a session while new ones arrive.',
+      summary: 'Sessions newest first, filtered, `limit` at a time: follow nextCursor. The order is by start time, which never changes, so following it neither skips nor repeats a session while new ones arrive.',
       body: sessionsListBody,
       response: sessionsListAnswer,
       errors: ['invalid_request', 'not_found'],
@@ -91,7 +91,7 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
           throw new ApiError('invalid_request', { error: 'selector needs page: an element is a selector on a page.', hint: 'Send the page of the elements.list row with its selector.' })
         }
         const after = b.cursor ? decodeCursor(b.cursor, { s: 'number', k: 'string' }) : undefined
-        const page = store.listSessionPage(project.id, {
+        const slice = store.listSessionPage(project.id, {
           since: b.since,
           until: b.until,
           pages: b.page === undefined ? undefined : resolvePages(store, project, b.page),
@@ -105,8 +105,8 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
           after: after && { startedAt: after.s, sk: after.k },
         })
         return {
-          sessions: page.sessions.map(({ session, signals }) => sessionView(session, signals)),
-          nextCursor: page.next ? encodeCursor({ s: page.next.startedAt, k: page.next.sk }) : null,
+          sessions: slice.sessions.map(({ session, signals }) => sessionView(session, signals)),
+          nextCursor: slice.next ? encodeCursor({ s: slice.next.startedAt, k: slice.next.sk }) : null,
         }
       },
     }),
