@@ -13,6 +13,7 @@ import { api } from './api.js'
 
 export type {
   ApiKeyRow,
+  BackfillStatus,
   CountAnswer,
   Device,
   ElementRow,

@@ -49,6 +49,7 @@ export type KeyListAnswer = FromSchema<typeof control.keyListAnswer>
 export type ApiKeyRow = Item<KeyListAnswer['keys']>
 export type KeyCreatedAnswer = FromSchema<typeof control.keyCreatedAnswer>
 export type SnippetAnswer = FromSchema<typeof snippetAnswer>
+export type BackfillStatus = FromSchema<typeof control.backfillStatusSchema>
 
 // ---- accounts and members ----
 export type SignedInAnswer = FromSchema<typeof accounts.signedInAnswer>

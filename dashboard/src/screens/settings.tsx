@@ -8,7 +8,7 @@ import { api } from '../api.js'
 import { Code, ConfirmButton, CopyButton, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatDate, plural } from '../format.js'
 import { directUrlOf, installPrompt } from '../install-prompt.js'
-import { loadProjects, type Project, type RevokedAnswer, type SetupTokenAnswer, type SnippetAnswer } from '../model.js'
+import { loadProjects, type BackfillStatus, type Project, type RevokedAnswer, type SetupTokenAnswer, type SnippetAnswer } from '../model.js'
 import { InstallCheck, useSnippet } from './install-check.js'
 import { RulesField, splitLines } from './rules-editor.js'
 
@@ -91,15 +91,6 @@ function AgentInstall({ project, snippet }: { project: Project; snippet?: Snippe
       )}
     </section>
   )
-}
-
-interface BackfillStatus {
-  state: 'none' | 'running' | 'done'
-  done: boolean
-  sessionsTotal?: number
-  sessionsRekeyed?: number
-  pagesBefore?: number
-  pagesAfter?: number
 }
 
 function PathRules({ project, onSaved }: { project: Project; onSaved: () => void }) {

@@ -1,33 +1,14 @@
 /** Page lifecycle (extension): re-key a project's pages under its current rules, and watch it happen. */
 import { ApiError } from '../../errors.js'
 import type { BackfillRunner } from '../../grouping/backfill.js'
-import { projectIdBody } from '../../schemas/control.js'
+import { backfillStatusSchema, projectIdBody } from '../../schemas/control.js'
+import type { BackfillStatus } from '../../schemas/types.js'
 import type { BackfillState, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
 
-export const backfillStatusSchema = {
-  type: 'object',
-  required: ['projectId', 'state', 'done'],
-  properties: {
-    projectId: { type: 'string' },
-    state: { type: 'string', enum: ['none', 'running', 'done'] },
-    done: { type: 'boolean' },
-    phase: { type: 'string', enum: ['sessions', 'signals', 'finish', 'done'] },
-    rules: { type: 'array', items: { type: 'string' } },
-    startedAt: { type: 'number' },
-    updatedAt: { type: 'number' },
-    finishedAt: { type: 'number' },
-    pagesBefore: { type: 'integer' },
-    pagesAfter: { type: 'integer' },
-    sessionsTotal: { type: 'integer' },
-    sessionsRekeyed: { type: 'integer' },
-    signalBatchesRekeyed: { type: 'integer' },
-  },
-} as const
-
-function statusOf(projectId: string, state: BackfillState | undefined) {
+function statusOf(projectId: string, state: BackfillState | undefined): BackfillStatus {
   if (!state) return { projectId, state: 'none', done: false }
   const { cursor: _cursor, ...visible } = state
   return { ...visible, done: state.state === 'done' }
