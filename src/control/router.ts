@@ -30,12 +30,28 @@ export interface RequestContext<B = Record<string, unknown>> {
   responseHeaders: Record<string, string[]>
 }
 
-/** A handler's answer: JSON by default, or raw bytes / a stream with its own content type. */
-export type Reply =
-  | unknown
-  | { raw: Buffer | string | NodeJS.ReadableStream; contentType: string; status?: number; headers?: Record<string, string> }
+/** Raw bytes or a stream with its own content type, answered as they are. */
+export interface RawReply {
+  raw: Buffer | string | NodeJS.ReadableStream
+  contentType: string
+  status?: number
+  headers?: Record<string, string>
+}
 
-export interface Operation<C = unknown, S = any> {
+/** A handler's answer: JSON of its answer schema's type, or a raw reply. */
+export type Reply<R = unknown> = AnswerOf<R> | RawReply
+
+/** T without the open index signature FromSchema gives objects that allow more members: a handler answers the documented ones. */
+export type Known<T> = T extends readonly (infer U)[]
+  ? Known<U>[]
+  : T extends object
+    ? { [K in keyof T as string extends K ? never : K]: Known<T[K]> }
+    : T
+
+/** The JSON a handler answers: the type of the operation's answer schema. */
+export type AnswerOf<R> = 0 extends 1 & R ? unknown : R extends JSONSchema ? Known<FromSchema<R>> : unknown
+
+export interface Operation<C = unknown, S = any, R = any> {
   operationId: string
   method: 'GET' | 'POST'
   /** Route path without the API prefix, e.g. `/cli/whoami`. */
@@ -47,7 +63,7 @@ export interface Operation<C = unknown, S = any> {
   /** JSON Schema of the query parameters (an object of strings). */
   query?: Record<string, unknown>
   /** JSON Schema of the 200 answer, for the OpenAPI document. */
-  response?: Record<string, unknown>
+  response?: R
   /** Media type of the 200 answer; JSON unless said. */
   responseType?: string
   /** Headers of the 200 answer worth documenting (OpenAPI `headers`), by name. */
@@ -56,11 +72,11 @@ export interface Operation<C = unknown, S = any> {
   errors?: ErrorCode[]
   /** Served at the root too (public documents). */
   atRoot?: boolean
-  handle(ctx: RequestContext<BodyOf<S>> & { auth: C }): Promise<Reply> | Reply
+  handle(ctx: RequestContext<BodyOf<S>> & { auth: C }): Promise<Reply<R>> | Reply<R>
 }
 
-/** Declares an operation, its handler's `body` typed from the schema the router validates it with. */
-export function operation<C, S extends JSONSchema | undefined = undefined>(op: Operation<C, S>): Operation<C> {
+/** Declares an operation: its handler's `body` typed from the schema the router validates it with, its answer from the schema that documents it. */
+export function operation<C, S extends JSONSchema | undefined = undefined, R extends JSONSchema | undefined = undefined>(op: Operation<C, S, R>): Operation<C> {
   return op
 }
 
@@ -72,7 +88,7 @@ interface Compiled {
 
 export type Authenticate = (req: IncomingMessage, query: URLSearchParams, credential: Credential) => unknown
 
-export function isRawReply(value: unknown): value is { raw: Buffer | string | NodeJS.ReadableStream; contentType: string; status?: number; headers?: Record<string, string> } {
+export function isRawReply(value: unknown): value is RawReply {
   return typeof value === 'object' && value !== null && 'raw' in value && 'contentType' in value
 }
 

@@ -13,6 +13,7 @@ import { ownerOf } from '../../accounts/credentials.js'
 import { ApiError } from '../../errors.js'
 import { acceptInviteBody, authStateAnswer, inviteAnswer, inviteListAnswer, inviteRevokeBody, loginBody, setupBody, signedInAnswer } from '../../schemas/accounts.js'
 import { okAnswer } from '../../schemas/control.js'
+import type { InviteRow } from '../../schemas/types.js'
 import { mintSecret, newId, parseSecret, secretMatches } from '../../accounts/secrets.js'
 import type { InviteRecord, Store, UserRecord } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
@@ -166,7 +167,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
           invites: store
             .listInvites(auth.orgId)
             .sort((a, b) => b.createdAt - a.createdAt)
-            .map((invite) => ({
+            .map((invite): InviteRow => ({
               inviteId: invite.id,
               status: invite.usedAt ? 'used' : invite.revokedAt ? 'revoked' : invite.expiresAt <= now ? 'expired' : 'pending',
               createdAt: invite.createdAt,

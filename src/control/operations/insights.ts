@@ -24,6 +24,9 @@ import { decodeCursor, encodeCursor, foldBeforeRead, rangeOf, resolvePages, type
 import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
 
+/** The grid of the click kinds, as literals: the answer schema pins both values. */
+const CLICK_BINS = { xBins: HEAT_X_BINS, yBinPx: HEAT_Y_BIN_PX } as const
+
 /** The range the hourly buckets actually cover. */
 function hourRange(range: Range): Range {
   const { from, to } = hoursOf(range.since, range.until)
@@ -50,7 +53,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
         const result = store.heatmap(project.id, { ...range, pages, kind: b.kind, device: b.device })
         const head = { page: b.page, pages, ...(b.device ? { device: b.device } : {}), ...hourRange(range) }
         if (result.kind === 'scroll') return { ...head, ...result }
-        return { ...head, ...result, xBins: HEAT_X_BINS, yBinPx: HEAT_Y_BIN_PX }
+        return { ...head, ...result, ...CLICK_BINS }
       },
     }),
     operation({

@@ -8,6 +8,7 @@
 import { ownerOf } from '../../accounts/credentials.js'
 import { ApiError } from '../../errors.js'
 import { memberListAnswer, memberRemoveAnswer, memberRemoveBody, passwordChangeBody, sessionsEndedAnswer } from '../../schemas/members.js'
+import type { MemberRow } from '../../schemas/types.js'
 import type { Store, UserRecord } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { sessionCookie } from '../dashboard-session.js'
@@ -46,7 +47,7 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
         const users = store.listUsers(auth.orgId)
         const owner = ownerOf(users)
         return {
-          members: users.map((user) => ({
+          members: users.map((user): MemberRow => ({
             userId: user.id,
             email: user.email,
             role: user.id === owner?.id ? 'owner' : 'member',
