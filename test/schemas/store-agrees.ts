@@ -4,16 +4,10 @@
  * and documents them by, member for member and type for type. A schema change
  * the store does not follow, or the other way round, fails `tsc -p .`.
  */
+import type { Known } from '../../src/control/router.js'
 import type * as schema from '../../src/schemas/types.js'
 import type { ElementRow, FrictionItem } from '../../src/store/insights.js'
 import type { ChunkInfo, ChunkMeta, Click, ErrorEntry, View } from '../../src/store/store.js'
-
-/** T without the open index signature FromSchema gives an object that allows more members, at every depth. */
-type Known<T> = T extends readonly (infer U)[]
-  ? Known<U>[]
-  : T extends object
-    ? { [K in keyof T as string extends K ? never : K]: Known<T[K]> }
-    : T
 
 /** True only when A and B are the same type. */
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
