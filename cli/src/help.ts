@@ -224,7 +224,7 @@ export const COMMANDS: CommandHelp[] = [
     minArgs: 1,
     maxArgs: 1,
     summary: 'List the project\'s sessions, newest first, filtered.',
-    details: [projectId, 'Prints the command for the next page when there is one (a filtered page may be short, even empty: older sessions remain to be searched).'],
+    details: [projectId, 'Prints the command for the sessions that follow when there are more (a filtered answer may be short, even empty: older sessions remain to be searched).'],
     flags: [
       { name: 'page', type: 'string', value: '<page>', help: 'Sessions that viewed this page: a key, a display path (/{tenant}/settings/:id) or a URL.' },
       { name: 'element', type: 'string', value: '<selector>', help: 'With --page: sessions that clicked this element (a selector of the element leaderboard).' },
@@ -234,7 +234,7 @@ export const COMMANDS: CommandHelp[] = [
       { name: 'errors', type: 'boolean', help: 'Sessions with a JavaScript error.' },
       { name: 'rage', type: 'boolean', help: 'Sessions with a rage click.' },
       { name: 'limit', type: 'string', value: '<n>', help: 'Sessions per page.' },
-      { name: 'cursor', type: 'string', value: '<cursor>', help: 'Continue from a previous page (with the same filters).' },
+      { name: 'cursor', type: 'string', value: '<cursor>', help: 'Continue from a previous answer (with the same filters).' },
     ],
     examples: ['svc sessions list prj_123 --limit 20', 'svc sessions list prj_123 --page /checkout --rage', 'svc sessions list prj_123 --page /pricing --element "#buy"'],
     needsKey: true,

@@ -64,14 +64,11 @@ export const healthSchema = {
   },
 } as const
 
-const versioned = (withSha: boolean) =>
-  ({
-    type: 'object',
-    properties: withSha ? { version: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } } : { version: { type: 'string' } },
-  }) as const
+const versioned = { type: 'object', properties: { version: { type: 'string' } } } as const
+const versionedFile = { type: 'object', properties: { ...versioned.properties, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } } } as const
 
 export const releaseSchema = {
   $id: 'Release',
   type: 'object',
-  properties: { cli: versioned(true), skill: versioned(true), tracker: versioned(false) },
+  properties: { cli: versionedFile, skill: versionedFile, tracker: versioned },
 } as const

@@ -111,4 +111,25 @@ export const keyCreatedAnswer = {
   },
 } as const
 
+/** A backfill's progress (projects.backfill and its status). */
+export const backfillStatusSchema = {
+  type: 'object',
+  required: ['projectId', 'state', 'done'],
+  properties: {
+    projectId: { type: 'string' },
+    state: { type: 'string', enum: ['none', 'running', 'done'] },
+    done: { type: 'boolean' },
+    phase: { type: 'string', enum: ['sessions', 'signals', 'finish', 'done'] },
+    rules: { type: 'array', items: { type: 'string' } },
+    startedAt: { type: 'number' },
+    updatedAt: { type: 'number' },
+    finishedAt: { type: 'number' },
+    pagesBefore: { type: 'integer' },
+    pagesAfter: { type: 'integer' },
+    sessionsTotal: { type: 'integer' },
+    sessionsRekeyed: { type: 'integer' },
+    signalBatchesRekeyed: { type: 'integer' },
+  },
+} as const
+
 export const okAnswer = { type: 'object', required: ['ok'], properties: { ok: { type: 'boolean' } } } as const

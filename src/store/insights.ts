@@ -175,7 +175,7 @@ export interface FrictionItem {
   lastSeen?: number
 }
 
-export interface FrictionPage {
+export interface FrictionSlice {
   items: FrictionItem[]
   /** Position of the last item when more may follow. */
   next?: FrictionPosition
@@ -229,7 +229,7 @@ export interface SessionListQuery {
   after?: SessionPosition
 }
 
-export interface SessionListPage {
+export interface SessionListSlice {
   sessions: { session: SessionRecord; signals: SessionSignals }[]
   /** Where to go on from, when more may follow. */
   next?: SessionPosition

@@ -16,6 +16,7 @@
  * fetch, so it is sent again under the seq it already has (the server keeps
  * the first copy of a seq, so a copy that did arrive is not stored twice).
  */
+import type { ChunkMeta } from '../../src/schemas/types.js'
 import { encode, utf8, type Encoding } from './compress.js'
 import { CHUNK_CAP_BYTES, FLUSH_BYTES, MAX_QUEUED_BYTES, MAX_URL, px } from './config.js'
 import type { Guard } from './guard.js'
@@ -104,7 +105,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
   }
 
   function metaFor(batch: Batch, seq: number, encoding: Encoding): string {
-    const meta = {
+    const meta: ChunkMeta = {
       sk: batch.ctx.sk,
       vid: batch.ctx.vid,
       seq,

@@ -7,13 +7,10 @@
  */
 import { ACTIVITY_WRITE_MS, MAX_TEXT, SESSION_IDLE_MS } from './config.js'
 import type { KeyValue } from './storage.js'
+import type { ChunkMeta } from '../../src/schemas/types.js'
 
-export interface Identity {
-  userId?: string
-  email?: string
-  name?: string
-  accountId?: string
-}
+/** Who the visitor is, as the chunk meta carries it (the server's schema). */
+export type Identity = NonNullable<ChunkMeta['identity']>
 
 interface Stored {
   /** session key */

@@ -10,7 +10,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, ApiFailure } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatClock, formatDate, formatDuration } from '../format.js'
-import type { FrictionItem, FrictionPage, Project } from '../model.js'
+import type { FrictionItem, FrictionListAnswer, Project } from '../model.js'
 import type { Marker, PlayerHandle } from '../player/player.js'
 import { href } from '../route.js'
 import { describeFriction, FRICTION_LABELS } from './friction.js'
@@ -40,7 +40,7 @@ async function loadFriction(projectId: string, sessionKey: string, since: number
   let cursor: string | undefined
   // A session's friction fits in a few pages; the bound stops a runaway loop.
   for (let i = 0; i < 10; i++) {
-    const page = await api.post<FrictionPage>('/cli/friction.list', { projectId, sessionKey, since, until, limit: 200, ...(cursor ? { cursor } : {}) })
+    const page = await api.post<FrictionListAnswer>('/cli/friction.list', { projectId, sessionKey, since, until, limit: 200, ...(cursor ? { cursor } : {}) })
     items.push(...page.items.filter((item) => item.sessionKey === sessionKey))
     if (!page.nextCursor) break
     cursor = page.nextCursor

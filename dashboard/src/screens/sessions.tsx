@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatAgo, formatDate, formatDuration, plural } from '../format.js'
-import type { FrictionPage, Project, SessionPage, SessionRow } from '../model.js'
+import type { FrictionListAnswer, Project, SessionsListAnswer, SessionSummary } from '../model.js'
 import { href, navigate } from '../route.js'
 import { FRICTION_LABELS } from './friction.js'
 import { PagePicker, usePages } from './page-picker.js'
@@ -67,7 +67,7 @@ export function Sessions({ project, query }: { project: Project; query: URLSearc
   // cursors[i] opens page i + 1; page 1 needs none. New filters start again from page 1.
   const [pager, setPager] = useState<{ key: string; cursors: string[]; index: number }>({ key, cursors: [], index: 0 })
   const { cursors, index } = pager.key === key ? pager : { cursors: [] as string[], index: 0 }
-  const page = useAsync(() => api.post<SessionPage>('/cli/sessions.list', bodyOf(project.id, filters, index === 0 ? undefined : cursors[index - 1])), [project.id, key, index])
+  const page = useAsync(() => api.post<SessionsListAnswer>('/cli/sessions.list', bodyOf(project.id, filters, index === 0 ? undefined : cursors[index - 1])), [project.id, key, index])
   const sessions = page.data?.sessions ?? []
   const next = page.data?.nextCursor
   return (
@@ -198,7 +198,7 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
  */
 function ElementClicks({ project, page, selector, label }: { project: Project; page: string; selector: string; label?: string }) {
   const items = useAsync(
-    () => api.post<FrictionPage>('/cli/friction.list', { projectId: project.id, limit: 500, ...(page ? { page } : {}) }).then((a) => a.items.filter((i) => i.selector === selector)),
+    () => api.post<FrictionListAnswer>('/cli/friction.list', { projectId: project.id, limit: 500, ...(page ? { page } : {}) }).then((a) => a.items.filter((i) => i.selector === selector)),
     [project.id, page, selector],
   )
   const name = label ? `“${label}”` : selector
@@ -232,7 +232,7 @@ function ElementClicks({ project, page, selector, label }: { project: Project; p
   )
 }
 
-export function identityOf(s: SessionRow): { primary: string; secondary?: string; known: boolean } {
+export function identityOf(s: SessionSummary): { primary: string; secondary?: string; known: boolean } {
   const id = s.identity
   if (id && (id.name || id.email || id.userId)) {
     return { primary: id.name || id.email || id.userId!, secondary: [id.name && id.email ? id.email : undefined, id.accountId ? `account ${id.accountId}` : undefined].filter(Boolean).join(' · ') || undefined, known: true }
@@ -240,7 +240,7 @@ export function identityOf(s: SessionRow): { primary: string; secondary?: string
   return { primary: 'Anonymous', secondary: s.visitorId ? `visitor ${s.visitorId.slice(0, 10)}` : undefined, known: false }
 }
 
-function SessionLine({ project, session: s }: { project: Project; session: SessionRow }) {
+function SessionLine({ project, session: s }: { project: Project; session: SessionSummary }) {
   const who = identityOf(s)
   const replay = href('p', project.id, 'replay', s.sessionKey)
   const duration = s.durationMs ?? (s.lastActivityAt ? s.lastActivityAt - s.startedAt : undefined)
@@ -300,7 +300,7 @@ function SessionLine({ project, session: s }: { project: Project; session: Sessi
   )
 }
 
-function Signals({ s }: { s: SessionRow }) {
+function Signals({ s }: { s: SessionSummary }) {
   const items: [string, number | undefined, string][] = [
     ['click', s.clicks, ''],
     ['rage click', s.rage, 'bad'],

@@ -13,21 +13,13 @@ import {
 } from '../../schemas/control.js'
 import { apiKeyIdentitySchema } from '../../schemas/common.js'
 import { newId, newPublicKey } from '../../accounts/secrets.js'
+import type { Project } from '../../schemas/types.js'
 import type { ProjectRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
-import type { Operation } from '../router.js'
+import { operation, type Operation } from '../router.js'
 
-export interface ProjectView {
-  id: string
-  name: string
-  domain: string | null
-  publicKey: string
-  sessionCount: number
-  createdAt: number
-  pathRules: string[]
-}
-
-export function projectView(store: Store, project: ProjectRecord): ProjectView {
+/** A project as the API answers it. */
+export function projectView(store: Store, project: ProjectRecord): Project {
   return {
     id: project.id,
     name: project.name,
@@ -51,11 +43,9 @@ export function ownedProject(store: Store, auth: ApiKeyAuth, projectId: string):
   return project
 }
 
-type Body = Record<string, any>
-
 export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
   return [
-    {
+    operation({
       operationId: 'getApiKeyIdentity',
       method: 'POST',
       route: '/cli/whoami',
@@ -63,8 +53,8 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       summary: 'Who the API key belongs to.',
       response: apiKeyIdentitySchema,
       handle: ({ auth }) => ({ orgId: auth.orgId, userId: auth.userId, ...(auth.label ? { label: auth.label } : {}) }),
-    },
-    {
+    }),
+    operation({
       operationId: 'listProjects',
       method: 'POST',
       route: '/cli/projects.list',
@@ -72,8 +62,8 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       summary: 'Every project in the key\'s organisation.',
       response: projectListAnswer,
       handle: ({ auth }) => ({ projects: store.listProjects(auth.orgId).map((p) => projectView(store, p)) }),
-    },
-    {
+    }),
+    operation({
       operationId: 'createProject',
       method: 'POST',
       route: '/cli/projects.create',
@@ -83,7 +73,7 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: projectAnswer,
       errors: ['invalid_request'],
       async handle({ auth, body }) {
-        const { name, domain, pathRules } = body as Body
+        const { name, domain, pathRules } = body
         const project = await store.createProject({
           id: newId('prj'),
           orgId: auth.orgId,
@@ -95,8 +85,8 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
         })
         return { project: projectView(store, project) }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'setProjectPathRules',
       method: 'POST',
       route: '/cli/projects.path-rules',
@@ -106,14 +96,14 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: projectAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
-        const { projectId, rules } = body as Body
+        const { projectId, rules } = body
         ownedProject(store, auth, projectId)
         const updated = await store.updateProject(projectId, { pathRules: rules })
         if (!updated) throw new ApiError('not_found')
         return { project: projectView(store, updated) }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'countProjectSessions',
       method: 'POST',
       route: '/cli/sessions.count',
@@ -123,11 +113,11 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: countAnswer,
       errors: ['invalid_request', 'not_found'],
       handle({ auth, body }) {
-        const project = ownedProject(store, auth, (body as Body).projectId)
+        const project = ownedProject(store, auth, body.projectId)
         return { count: store.projectStats(project.id).sessionCount }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'mintSetupToken',
       method: 'POST',
       route: '/cli/projects.setup-token',
@@ -137,12 +127,12 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: setupTokenAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
-        const project = ownedProject(store, auth, (body as Body).projectId)
+        const project = ownedProject(store, auth, body.projectId)
         const { token, record } = await mintSetupToken(store, project.id)
         return { token, expiresAt: record.expiresAt }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'revokeSetupTokens',
       method: 'POST',
       route: '/cli/projects.setup-token.revoke',
@@ -152,10 +142,10 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: revokedAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
-        const project = ownedProject(store, auth, (body as Body).projectId)
+        const project = ownedProject(store, auth, body.projectId)
         return { ok: true, revoked: await revokeSetupTokens(store, project.id) }
       },
-    },
+    }),
   ]
 }
 

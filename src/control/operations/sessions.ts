@@ -1,5 +1,5 @@
 /**
- * Sessions and recordings, read back (issue 6; documented extensions of
+ * Sessions and recordings, read back (documented extensions of
  * section 4.3, API-key bearer, POST with JSON bodies): the session list, a
  * session's chunks, one chunk's bytes exactly as received, and the whole
  * recording as one stream of rrweb events.
@@ -23,10 +23,8 @@ import type { SessionSignals } from '../../store/insights.js'
 import type { ProjectRecord, SessionRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { decodeCursor, encodeCursor, foldBeforeRead, resolvePages } from '../reading.js'
-import type { Operation } from '../router.js'
+import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
-
-type Body = Record<string, any>
 
 /** Response header carrying a chunk's encoding (`gzip` or `json`); the front exposes it to browsers through CORS. */
 export const ENCODING_HEADER = 'X-Svc-Encoding'
@@ -75,17 +73,17 @@ function refusePurged(session: SessionRecord): void {
 
 export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
   return [
-    {
+    operation({
       operationId: 'listSessions',
       method: 'POST',
       route: '/cli/sessions.list',
       credential: 'apiKey',
-      summary: 'Sessions newest first, filtered, a page at a time: follow nextCursor. The order is by start time, which never changes, so paging neither skips nor repeats a session while new ones arrive.',
+      summary: 'Sessions newest first, filtered, `limit` at a time: follow nextCursor. The order is by start time, which never changes, so following it neither skips nor repeats a session while new ones arrive.',
       body: sessionsListBody,
       response: sessionsListAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         await foldBeforeRead(store)
         if (b.since !== undefined && b.until !== undefined && b.since >= b.until) throw new ApiError('invalid_request', { error: 'since must be before until.' })
@@ -93,7 +91,7 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
           throw new ApiError('invalid_request', { error: 'selector needs page: an element is a selector on a page.', hint: 'Send the page of the elements.list row with its selector.' })
         }
         const after = b.cursor ? decodeCursor(b.cursor, { s: 'number', k: 'string' }) : undefined
-        const page = store.listSessionPage(project.id, {
+        const slice = store.listSessionPage(project.id, {
           since: b.since,
           until: b.until,
           pages: b.page === undefined ? undefined : resolvePages(store, project, b.page),
@@ -107,12 +105,12 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
           after: after && { startedAt: after.s, sk: after.k },
         })
         return {
-          sessions: page.sessions.map(({ session, signals }) => sessionView(session, signals)),
-          nextCursor: page.next ? encodeCursor({ s: page.next.startedAt, k: page.next.sk }) : null,
+          sessions: slice.sessions.map(({ session, signals }) => sessionView(session, signals)),
+          nextCursor: slice.next ? encodeCursor({ s: slice.next.startedAt, k: slice.next.sk }) : null,
         }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'listSessionChunks',
       method: 'POST',
       route: '/cli/sessions.chunks',
@@ -122,14 +120,14 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: sessionChunksAnswer,
       errors: ['invalid_request', 'not_found'],
       handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         const session = sessionOf(store, project, b.sessionKey)
         if (session.purgedAt !== undefined) return { chunks: [], purged: true }
         return { chunks: store.listChunks(project.id, session.sk), purged: false }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'getSessionChunk',
       method: 'POST',
       route: '/cli/sessions.chunk',
@@ -141,7 +139,7 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       answerHeaders: { [ENCODING_HEADER]: { description: 'The chunk\'s encoding: `gzip` or `json`.', schema: { type: 'string', enum: ['gzip', 'json'] } } },
       errors: ['invalid_request', 'not_found'],
       handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         const session = sessionOf(store, project, b.sessionKey)
         refusePurged(session)
@@ -155,8 +153,8 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
           headers: { [ENCODING_HEADER]: info.encoding, 'Content-Length': String(raw.byteLength), 'Cache-Control': 'private, max-age=86400, immutable' },
         }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'getSessionEvents',
       method: 'POST',
       route: '/cli/sessions.events',
@@ -167,7 +165,7 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: sessionEventsAnswer,
       errors: ['invalid_request', 'not_found'],
       handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         const session = sessionOf(store, project, b.sessionKey)
         refusePurged(session)
@@ -178,6 +176,6 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
         }))
         return { raw: recordingEvents(chunks, { maxAnswerBytes: b.maxBytes }), contentType: 'application/json' }
       },
-    },
+    }),
   ]
 }

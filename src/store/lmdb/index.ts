@@ -29,12 +29,12 @@ import type {
   ClickHeatmap,
   ElementRow,
   ElementsQuery,
-  FrictionPage,
+  FrictionSlice,
   FrictionQuery,
   HeatmapQuery,
   PageInsight,
   ScrollHeatmap,
-  SessionListPage,
+  SessionListSlice,
   SessionListQuery,
   SessionSignals,
   TimeRange,
@@ -289,7 +289,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
 
   // ---- reading back ----
 
-  listSessionPage(projectId: string, query: SessionListQuery): SessionListPage {
+  listSessionPage(projectId: string, query: SessionListQuery): SessionListSlice {
     return sessionPage(this.tables, projectId, query)
   }
 
@@ -309,7 +309,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
     return topElements(this.tables, projectId, query)
   }
 
-  listFriction(projectId: string, query: FrictionQuery): FrictionPage {
+  listFriction(projectId: string, query: FrictionQuery): FrictionSlice {
     return friction(this.tables, projectId, query)
   }
 

@@ -25,12 +25,12 @@ import type {
   ClickHeatmap,
   ElementRow,
   ElementsQuery,
-  FrictionPage,
+  FrictionSlice,
   FrictionQuery,
   HeatmapQuery,
   PageInsight,
   ScrollHeatmap,
-  SessionListPage,
+  SessionListSlice,
   SessionListQuery,
   SessionSignals,
   TimeRange,
@@ -207,7 +207,7 @@ export class MemoryStore extends MemoryAccounts implements Store {
     return this.data.signals.length - this.data.applied
   }
 
-  listSessionPage(projectId: string, query: SessionListQuery): SessionListPage {
+  listSessionPage(projectId: string, query: SessionListQuery): SessionListSlice {
     const sessions = [...(this.data.sessions.get(projectId)?.values() ?? [])]
     const page = sessionPage(sessions, this.derived.of(projectId), query)
     return { ...page, sessions: page.sessions.map(copy) }
@@ -229,7 +229,7 @@ export class MemoryStore extends MemoryAccounts implements Store {
     return topElements(this.derived.of(projectId), query)
   }
 
-  listFriction(projectId: string, query: FrictionQuery): FrictionPage {
+  listFriction(projectId: string, query: FrictionQuery): FrictionSlice {
     return friction(this.derived.of(projectId), query)
   }
 

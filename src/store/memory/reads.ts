@@ -7,7 +7,7 @@ import {
   type ElementRow,
   type ElementsQuery,
   type FrictionItem,
-  type FrictionPage,
+  type FrictionSlice,
   type FrictionPosition,
   type FrictionQuery,
   type HeatmapQuery,
@@ -101,7 +101,7 @@ export function topElements(derived: Derived, query: ElementsQuery): ElementRow[
 
 const olderThan = (a: FrictionPosition, b: FrictionPosition) => a.ts < b.ts || (a.ts === b.ts && a.id < b.id)
 
-export function friction(derived: Derived, query: FrictionQuery): FrictionPage {
+export function friction(derived: Derived, query: FrictionQuery): FrictionSlice {
   let range: TimeRange = { since: query.since, until: query.until }
   const pages = query.pages ? new Set(query.pages) : undefined
   if (query.sessionKey !== undefined) {
