@@ -6,6 +6,7 @@
 import type { ErrorCode } from '../errors.js'
 import { chunkMetaSchema, okSchema, signalsBatchSchema } from '../schemas/tracker-payloads.js'
 import { healthSchema, releaseSchema } from '../schemas/common.js'
+import { captureSettingsSchema } from '../schemas/capture.js'
 
 export interface FrontOperation {
   operationId: string
@@ -48,6 +49,16 @@ export const INGEST_OPERATIONS: FrontOperation[] = [
     response: okSchema,
     credential: 'publicKey',
     errors: ['invalid_request', 'not_found', 'payload_too_large', 'overloaded'],
+  },
+  {
+    operationId: 'getCaptureSettings',
+    method: 'GET',
+    route: '/capture',
+    summary: 'The project\'s capture settings, as its tracker reads them: sampling, minimum duration, URL triggers and exclusions, console and network capture.',
+    responseType: 'application/json',
+    response: captureSettingsSchema,
+    credential: 'publicKey',
+    errors: ['invalid_request', 'not_found'],
   },
 ]
 

@@ -107,6 +107,24 @@ export interface ProjectRecord {
   publicKey: string
   createdAt: number
   pathRules: string[]
+  /** What the tracker records beyond the DOM, and which sessions; absent: the defaults (src/recordings/capture.ts). */
+  capture?: CaptureSettings
+}
+
+/** A project's capture settings (API: CaptureSettings). */
+export interface CaptureSettings {
+  /** Share of sessions recorded, 0–1, drawn once per session. */
+  sampleRate: number
+  /** Recordings of sessions shorter than this are not sent, ms. */
+  minDurationMs: number
+  /** Path patterns: when any is set, a session records only from the first page view that matches one. */
+  triggerUrls: string[]
+  /** Path patterns never recorded. */
+  excludeUrls: string[]
+  console: boolean
+  network: boolean
+  /** Network events keep the query string. */
+  networkQuery: boolean
 }
 
 export interface Identity {
@@ -351,7 +369,7 @@ export interface Store {
   createProject(project: NewProject): Promise<ProjectRecord>
   getProject(id: string): ProjectRecord | undefined
   listProjects(orgId: string): ProjectRecord[]
-  updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules'>>): Promise<ProjectRecord | undefined>
+  updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules' | 'capture'>>): Promise<ProjectRecord | undefined>
   projectStats(projectId: string): ProjectStats
 
   // ---- recordings ----

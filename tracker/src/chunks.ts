@@ -18,6 +18,7 @@
  */
 import { encode, utf8, type Encoding } from './compress.js'
 import { CHUNK_CAP_BYTES, FLUSH_BYTES, MAX_QUEUED_BYTES, MAX_URL, px } from './config.js'
+import type { Verdict } from './capture.js'
 import type { Guard } from './guard.js'
 import type { Identity } from './session.js'
 import type { Transport } from './transport.js'
@@ -29,6 +30,8 @@ export interface PageContext {
   startedAt: number
   pageIndex: number
   url: string
+  /** The session's sampling draw (session.ts). */
+  u: number
 }
 
 interface Batch {
@@ -66,6 +69,8 @@ export interface ChunkDeps {
   nextSeq: (sk: string) => number
   identity: () => Identity | undefined
   ctx: PageContext
+  /** Whether a chunk of this page view is sent now, held, or dropped (capture.ts). */
+  verdict: (ctx: PageContext) => Verdict
 }
 
 /** Header values must be ISO-8859-1: escape everything else as JSON \u sequences (still the same JSON). */
@@ -178,8 +183,11 @@ export function createChunks(deps: ChunkDeps): Chunks {
     pumping = true
     try {
       while (queue.length && !transport.stopped) {
+        const verdict = deps.verdict(queue[0].ctx)
+        if (verdict === 1) break // held until the settings are known or the session is long enough
         uploading = queue.shift()!
-        await upload(uploading).catch(guard.fault)
+        if (verdict) queuedBytes -= uploading.bytes // not recorded, by the project's choice
+        else await upload(uploading).catch(guard.fault)
       }
     } finally {
       pumping = false
@@ -210,7 +218,11 @@ export function createChunks(deps: ChunkDeps): Chunks {
       while ((held.length || queue.length) && !transport.stopped) {
         const batch = held.pop() ?? queue.shift()!
         if (batch === uploading) batch.taken = true
-        if (batch.seq === undefined) queuedBytes -= batch.bytes
+        if (batch.seq === undefined) {
+          queuedBytes -= batch.bytes
+          // Held and the page is leaving: not sent (a session shorter than the minimum, or settings never known).
+          if (deps.verdict(batch.ctx)) continue
+        }
         const body = utf8(text(batch))
         // Sent compressed under its seq, it cannot be sent again raw under the same seq: its fetch may still land.
         if (body.byteLength > CHUNK_CAP_BYTES && batch.seq !== undefined) continue

@@ -102,3 +102,11 @@ export const MAX_PENDING_CLICKS = MAX_CLICKS
 export const MAX_PENDING_ERRORS = MAX_ERRORS
 /** Identical error messages reported per page load: a handler that throws on every frame must not fill the batch. */
 export const SAME_ERROR_LIMIT = 5
+
+/**
+ * Capture settings cached from the last answer are used for 5 minutes before
+ * they are asked for again: the same freshness as tracker.js itself (served
+ * with max-age=300), so a settings change reaches visitors as fast as a new
+ * tracker does, and a visit of many pages asks once.
+ */
+export const CAPTURE_FRESH_MS = 5 * 60_000
