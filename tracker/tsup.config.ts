@@ -36,7 +36,7 @@ const dropCanvasWorker: Plugin = {
 }
 
 export default defineConfig({
-  entry: { tracker: 'tracker/src/index.ts', stub: 'tracker/src/stub.ts' },
+  entry: { tracker: 'tracker/src/index.ts', stub: 'tracker/src/stub.ts', capture: 'tracker/src/capture-main.ts' },
   format: 'iife',
   platform: 'browser',
   target: 'es2020',
@@ -47,5 +47,5 @@ export default defineConfig({
   silent: true,
   define: { __TRACKER_VERSION__: JSON.stringify(version) },
   esbuildPlugins: [dropCanvasWorker],
-  onSuccess: async () => void reportSizes(['dist/public/tracker.js', 'dist/public/stub.js']),
+  onSuccess: async () => void reportSizes(['dist/public/tracker.js', 'dist/public/stub.js', 'dist/public/capture.js']),
 })

@@ -5,6 +5,7 @@
  * when a page view or a session changes.
  */
 import { anyMatch, loadCapture, verdict } from './capture.js'
+import type { CaptureHost } from './capture-host.js'
 import { createChunks, type PageContext } from './chunks.js'
 import { trackClicks } from './clicks.js'
 import { FLUSH_INTERVAL_MS, INTERNAL_NAV_MS, QUICK_BACK_MS } from './config.js'
@@ -23,6 +24,8 @@ export interface TrackerOptions {
   origin: string
   publicKey: string
   guard: Guard
+  /** The CSP nonce of tracker.js's own script tag, passed on to capture.js. */
+  nonce?: string
 }
 
 export interface Tracker {
@@ -41,7 +44,7 @@ const sameSite = (url: string) => {
   }
 }
 
-export function startTracker({ origin, publicKey, guard }: TrackerOptions): Tracker {
+export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions): Tracker {
   const now = () => performance.now()
   const store = openStorage()
   const namespace = publicKey.slice(-12)
@@ -65,8 +68,22 @@ export function startTracker({ origin, publicKey, guard }: TrackerOptions): Trac
     const settings = capture.current
     if (settings && anyMatch(settings.triggerUrls, ctx.url)) sessions.trigger(ctx.sk, ctx.pageIndex)
   }
+  let host: CaptureHost | undefined
+  /** Console or network capture on: load capture.js (once), which records through `host` into this recording. */
+  const loadExtras = () => {
+    const settings = capture.current
+    if (host || stopped || !settings || !(settings.console || settings.network)) return
+    host = { settings, origin, guard, emit: (event) => chunks.push(event) }
+    ;(window as unknown as { svc: { x?: CaptureHost } }).svc.x = host
+    const script = document.createElement('script')
+    script.async = true
+    script.src = `${origin}/capture.js`
+    if (nonce) script.nonce = nonce
+    ;(document.head || document.documentElement).appendChild(script)
+  }
   const capture = loadCapture(store, `svc_c_${namespace}`, `${origin}/api/capture?pk=${encodeURIComponent(publicKey)}`, guard, () => {
     markTrigger()
+    loadExtras()
     chunks.flush()
   })
   markTrigger()
@@ -80,6 +97,7 @@ export function startTracker({ origin, publicKey, guard }: TrackerOptions): Trac
     identity: () => sessions.current().identity,
     verdict: (c) => verdict(capture.current, c, c.u, sessions.trigger(c.sk)),
   })
+  loadExtras()
   const views = trackViews(guard, now, signals.view)
   const clicks = trackClicks({ guard, now, emit: signals.click, onInternalLink: (event) => (lastLinkClick = { at: now(), event }) })
   const recorder = startRecording(guard, (event) => {
@@ -192,6 +210,7 @@ export function startTracker({ origin, publicKey, guard }: TrackerOptions): Trac
     if (stopped) return
     stopped = true
     clearInterval(interval)
+    if (host?.stop) guard.run(host.stop)
     recorder.stop()
     clicks.stop()
     views.stop()
