@@ -155,7 +155,7 @@ export const COMMANDS: CommandHelp[] = [
     summary: 'Show or change what the tracker records: sampling, minimum duration, URL triggers and exclusions, console and network.',
     details: [
       projectId,
-      'Without flags, prints the settings. Flags change only what they name; installed trackers pick a change up within 5 minutes. Console and network capture are off until turned on here (stored now; tracker 1.1.0 does not record them yet).',
+      'Without flags, prints the settings. Flags change only what they name; installed trackers pick a change up within 5 minutes. Console and network capture are off until turned on here.',
     ],
     flags: [
       { name: 'sample', type: 'string', value: '<rate>', help: 'Share of sessions recorded, 0 to 1 (unsampled sessions still send clicks and views).' },

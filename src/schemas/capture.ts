@@ -8,8 +8,8 @@ export const captureProperties = {
   minDurationMs: { type: 'integer', minimum: 0, maximum: 3_600_000, description: 'Recordings of sessions shorter than this are not sent (milliseconds). Default 0.' },
   triggerUrls: patterns('Path patterns (path-rule syntax): when any is set, a session records from its first page view matching one. Default none: every page.'),
   excludeUrls: patterns('Path patterns (path-rule syntax) never recorded. Default none.'),
-  console: { type: 'boolean', description: 'Record console messages and uncaught errors beside the DOM. Default false. Stored; tracker 1.1.0 does not capture the console yet.' },
-  network: { type: 'boolean', description: 'Record fetch and XMLHttpRequest requests (method, URL, status, timing, sizes; never headers or bodies). Default false. Stored; tracker 1.1.0 does not capture the network yet.' },
+  console: { type: 'boolean', description: 'Record console messages and uncaught errors beside the DOM. Default false.' },
+  network: { type: 'boolean', description: 'Record fetch and XMLHttpRequest requests (method, URL, status, timing, sizes; never headers or bodies). Default false.' },
   networkQuery: { type: 'boolean', description: 'Keep the query string of recorded request URLs. Default false.' },
 } as const
 

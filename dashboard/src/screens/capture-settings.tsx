@@ -1,7 +1,7 @@
 /**
  * A project's capture settings on its Settings screen: which sessions are
- * recorded: sampling, minimum duration, URL triggers and exclusions. Console
- * and network capture get their switches here once the tracker records them.
+ * recorded (sampling, minimum duration, URL triggers and exclusions) and
+ * whether console and network capture are on (off by default).
  */
 import { useState } from 'preact/hooks'
 import { api } from '../api.js'
@@ -27,6 +27,7 @@ export function CaptureForm({ project, onSaved }: { project: Project & { capture
   const [seconds, setSeconds] = useState(String(initial.minDurationMs / 1000))
   const [triggers, setTriggers] = useState(initial.triggerUrls.join('\n'))
   const [excludes, setExcludes] = useState(initial.excludeUrls.join('\n'))
+  const [flags, setFlags] = useState({ console: initial.console, network: initial.network, networkQuery: initial.networkQuery })
   const [error, setError] = useState<unknown>()
   const [saved, setSaved] = useState(false)
   const [busy, setBusy] = useState(false)
@@ -41,6 +42,7 @@ export function CaptureForm({ project, onSaved }: { project: Project & { capture
         minDurationMs: Math.max(0, Math.round(Number(seconds) * 1000)),
         triggerUrls: splitLines(triggers),
         excludeUrls: splitLines(excludes),
+        ...flags,
       }
       await api.post('/cli/projects.capture', { projectId: project.id, capture })
       await loadProjects(true)
@@ -52,6 +54,11 @@ export function CaptureForm({ project, onSaved }: { project: Project & { capture
       setBusy(false)
     }
   }
+  const toggle = (name: keyof typeof flags, label: string) => (
+    <label class="row">
+      <input type="checkbox" name={name} checked={flags[name]} onChange={(e) => setFlags({ ...flags, [name]: (e.currentTarget as HTMLInputElement).checked })} /> {label}
+    </label>
+  )
   return (
     <form class="card stack" onSubmit={save} aria-labelledby="capture-title" data-testid="capture-settings">
       <h2 id="capture-title">Recording</h2>
@@ -70,6 +77,9 @@ export function CaptureForm({ project, onSaved }: { project: Project & { capture
         Never record pages matching
         <textarea rows={3} value={excludes} onInput={(e) => setExcludes((e.currentTarget as HTMLTextAreaElement).value)} placeholder="/account/*" />
       </label>
+      {toggle('console', 'Record console messages and uncaught errors')}
+      {toggle('network', 'Record network requests (never headers or bodies)')}
+      {toggle('networkQuery', 'Keep query strings of recorded requests (masked values are still starred)')}
       <ErrorNote error={error} />
       {saved && (
         <p class="note success" role="status">
