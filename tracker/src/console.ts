@@ -69,7 +69,8 @@ export function captureConsole(host: CaptureHost): Off {
 
   const uncaught = (message: string, error: unknown) => record('error', [message], error)
   restores.push(
-    listen(host.guard, window, 'error', (event: ErrorEvent) => uncaught(`Uncaught ${event.message || String(event.error)}`, event.error), { passive: true }),
+    // Chromium's message already says "Uncaught …"; Firefox's and Safari's do not.
+    listen(host.guard, window, 'error', (event: ErrorEvent) => uncaught((event.message || String(event.error)).replace(/^(?!Uncaught )/, 'Uncaught '), event.error), { passive: true }),
     listen(host.guard, window, 'unhandledrejection', (event: PromiseRejectionEvent) => uncaught(`Uncaught (in promise) ${event.reason instanceof Error ? `${event.reason.name}: ${event.reason.message}` : serialize(event.reason, collectSecrets())}`, event.reason), { passive: true }),
   )
   return () => {

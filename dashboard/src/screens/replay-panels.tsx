@@ -64,7 +64,7 @@ export function captureLines(events: any[], start: number): { console: ConsoleLi
 export function captureMoments(events: any[], start: number) {
   const { console, network } = captureLines(events, start)
   return [
-    ...console.filter((l) => l.level === 'error').map((l) => ({ ts: start + l.offset, tag: 'consoleError', kind: 'consoleError', label: `Console error: ${l.text.slice(0, 120)}` })),
+    ...console.filter((l) => l.level === 'error').map((l) => ({ ts: start + l.offset, tag: 'consoleError', kind: 'consoleError', label: l.text.slice(0, 120) })),
     ...network.filter((l) => failed(l.status)).map((l) => ({ ts: start + l.offset, tag: 'requestFailed', kind: 'requestFailed', label: `${l.method} ${l.url} ${l.status || 'failed'}` })),
   ]
 }
