@@ -256,6 +256,8 @@ export const COMMANDS: CommandHelp[] = [
       { name: 'min-duration', type: 'string', value: '<duration>', help: 'Sessions at least this long: 30s, 5m.' },
       { name: 'errors', type: 'boolean', help: 'Sessions with a JavaScript error.' },
       { name: 'rage', type: 'boolean', help: 'Sessions with a rage click.' },
+      { name: 'console-errors', type: 'boolean', help: 'Sessions whose recording has a console error (console capture on).' },
+      { name: 'failed-requests', type: 'boolean', help: 'Sessions whose recording has a request that failed or answered 500 or more (network capture on).' },
       { name: 'limit', type: 'string', value: '<n>', help: 'Sessions per page.' },
       { name: 'cursor', type: 'string', value: '<cursor>', help: 'Continue from a previous page (with the same filters).' },
     ],

@@ -149,6 +149,9 @@ export interface ChunkMeta {
   viewport?: { w?: number; h?: number }
   screen?: { w?: number; h?: number; dpr?: number }
   identity?: Identity
+  /** Console errors and failed requests (status 0 or >= 500) among the chunk's captured events. */
+  consoleErrors?: number
+  failedRequests?: number
 }
 
 export interface ChunkInfo {
@@ -197,6 +200,9 @@ export interface SessionRecord {
   updatedAt: number
   /** Set when retention deleted the recording; the metadata stays. */
   purgedAt?: number
+  /** Summed from the chunks' meta (console and network capture). */
+  consoleErrors?: number
+  failedRequests?: number
 }
 
 export interface View {

@@ -6,6 +6,7 @@
 import t from 'tap'
 import { call } from '../helpers/api.js'
 import { cliSetup } from '../helpers/cli.js'
+import { postChunk } from '../helpers/read.js'
 import { clusterFor } from '../helpers/cluster.js'
 
 const cluster = await clusterFor(t, { workers: 1 })
@@ -39,4 +40,31 @@ t.test('projects capture shows the defaults, changes only the flags given, and r
   }
   const after = await call(cluster.url, '/cli/projects.list', { token: seeded.apiKey })
   t.equal(after.body.projects[0].capture.sampleRate, 0.25, 'and nothing was sent')
+})
+
+t.test('sessions list --console-errors and --failed-requests keep the sessions whose recording has them', async (t) => {
+  const { seeded, svc } = await cliSetup(t, cluster)
+  const env = { SVC_API_KEY: seeded.apiKey }
+  const pk = seeded.project.publicKey
+  const body = Buffer.from('[{"type":4,"data":{"href":"https://shop.test/"},"timestamp":1}]')
+  const now = Date.now()
+  t.equal(await postChunk(cluster.url, pk, { sk: 'quiet', seq: 0, startedAt: now - 3000, firstTs: now - 3000, lastTs: now - 3000 }, body), 200)
+  t.equal(await postChunk(cluster.url, pk, { sk: 'noisy', seq: 0, startedAt: now - 2000, firstTs: now - 2000, lastTs: now - 2000, consoleErrors: 2 }, body), 200)
+  t.equal(await postChunk(cluster.url, pk, { sk: 'failing', seq: 0, startedAt: now - 1000, firstTs: now - 1000, lastTs: now - 1000, failedRequests: 1 }, body), 200)
+  t.equal(await postChunk(cluster.url, pk, { sk: 'failing', seq: 1, startedAt: now - 1000, firstTs: now - 900, lastTs: now - 900, failedRequests: 3 }, body), 200)
+  const keys = async (...flags: string[]) => {
+    const listed = await svc(['sessions', 'list', seeded.project.id, ...flags, '--json'], { env })
+    t.equal(listed.code, 0, listed.stderr)
+    return listed.json.sessions.map((s: { sessionKey: string }) => s.sessionKey)
+  }
+  t.same(await keys(), ['failing', 'noisy', 'quiet'], 'all three, newest first')
+  t.same(await keys('--console-errors'), ['noisy'], 'console errors')
+  t.same(await keys('--failed-requests'), ['failing'], 'failed requests')
+  const all = await svc(['sessions', 'list', seeded.project.id, '--json'], { env })
+  t.match(all.json.sessions[0], { sessionKey: 'failing', failedRequests: 4, consoleErrors: 0 }, 'counts summed over the chunks')
+  const bad = await call(cluster.url, '/cli/sessions.list', { token: seeded.apiKey, body: { projectId: seeded.project.id, hasConsoleErrors: 'yes' } })
+  t.equal(bad.status, 400)
+  t.equal(bad.body.code, 'invalid_request')
+  const badMeta = await postChunk(cluster.url, pk, { sk: 'bad', seq: 0, consoleErrors: -1 } as never, body)
+  t.equal(badMeta, 400, 'a negative count in the meta is refused')
 })

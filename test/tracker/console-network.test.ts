@@ -44,8 +44,10 @@ t.test('console and network capture', async (t) => {
     await page.fill('#name', 'Ada')
   }
 
+  const sessions: Record<string, string> = {}
   await t.test('off by default: capture.js is not loaded and nothing is captured', async (t) => {
     const { tab, page, sk } = await open(t)
+    sessions.off = sk
     await typeSecrets(page)
     await page.evaluate('window.logSecrets()')
     t.same(await page.evaluate('window.postForm()'), { status: 404, failed: 'TypeError', xhr: 200 })
@@ -59,6 +61,7 @@ t.test('console and network capture', async (t) => {
   await t.test('console capture: levels, arguments, errors with stacks, and no masked value', async (t) => {
     await setCapture({ console: true, network: false })
     const { tab, page, sk } = await open(t)
+    sessions.console = sk
     await captureRunning(page)
     await typeSecrets(page)
     await page.evaluate('window.logSecrets()')
@@ -88,6 +91,7 @@ t.test('console and network capture', async (t) => {
   await t.test('network capture: fetch and XHR, the page\'s wrapper intact, never the service, no query string or secret', async (t) => {
     await setCapture({ console: false, network: true, networkQuery: false })
     const { page, sk } = await open(t)
+    sessions.network = sk
     await captureRunning(page)
     await typeSecrets(page)
     t.same(await page.evaluate('window.postForm()'), { status: 404, failed: 'TypeError', xhr: 200 }, 'the page sees the same answers and errors')
@@ -119,6 +123,19 @@ t.test('console and network capture', async (t) => {
     await flushTracker(page)
     const post = await until('the POST', () => pluginEvents(sk, 'svc/network@1').find((e) => e.url.includes('/echo')))
     t.equal(post.url, `${fixtures.url}/echo?pw=${'*'.repeat(SECRETS.pw.length)}`, 'the query kept, the password starred')
+  })
+
+  await t.test('the session list filters sessions with console errors or failed requests', async (t) => {
+    const list = async (filter: Record<string, boolean>) => {
+      const answer = await call(cluster.url, '/cli/sessions.list', { token: seeded.apiKey, body: { projectId, ...filter } })
+      return (answer.body.sessions as { sessionKey: string }[]).map((s) => s.sessionKey)
+    }
+    const withErrors = await list({ hasConsoleErrors: true })
+    t.ok(withErrors.includes(sessions.console), 'the session that logged an error')
+    t.notOk(withErrors.includes(sessions.off) || withErrors.includes(sessions.network), 'not those without console capture')
+    const failing = await list({ hasFailedRequests: true })
+    t.ok(failing.includes(sessions.network), 'the session whose request failed')
+    t.notOk(failing.includes(sessions.off) || failing.includes(sessions.console), 'not those without network capture')
   })
 
   await t.test('a logging loop of 10,000 messages leaves the page responsive and the chunk small', async (t) => {

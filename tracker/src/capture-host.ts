@@ -18,7 +18,8 @@ export interface CaptureHost {
   settings: Capture
   /** The service's address: requests to it are never recorded. */
   origin: string
-  emit(event: PluginEvent): void
+  /** `mark`: 1 a console error, 2 a failed request (status 0 or >= 500), counted for the session list's filters. */
+  emit(event: PluginEvent, mark?: 1 | 2): void
   guard: Guard
   /** Set by capture.js once it runs: undoes its wrappers. */
   stop?: () => void

@@ -39,6 +39,8 @@ interface Batch {
   identity?: Identity
   parts: string[]
   times: number[]
+  /** Per event: 1 a console error, 2 a failed request, else 0 (counted into the meta for the session list's filters). */
+  marks: number[]
   bytes: number
   /** Assigned when the batch is sent; kept for a copy sent again. */
   seq?: number
@@ -53,7 +55,7 @@ export interface ChunkStats {
 }
 
 export interface Chunks {
-  push(event: { timestamp: number }): void
+  push(event: { timestamp: number }, mark?: number): void
   /** Cuts the buffer into the queue and starts the uploader. */
   flush(): void
   /** The page is going away: sends everything now, raw JSON, keepalive within the quota. */
@@ -77,6 +79,8 @@ export interface ChunkDeps {
 const asciiJson = (value: unknown) => JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => '\\u' + (c.charCodeAt(0) + 0x10000).toString(16).slice(1))
 
 const int = (n: number) => Math.max(0, Math.round(n || 0))
+/** How many events of `batch` carry `mark`; undefined for none, so the meta leaves the field out. */
+const count = (batch: Batch, mark: number) => batch.marks.filter((m) => m === mark).length || undefined
 
 export function createChunks(deps: ChunkDeps): Chunks {
   const { transport, guard } = deps
@@ -90,7 +94,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
   let uploading: Batch | undefined
 
   function empty(): Batch {
-    return { ctx, identity: undefined, parts: [], times: [], bytes: 0 }
+    return { ctx, identity: undefined, parts: [], times: [], marks: [], bytes: 0 }
   }
 
   function cut(): void {
@@ -123,6 +127,8 @@ export function createChunks(deps: ChunkDeps): Chunks {
       viewport: { w: px(innerWidth), h: px(innerHeight) },
       screen: { w: px(screen.width), h: px(screen.height), dpr: Math.min(16, Math.max(0, devicePixelRatio || 1)) },
       identity: batch.identity,
+      consoleErrors: count(batch, 1),
+      failedRequests: count(batch, 2),
     }
     return asciiJson(meta)
   }
@@ -146,7 +152,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
     const middle = batch.parts.length >> 1
     const part = (from: number, to?: number): Batch => {
       const parts = batch.parts.slice(from, to)
-      return { ctx: batch.ctx, identity: batch.identity, parts, times: batch.times.slice(from, to), bytes: parts.reduce((sum, p) => sum + p.length, 0) }
+      return { ctx: batch.ctx, identity: batch.identity, parts, times: batch.times.slice(from, to), marks: batch.marks.slice(from, to), bytes: parts.reduce((sum, p) => sum + p.length, 0) }
     }
     return [part(0, middle), part(middle)]
   }
@@ -196,12 +202,13 @@ export function createChunks(deps: ChunkDeps): Chunks {
   }
 
   return {
-    push(event) {
+    push(event, mark = 0) {
       if (transport.stopped) return
       const part = JSON.stringify(event)
       if (current.bytes + part.length > FLUSH_BYTES && current.parts.length) cut()
       current.parts.push(part)
       current.times.push(event.timestamp)
+      current.marks.push(mark)
       current.bytes += part.length
       if (current.bytes >= FLUSH_BYTES) {
         cut()

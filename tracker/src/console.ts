@@ -24,7 +24,7 @@ export function captureConsole(host: CaptureHost): Off {
   let skipped = 0
 
   const emit = (level: string, payload: string[], trace: string[] = []) =>
-    host.emit({ type: 6, timestamp: Date.now(), data: { plugin: CONSOLE_PLUGIN, payload: { level, trace, payload } } })
+    host.emit({ type: 6, timestamp: Date.now(), data: { plugin: CONSOLE_PLUGIN, payload: { level, trace, payload } } }, level === 'error' ? 1 : undefined)
 
   /** Whether one more event fits this second; opens a new second with a line for what the last one left out. */
   const admit = () => {

@@ -66,7 +66,7 @@ export function captureNetwork(host: CaptureHost): Off {
     }
     delete payload.started
     delete payload.href
-    host.emit({ type: 6, timestamp: Date.now(), data: { plugin: NETWORK_PLUGIN, payload } })
+    host.emit({ type: 6, timestamp: Date.now(), data: { plugin: NETWORK_PLUGIN, payload } }, status === 0 || status >= 500 ? 2 : undefined)
   })
 
   const offs: Off[] = []

@@ -73,7 +73,7 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
   const loadExtras = () => {
     const settings = capture.current
     if (host || stopped || !settings || !(settings.console || settings.network)) return
-    host = { settings, origin, guard, emit: (event) => chunks.push(event) }
+    host = { settings, origin, guard, emit: (event, mark) => chunks.push(event, mark) }
     ;(window as unknown as { svc: { x?: CaptureHost } }).svc.x = host
     const script = document.createElement('script')
     script.async = true

@@ -54,6 +54,8 @@ export function sessionView(session: SessionRecord, signals: SessionSignals) {
     dead: signals.dead,
     errorClicks: signals.errorClicks,
     errors: signals.errors,
+    consoleErrors: session.consoleErrors ?? 0,
+    failedRequests: session.failedRequests ?? 0,
     purged: session.purgedAt !== undefined,
     purgedAt: session.purgedAt ?? null,
   }
@@ -103,6 +105,8 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
           minDurationMs: b.minDurationMs,
           hasErrors: b.hasErrors,
           hasRage: b.hasRage,
+          hasConsoleErrors: b.hasConsoleErrors,
+          hasFailedRequests: b.hasFailedRequests,
           limit: b.limit ?? DEFAULT_LIMIT,
           after: after && { startedAt: after.s, sk: after.k },
         })
