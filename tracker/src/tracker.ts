@@ -81,10 +81,10 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
     if (nonce) script.nonce = nonce
     ;(document.head || document.documentElement).appendChild(script)
   }
+  // What was held while the settings were unknown goes at the next flush, as it would have anyway.
   const capture = loadCapture(store, `svc_c_${namespace}`, `${origin}/api/capture?pk=${encodeURIComponent(publicKey)}`, guard, () => {
     markTrigger()
     loadExtras()
-    chunks.flush()
   })
   markTrigger()
 
