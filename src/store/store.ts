@@ -4,6 +4,7 @@
  * implements the same interface in a folder beside it and passes the shared
  * suite in test/store/store.case.ts.
  */
+import type { CaptureSettings } from './capture-settings.js'
 import type {
   ClickHeatmap,
   ElementRow,
@@ -98,6 +99,8 @@ export interface SetupTokenRecord {
   revokedAt?: number
 }
 
+export type { CaptureSettings }
+
 export interface ProjectRecord {
   id: string
   orgId: string
@@ -109,22 +112,6 @@ export interface ProjectRecord {
   pathRules: string[]
   /** What the tracker records beyond the DOM, and which sessions; absent: the defaults (src/recordings/capture.ts). */
   capture?: CaptureSettings
-}
-
-/** A project's capture settings (API: CaptureSettings). */
-export interface CaptureSettings {
-  /** Share of sessions recorded, 0–1, drawn once per session. */
-  sampleRate: number
-  /** Recordings of sessions shorter than this are not sent, ms. */
-  minDurationMs: number
-  /** Path patterns: when any is set, a session records only from the first page view that matches one. */
-  triggerUrls: string[]
-  /** Path patterns never recorded. */
-  excludeUrls: string[]
-  console: boolean
-  network: boolean
-  /** Network events keep the query string. */
-  networkQuery: boolean
 }
 
 export interface Identity {
