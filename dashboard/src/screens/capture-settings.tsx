@@ -55,7 +55,7 @@ export function CaptureForm({ project, onSaved }: { project: Project & { capture
     }
   }
   const toggle = (name: keyof typeof flags, label: string) => (
-    <label class="row">
+    <label class="check">
       <input type="checkbox" name={name} checked={flags[name]} onChange={(e) => setFlags({ ...flags, [name]: (e.currentTarget as HTMLInputElement).checked })} /> {label}
     </label>
   )

@@ -1,9 +1,11 @@
 /**
- * The replay's console and network panels, from a real recording: the tracker
- * records a page of a project with console and network capture on, and the
- * dashboard's replay lists its console lines and requests beside the player,
- * marks console errors and failed requests on the timeline, and jumps the
- * player to a line that is clicked.
+ * Capture in the dashboard, from a real recording: the Settings screen shows
+ * and saves a project's capture settings; the tracker records a page of a
+ * project with console and network capture on, and the replay lists its
+ * console lines and requests beside the player, marks console errors and
+ * failed requests on the timeline, and jumps the player to a line that is
+ * clicked; the session list filters sessions with console errors or failed
+ * requests.
  */
 import t from 'tap'
 import { fixtureServer, flushTracker, launchBrowser, storedChunks, trackerStarted, until } from '../helpers/browser.js'
@@ -11,7 +13,7 @@ import { clusterFor } from '../helpers/cluster.js'
 import { openDashboard, ownerSession, shoot } from '../helpers/dashboard.js'
 import { storeAt } from '../helpers/seed.js'
 
-t.test('console and network panels in the replay', async (t) => {
+t.test('capture settings, replay panels and session filters in the dashboard', async (t) => {
   const cluster = await clusterFor(t, { workers: 1 })
   const session = await ownerSession(cluster.url)
   let csrf: string | undefined
@@ -78,4 +80,44 @@ t.test('console and network panels in the replay', async (t) => {
   await tab.page.waitForFunction(() => document.querySelector('.player-target iframe') !== null)
   const shot = await shoot(tab.page, '35-replay-console-network')
   t.comment(`screenshot: ${shot}`)
+
+  // The session list: filtered by console errors and by failed requests, the session is there; a quiet one is not.
+  await fetch(`${cluster.url}/api/v1/ingest?pk=${project.publicKey}`, {
+    method: 'POST',
+    headers: { 'x-svc-meta': JSON.stringify({ sk: 'quiet', vid: 'v-quiet', seq: 0, encoding: 'json', eventCount: 1, url: 'https://shop.test/' }), 'content-type': 'application/octet-stream' },
+    body: '[{"type":4,"data":{"href":"https://shop.test/"},"timestamp":1}]',
+  })
+  await until('the quiet session', () => store.getSession(project.id, 'quiet'))
+  await tab.page.goto(`${cluster.url}/app/#/p/${project.id}/sessions`)
+  const rows = tab.page.getByTestId('sessions').locator('tbody tr')
+  await until('both sessions listed', async () => (await rows.count()) === 2)
+  await tab.page.getByLabel('With console errors').check()
+  await tab.page.getByRole('button', { name: 'Filter' }).click()
+  await until('the filtered list', async () => (await rows.count()) === 1)
+  t.match(await rows.first().textContent(), /console error/, 'only the session with console errors, its count shown')
+  t.ok(tab.page.url().includes('consoleErrors=1'), 'the filter lives in the address')
+  await tab.page.getByLabel('With console errors').uncheck()
+  await tab.page.getByLabel('With failed requests').check()
+  await tab.page.getByRole('button', { name: 'Filter' }).click()
+  await until('the failed-requests list', async () => (await rows.count()) === 1 && /failed request/.test((await rows.first().textContent()) ?? ''))
+  t.pass('only the session with a failed request')
+
+  // Settings: the capture form shows the project's settings and saves a change.
+  await tab.page.goto(`${cluster.url}/app/#/p/${project.id}/settings`)
+  const form = tab.page.getByTestId('capture-settings')
+  await form.waitFor()
+  t.ok(await form.locator('input[name="console"]').isChecked(), 'console capture shown on')
+  t.ok(await form.locator('input[name="network"]').isChecked(), 'network capture shown on')
+  await form.getByLabel('Sessions recorded (%)').fill('25')
+  await form.getByLabel('Never record pages matching').fill('/account/*')
+  await form.locator('input[name="network"]').uncheck()
+  await form.getByRole('button', { name: 'Save recording settings' }).click()
+  await form.getByText('Recording settings saved.').waitFor()
+  const saved = (await api('/cli/projects.list', {})).projects.find((p: { id: string }) => p.id === project.id).capture
+  t.match(saved, { sampleRate: 0.25, excludeUrls: ['/account/*'], console: true, network: false }, 'the API holds what the form saved')
+  await form.getByLabel('Never record pages matching').fill('/a/*/b')
+  await form.getByRole('button', { name: 'Save recording settings' }).click()
+  t.match(await form.getByRole('alert').textContent(), /\/a\/\*\/b/, 'the refused pattern is named')
+  t.pass('a pattern that does not compile is refused with a message')
+  await shoot(tab.page, '36-settings-capture')
 })
