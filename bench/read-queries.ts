@@ -166,7 +166,7 @@ async function load(store: Store, projectId: string): Promise<Loaded> {
   const appended = performance.now()
   // Then folded into the aggregates as the fold thread folds them, a fold at a time.
   progress('  folding them into the aggregates…')
-  while ((await store.foldSignals()) > 0);
+  while ((await store.applyDerivations()) > 0);
   return { seconds: (performance.now() - started) / 1000, foldSeconds: (performance.now() - appended) / 1000, batches, clicks }
 }
 
@@ -352,9 +352,9 @@ async function ingestRun(aggregate: boolean, bodies: Buffer[]): Promise<IngestFi
     await pool.close()
     // What the fold thread had still to fold when the load stopped, and how long it took to catch up with no load.
     const store = storeAt(dataDir)
-    const backlog = store.unfoldedCount()
+    const backlog = store.derivationLag()
     const drainStarted = performance.now()
-    while (store.unfoldedCount() > 0) await sleep(20)
+    while (store.derivationLag() > 0) await sleep(20)
     const drainMs = backlog > 0 ? performance.now() - drainStarted : 0
     await store.close()
     const sustainedPerSec = ok / ((loadMs + drainMs) / 1000)
@@ -391,7 +391,7 @@ async function storeRun(aggregate: boolean): Promise<StoreFigure> {
     const started = performance.now()
     for (let i = 0; i < items.length; i += ITEMS_PER_TXN) await store.appendBatch(items.slice(i, i + ITEMS_PER_TXN))
     const appendSeconds = (performance.now() - started) / 1000
-    while ((await store.foldSignals()) > 0);
+    while ((await store.applyDerivations()) > 0);
     const seconds = (performance.now() - started) / 1000
     const figure = { aggregate, appendPerSec: items.length / appendSeconds, perSec: items.length / seconds }
     progress(`  store appendBatch, aggregation ${aggregate ? 'on ' : 'off'}: ${Math.round(figure.appendPerSec)} batches/s appended${aggregate ? `, ${Math.round(figure.perSec)} batches/s appended and folded` : ''}`)

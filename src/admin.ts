@@ -9,6 +9,12 @@ import { createApiKey, ensureOrgAndUser, mintSetupToken, mintSignInLink, SETUP_T
 import { loadConfig } from './config.js'
 import { ApiError } from './errors.js'
 import { openStore } from './store/open.js'
+import type { Store } from './store/store.js'
+import { openJournal } from './journal/connect.js'
+import { encodeControl } from './journal/entries.js'
+import { layoutOf } from './journal/node.js'
+import { publishUntil } from './journal/publish.js'
+import { submittingStore } from './journal/replicated-store.js'
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
@@ -36,12 +42,35 @@ export function parseDuration(text: string): number | undefined {
 
 type Command = (args: string[]) => Promise<unknown>
 
+/**
+ * The store as admin commands use it: this machine's LMDB in the embedded
+ * mode; in the cluster mode (NATS_URL) the node's LMDB for reads, and the log
+ * for every change, which the node running on DATA_DIR then applies.
+ */
+async function openAdminStore(): Promise<{ store: Store; close: () => Promise<void> }> {
+  const config = loadConfig()
+  const local = openStore(config)
+  if (!config.natsUrl) return { store: local, close: () => local.close() }
+  const journal = await openJournal(config.natsUrl, layoutOf(config), config.natsDeadlineMs)
+  const submit = async (op: string, args: unknown[]) => {
+    const ack = await publishUntil(journal.js, `ctl.${op}`, encodeControl({ op, args, node: 'admin', ticket: 0 }), { deadline: Date.now() + config.natsDeadlineMs })
+    return ack.seq
+  }
+  return {
+    store: submittingStore(local, submit, config.natsDeadlineMs),
+    close: async () => {
+      await journal.close()
+      await local.close()
+    },
+  }
+}
+
 const commands: Record<string, Command> = {
   async 'create-key'(args) {
     const { values } = parseArgs({ args, options: { org: { type: 'string' }, email: { type: 'string' }, label: { type: 'string' } } })
     if (!values.org || !values.email) throw new UsageError('create-key needs --org and --email')
     if (!/^[^@\s]+@[^@\s]+$/.test(values.email)) throw new UsageError('--email is not an email address')
-    const store = openStore(loadConfig())
+    const { store, close } = await openAdminStore()
     try {
       const { org, user } = await ensureOrgAndUser(store, values.org, values.email)
       const { apiKey } = await createApiKey(store, org.id, user.id, values.label)
@@ -50,20 +79,20 @@ const commands: Record<string, Command> = {
       const link = await mintSignInLink(store, user, loadConfig().directUrl)
       return { orgId: org.id, userId: user.id, apiKey, signInUrl: link.url, signInExpiresAt: link.expiresAt }
     } finally {
-      await store.close()
+      await close()
     }
   },
   async 'sign-in-link'(args) {
     const { values } = parseArgs({ args, options: { email: { type: 'string' } } })
     if (!values.email) throw new UsageError('sign-in-link needs --email')
-    const store = openStore(loadConfig())
+    const { store, close } = await openAdminStore()
     try {
       const user = store.findUserByEmail(values.email)
       if (!user) throw new Error(`no user ${values.email}`)
       const link = await mintSignInLink(store, user, loadConfig().directUrl)
       return { signInUrl: link.url, expiresAt: link.expiresAt }
     } finally {
-      await store.close()
+      await close()
     }
   },
   async 'mint-setup-token'(args) {
@@ -71,13 +100,13 @@ const commands: Record<string, Command> = {
     if (!values.project) throw new UsageError('mint-setup-token needs --project')
     const ttl = values.ttl === undefined ? SETUP_TOKEN_TTL_MS : parseDuration(values.ttl)
     if (ttl === undefined || ttl <= 0 || ttl > SETUP_TOKEN_TTL_MS) throw new UsageError('--ttl is a duration such as 90s, 15m, 12h or 7d, at most 30d')
-    const store = openStore(loadConfig())
+    const { store, close } = await openAdminStore()
     try {
       if (!store.getProject(values.project)) throw new Error(`no project ${values.project}`)
       const { token, record } = await mintSetupToken(store, values.project, ttl)
       return { token, expiresAt: record.expiresAt }
     } finally {
-      await store.close()
+      await close()
     }
   },
 }

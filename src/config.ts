@@ -85,6 +85,17 @@ export interface Config {
   foldBatches: number
   /** Serve on uWebSockets.js's pure-Node fallback even where a native build loads (UWS_USE_FALLBACK=1): only to measure it. */
   uwsFallback: boolean
+  /**
+   * Cluster mode: the NATS servers of the log (`nats://h1:4222,nats://h2:4222`).
+   * Empty (the default): the embedded mode, LMDB alone.
+   */
+  natsUrl: string
+  /** Cluster mode: recording partitions (streams), set when the log is first created. */
+  natsPartitions: number
+  /** Cluster mode: copies of each stream across NATS servers; 3 survives losing one server. */
+  natsReplicas: number
+  /** Cluster mode: how long an ingest publish or a control write may wait for the log, and a read for this node to catch up, ms. */
+  natsDeadlineMs: number
 }
 
 const KB = 1024
@@ -108,6 +119,14 @@ function url(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   } catch {
     throw new Error(`${name} must be an absolute URL, got ${JSON.stringify(raw)}`)
   }
+}
+
+function natsUrl(env: NodeJS.ProcessEnv): string {
+  const raw = (env.NATS_URL ?? '').trim()
+  for (const server of raw.split(',').filter(Boolean)) {
+    if (!/^(nats|tls):\/\/[^\s/]+$/.test(server.trim())) throw new Error(`NATS_URL must be a comma-separated list of nats://host:port, got ${JSON.stringify(raw)}`)
+  }
+  return raw
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -153,6 +172,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     foldIntervalMs: int(env, 'FOLD_INTERVAL_MS', 500, 0, 60_000),
     foldBatches: int(env, 'FOLD_BATCHES', 2_000, 1, 100_000),
     uwsFallback: int(env, 'UWS_USE_FALLBACK', 0, 0, 1) === 1,
+    natsUrl: natsUrl(env),
+    natsPartitions: int(env, 'NATS_PARTITIONS', 3, 1, 256),
+    natsReplicas: int(env, 'NATS_REPLICAS', 3, 1, 5),
+    // 10 s: a stream elects a new leader in about 5 s when a NATS server dies (test/journal/journal.test.ts).
+    natsDeadlineMs: int(env, 'NATS_DEADLINE_MS', 10_000, 100, 600_000),
   }
 }
 

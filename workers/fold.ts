@@ -1,6 +1,6 @@
 /**
  * The fold thread: a thread of the control worker that folds stored signal
- * batches into the aggregates (src/store/lmdb/derive.ts), oldest first,
+ * batches into the aggregates (src/store/lmdb/fold-log.ts), oldest first,
  * FOLD_BATCHES per transaction (src/control/fold-loop.ts). With a full
  * fold's worth left it goes on at once. Otherwise it lets batches gather for
  * FOLD_INTERVAL_MS first, because folding them as they come (a few per fold)
@@ -13,7 +13,7 @@
  * processes (nice +10, on Linux a thread's own): under a burst the fronts
  * and their writers acknowledge first and the aggregates catch up behind,
  * which is the order a tracker and a dashboard user want. Its lag is what
- * `store.unfoldedCount()` reports; bench/read-queries.ts measures how long a
+ * `store.derivationLag()` reports; bench/read-queries.ts measures how long a
  * backlog takes to drain after a saturating run.
  *
  * Readers never depend on it alone: a read folds what is pending first

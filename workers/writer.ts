@@ -15,79 +15,27 @@
  * front took ~20% of the server CPU per 5 KB batch (no structured clone of
  * the parsed batch either way; measured A/B, see issue 2's note).
  *
- * Page identity is decided here, off the front's event loop: each chunk's URL
- * and each signal's URL is grouped under the project's rules as they are now.
+ * Page identity is decided here, off the front's event loop
+ * (src/grouping/prepare-items.ts).
  */
 import { performance } from 'node:perf_hooks'
 import { workerData } from 'node:worker_threads'
-import { parseSignals } from '../src/contract/signals-checks.js'
 import { log } from '../src/log.js'
-import type { WriteItem, WriteOutcome, WriteResult, WriteTask, WriterInit } from '../src/cluster/messages.js'
-import { groupUrl, RulesCache } from '../src/grouping/group.js'
-import { StorageUnavailable, type IngestItem, type PageRecord } from '../src/store/store.js'
+import type { WriteOutcome, WriteResult, WriteTask, WriterInit } from '../src/cluster/messages.js'
+import { ItemPreparer } from '../src/grouping/prepare-items.js'
+import { StorageUnavailable, type IngestItem } from '../src/store/store.js'
 import { openStore } from '../src/store/open.js'
 
 const store = openStore(workerData as WriterInit)
-const rulesCache = new RulesCache()
-
-/**
- * Groups each distinct URL of an item once: a signals batch comes from one
- * page view or a few, so its dozens of clicks share a handful of URLs, and
- * grouping each entry again cost more than the rest of the page bookkeeping
- * (bench/micro.ts, "pages of a signals batch"; bench/RESULTS.md).
- */
-function pager(projectId: string, receivedAt: number): (url: string) => PageRecord {
-  const rules = rulesCache.rulesFor(projectId, store.getProject(projectId)?.pathRules ?? [])
-  const pages = new Map<string, PageRecord>()
-  return (url) => {
-    let page = pages.get(url)
-    if (!page) {
-      page = { ...groupUrl(url, rules), firstSeenAt: receivedAt }
-      pages.set(url, page)
-    }
-    return page
-  }
-}
-
-function assignPages(item: IngestItem): void {
-  const pageOf = pager(item.projectId, item.receivedAt)
-  if (item.kind === 'chunk') {
-    if (item.meta.url) item.page = pageOf(item.meta.url)
-    return
-  }
-  const seen = new Map<string, PageRecord>()
-  for (const entry of [...item.batch.views, ...item.batch.clicks, ...item.batch.errors]) {
-    const page = pageOf(entry.url)
-    entry.page = page.key
-    seen.set(page.key, page)
-  }
-  item.pages = [...seen.values()]
-}
-
-/** The item to store, or why a signals body is none. */
-function toIngestItem(item: WriteItem): IngestItem | { invalid: string } {
-  // A transferred ArrayBuffer arrives as a plain ArrayBuffer or Uint8Array; the store and the parser want a view.
-  const body = item.body instanceof Uint8Array ? item.body : new Uint8Array(item.body as ArrayBuffer)
-  if (item.kind === 'chunk') return { ...item, body }
-  let parsed: ReturnType<typeof parseSignals>
-  try {
-    parsed = parseSignals(body, item.receivedAt)
-  } catch {
-    // Whatever a hostile body does to the parser stays with that body: a throw here would fail its batch-mates too.
-    return { invalid: 'The body is not a signals batch.' }
-  }
-  if (!parsed.ok) return { invalid: parsed.error }
-  return { kind: 'signals', projectId: item.projectId, receivedAt: item.receivedAt, batch: parsed.batch }
-}
+const preparer = new ItemPreparer(store)
 
 export default async function write(task: WriteTask): Promise<WriteResult> {
   const outcomes: WriteOutcome[] = []
   const items: IngestItem[] = []
   const stored: number[] = []
   task.items.forEach((raw, i) => {
-    const item = toIngestItem(raw)
+    const item = preparer.prepare(raw)
     if ('invalid' in item) return void (outcomes[i] = item)
-    assignPages(item)
     items.push(item)
     stored.push(i)
   })

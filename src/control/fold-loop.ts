@@ -24,16 +24,16 @@ export interface FoldLoopOptions {
 }
 
 /** Whether to fold again at once: a full fold, or at least a full fold's worth left (another fold took part of this one). */
-export function foldAgain(store: Pick<Store, 'unfoldedCount'>, folded: number, batches: number): boolean {
-  return folded >= batches || store.unfoldedCount() >= batches
+export function foldAgain(store: Pick<Store, 'derivationLag'>, folded: number, batches: number): boolean {
+  return folded >= batches || store.derivationLag() >= batches
 }
 
 /** Folds until `signal` aborts (which also cuts a wait short); resolves after the fold under way has committed. */
-export async function runFoldLoop(store: Pick<Store, 'foldSignals' | 'unfoldedCount'>, options: FoldLoopOptions, signal: AbortSignal): Promise<void> {
+export async function runFoldLoop(store: Pick<Store, 'applyDerivations' | 'derivationLag'>, options: FoldLoopOptions, signal: AbortSignal): Promise<void> {
   while (!signal.aborted) {
     let again: boolean
     try {
-      again = foldAgain(store, await store.foldSignals(options.batches), options.batches)
+      again = foldAgain(store, await store.applyDerivations(options.batches), options.batches)
     } catch (error) {
       // The store's fold sets aside a batch that fails alone, so this is the environment itself: retry.
       log.error('fold failed; retrying in 1 s', { error: String(error) })

@@ -9,6 +9,7 @@ import { log } from '../log.js'
 import type { ChildMessage } from '../cluster/messages.js'
 import { answerScrapes, metrics, onScrape } from '../metrics/registry.js'
 import { openStore } from '../store/open.js'
+import { joinCluster } from '../journal/node.js'
 import { BackfillRunner } from '../grouping/backfill.js'
 import { scheduleRetention } from '../recordings/retention.js'
 import { createControl } from './control.js'
@@ -20,18 +21,21 @@ import { routeOf, writeError } from './router.js'
 const config = loadConfig()
 if (!config.controlSecret) throw new Error('SVC_CONTROL_SECRET is not set: the control worker is started by the primary (npm start), which sets it')
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
-const store = openStore(config)
+const local = openStore(config)
+// Cluster mode: mutations go through the log, and this node's LMDB follows it (src/journal/).
+const cluster = config.natsUrl ? await joinCluster(config, local) : undefined
+const store = cluster?.store ?? local
 const backfill = new BackfillRunner(store, { batch: config.backfillBatch, pauseMs: config.backfillPauseMs })
 const control = createControl({ store, config, backfill, site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
 // Backfills a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)
-// The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/derive.ts).
+// The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/fold-log.ts).
 const foldThread = config.aggregateSignals ? startFoldThread(config) : undefined
 const dashboard = loadDashboardFiles(new URL('./public/app/', import.meta.url))
 // The head limit above the front's (MAX_HEADER_BYTES): what a front accepted and forwards is never refused here as too large.
 onScrape(() => {
-  metrics.foldLag.set(store.unfoldedCount())
+  metrics.foldLag.set(store.derivationLag())
   metrics.backfillsRunning.set(backfill.runningCount)
 })
 answerScrapes()
@@ -59,7 +63,9 @@ const server = createServer({ maxHeaderSize: Math.max(64 * 1024, config.maxHeade
     log.error('dashboard handler failed', { error: String(error), stack: (error as Error)?.stack })
     return writeError(res, 'internal_error')
   }
-  void control.handle(req, res)
+  if (!cluster) return void control.handle(req, res)
+  // Read your writes: whatever any node acknowledged before this request is applied here first (bounded).
+  void cluster.applier.caughtUp(config.natsDeadlineMs).then(() => control.handle(req, res))
 })
 server.keepAliveTimeout = 60_000
 // A request node:http cannot parse gets the contract's JSON error, not Node's bare-text 400.
@@ -86,7 +92,9 @@ function stop(): void {
   backfill.stop()
   stopRetention()
   server.close(() => {
-    void Promise.all([foldThread?.stop(), store.close()]).then(() => process.exit(0))
+    void Promise.all([foldThread?.stop(), cluster?.close()])
+      .then(() => local.close())
+      .then(() => process.exit(0))
   })
   server.closeIdleConnections()
   setTimeout(() => process.exit(0), 5_000).unref()

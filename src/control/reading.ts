@@ -50,7 +50,7 @@ const READ_FOLD_LIMIT = 250
 
 /** Folds what is pending first, so that a client reads the signals it has had acknowledged. */
 export async function foldBeforeRead(store: Store): Promise<void> {
-  await store.foldSignals(READ_FOLD_LIMIT)
+  await store.applyDerivations(READ_FOLD_LIMIT)
 }
 
 const rulesCache = new RulesCache(1000)

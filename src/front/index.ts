@@ -15,7 +15,10 @@ import { newCounters } from './ingest.js'
 import { createMetricsRoute } from './metrics-route.js'
 import { createProxy } from './proxy.js'
 import { loadHttpEngine, NATIVE_PLATFORMS } from './uws.js'
-import { WriteQueue } from './write-queue.js'
+import { WriteQueue, type IngestQueue } from './write-queue.js'
+import { openJournal } from '../journal/connect.js'
+import { JournalIngestSink } from '../journal/ingest-sink.js'
+import { layoutOf } from '../journal/node.js'
 
 const config = loadConfig()
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
@@ -30,29 +33,39 @@ if (!engine.native) {
   })
 }
 const store = openStore(config)
-const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: config.aggregateSignals }
-const pool = new Piscina({
-  filename: new URL('./writer.js', import.meta.url).href,
-  minThreads: config.writerThreads,
-  maxThreads: config.writerThreads,
-  idleTimeout: Number.POSITIVE_INFINITY,
-  concurrentTasksPerWorker: config.writerTasks,
-  workerData: writerInit,
-})
-// As many batches in flight as the writer threads take at once: one committing while the next ones are prepared.
-const queue = new WriteQueue(pool, {
-  maxItems: config.writeBatchItems,
-  maxBytes: config.writeBatchBytes,
-  maxInFlight: config.writerThreads * config.writerTasks,
-  maxQueuedItems: config.ingestQueueItems,
-  maxQueuedBytes: config.ingestQueueBytes,
-  // LMDB keeps a panicked environment unusable for every thread of this process: leave (after answering what is in
-  // flight, 429 from here on) so that the primary starts a fresh process that opens it anew.
-  onFatal: () => {
-    log.error('storage had a fatal error; front restarts')
-    void stop()
-  },
-})
+// Cluster mode: an acknowledgement means the log holds the item (src/journal/); no writer pool here.
+const journal = config.natsUrl ? await openJournal(config.natsUrl, layoutOf(config), 120_000) : undefined
+let pool: Piscina | undefined
+const sink = journal
+  ? new JournalIngestSink(store, journal, { layout: layoutOf(config), deadlineMs: config.natsDeadlineMs, maxQueuedItems: config.ingestQueueItems, maxQueuedBytes: config.ingestQueueBytes })
+  : undefined
+const queue: IngestQueue =
+  sink ??
+  new WriteQueue((pool = startWriterPool()), {
+    maxItems: config.writeBatchItems,
+    maxBytes: config.writeBatchBytes,
+    maxInFlight: config.writerThreads * config.writerTasks,
+    maxQueuedItems: config.ingestQueueItems,
+    maxQueuedBytes: config.ingestQueueBytes,
+    // LMDB keeps a panicked environment unusable for every thread of this process: leave (after answering what is in
+    // flight, 429 from here on) so that the primary starts a fresh process that opens it anew.
+    onFatal: () => {
+      log.error('storage had a fatal error; front restarts')
+      void stop()
+    },
+  })
+
+function startWriterPool(): Piscina {
+  const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: config.aggregateSignals }
+  return new Piscina({
+    filename: new URL('./writer.js', import.meta.url).href,
+    minThreads: config.writerThreads,
+    maxThreads: config.writerThreads,
+    idleTimeout: Number.POSITIVE_INFINITY,
+    concurrentTasksPerWorker: config.writerTasks,
+    workerData: writerInit,
+  })
+}
 const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`, config.controlSecret)
 const counters = newCounters()
 metrics.engine.set({ engine: engine.name }, 1)
@@ -62,7 +75,8 @@ onScrape(() => {
 })
 answerScrapes()
 const artifacts = loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name })
-const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, metrics: createMetricsRoute(config.metricsToken) })
+const lateProject = sink && ((pk: string) => sink.lateProject(pk))
+const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, metrics: createMetricsRoute(config.metricsToken), lateProject })
 
 let listenSocket: unknown
 app.listen(config.host, config.port, (socket) => {
@@ -86,7 +100,8 @@ async function stop(): Promise<void> {
   const deadline = Date.now() + 10_000
   while (queue.busy && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
   log.info('front stopped', { ...counters })
-  await pool.destroy()
+  await pool?.destroy()
+  await journal?.close()
   await proxy.close()
   await store.close()
   process.exit(0)

@@ -20,7 +20,7 @@ import type { Store } from '../store/store.js'
 import { declaredLength, readBody } from './body.js'
 import { guard, sendError, sendOk } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
-import type { WriteQueue } from './write-queue.js'
+import type { IngestQueue } from './write-queue.js'
 
 export interface IngestCounters {
   stored: number
@@ -34,8 +34,14 @@ export interface IngestCounters {
 
 export interface IngestDeps {
   store: Store
-  queue: WriteQueue
+  queue: IngestQueue
   counters: IngestCounters
+  /**
+   * Cluster mode: a key this node does not know yet may name a project that
+   * another node created a moment ago; resolves once this node has applied
+   * the log as far as it stood, with the project then known, or undefined.
+   */
+  lateProject?: (pk: string) => Promise<string | undefined>
 }
 
 const KEY_HINT_MISSING = 'Add ?pk=<public key> (svc_pk_…) from the project\'s settings.'
@@ -70,15 +76,25 @@ function overloaded(deps: IngestDeps, res: HttpResponse, retryAfterS: number, er
   refuse(deps, res, 'overloaded', error, undefined, [['Retry-After', String(retryAfterS)]])
 }
 
-/** Validates the public key; answers and returns undefined when it does not name a project. */
-function projectFor(deps: IngestDeps, res: HttpResponse, pk: string): string | undefined {
+/**
+ * Validates the public key; answers and returns undefined when it does not
+ * name a project. In the cluster mode an unknown key is looked up again once
+ * this node has caught up (`lateProject`), after the body is read.
+ */
+function projectFor(deps: IngestDeps, res: HttpResponse, pk: string): string | Promise<string | undefined> | undefined {
   if (!isPublicKey(pk)) {
     refuse(deps, res, 'invalid_request', pk ? 'The pk parameter is not a public key.' : 'The pk parameter is missing.', KEY_HINT_MISSING)
     return undefined
   }
   const projectId = deps.store.projectIdForPublicKey(pk)
-  if (!projectId) refuse(deps, res, 'not_found', 'No project matches the public key.', KEY_HINT_UNKNOWN)
-  return projectId
+  if (projectId) return projectId
+  if (deps.lateProject) return deps.lateProject(pk)
+  refuseUnknownKey(deps, res)
+  return undefined
+}
+
+function refuseUnknownKey(deps: IngestDeps, res: HttpResponse): void {
+  refuse(deps, res, 'not_found', 'No project matches the public key.', KEY_HINT_UNKNOWN)
 }
 
 const SIGNALS_HINT = 'Send a JSON signals batch with sk and vid; see /openapi.json.'
@@ -126,15 +142,17 @@ export function handleChunk(deps: IngestDeps, res: HttpResponse, req: HttpReques
   const parsed = parseChunkMeta(req.getHeader('x-svc-meta'))
   if (!parsed.ok) return refuse(deps, res, 'invalid_request', parsed.error, 'Send X-Svc-Meta as a JSON object with sk, vid, seq and encoding.')
   const receivedAt = Date.now()
-  return readBody(res, declared, LIMITS.chunkBytes).then((read) => {
+  return readBody(res, declared, LIMITS.chunkBytes).then(async (read) => {
     if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
+    const known = typeof projectId === 'string' ? projectId : await projectId
+    if (!known) return refuseUnknownKey(deps, res)
     BYTES_IN.chunk.inc(read.body.byteLength)
     if (!bodyMatchesEncoding(read.body, parsed.meta.encoding)) {
       deps.counters.dropped += 1
       metrics.dropped.inc()
       return sendOk(res)
     }
-    return commit(deps, res, { kind: 'chunk', projectId, receivedAt, meta: parsed.meta, body: read.body })
+    return commit(deps, res, { kind: 'chunk', projectId: known, receivedAt, meta: parsed.meta, body: read.body })
   })
 }
 
@@ -145,10 +163,12 @@ export function handleSignals(deps: IngestDeps, res: HttpResponse, req: HttpRequ
   const projectId = projectFor(deps, res, req.getQuery('pk') ?? '')
   if (!projectId) return
   // Any content type: sendBeacon posts text/plain to avoid a CORS preflight.
-  return readBody(res, declared, LIMITS.signalsBytes).then((read) => {
+  return readBody(res, declared, LIMITS.signalsBytes).then(async (read) => {
     if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
+    const known = typeof projectId === 'string' ? projectId : await projectId
+    if (!known) return refuseUnknownKey(deps, res)
     BYTES_IN.signals.inc(read.body.byteLength)
     // Parsed and validated (AJV) in the writer thread, which answers `invalid` for a body that is no batch.
-    return commit(deps, res, { kind: 'signals-body', projectId, receivedAt: Date.now(), body: read.body })
+    return commit(deps, res, { kind: 'signals-body', projectId: known, receivedAt: Date.now(), body: read.body })
   })
 }

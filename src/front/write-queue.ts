@@ -39,7 +39,15 @@ export interface WriteQueueOptions {
   onFatal?: () => void
 }
 
-export class WriteQueue {
+/** What the ingest handlers need of a queue: the writer pool's (embedded mode) or the log's (cluster mode, src/journal/ingest-sink.ts). */
+export interface IngestQueue {
+  enqueue(item: WriteItem): Promise<QueueOutcome>
+  readonly busy: boolean
+  readonly queuedItems: number
+  readonly queuedBytes: number
+}
+
+export class WriteQueue implements IngestQueue {
   private pending: Pending[] = []
   private inFlight = 0
   private scheduled = false

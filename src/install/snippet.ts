@@ -9,12 +9,8 @@ import { readFileSync } from 'node:fs'
 
 const PUBLIC_KEY = /^svc_pk_[0-9a-f]+$/
 
-/** dist/public/stub.js: beside the bundled server, from the source tree (src/install/, in tests), or from a bundled tool one folder down in dist/. */
-const STUB_LOCATIONS = [
-  new URL('./public/stub.js', import.meta.url),
-  new URL('../../dist/public/stub.js', import.meta.url),
-  new URL('../public/stub.js', import.meta.url),
-]
+/** dist/public/stub.js: beside the bundled server, from the source tree (tests), or from a bundled tool one folder down in dist/. */
+const STUB_LOCATIONS = [new URL('./public/stub.js', import.meta.url), new URL('../../dist/public/stub.js', import.meta.url), new URL('../public/stub.js', import.meta.url)]
 
 let stub: string | undefined
 

@@ -9,26 +9,14 @@ import { metrics } from '../metrics/registry.js'
 import type { PurgeResult, Store } from '../store/store.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
-/** Sessions examined per transaction: keeps each write-lock hold short for ingest. */
-const PURGE_BATCH = 500
 
 export async function purgeExpired(store: Store, retentionDays: number, now: number): Promise<PurgeResult> {
-  const cutoff = now - retentionDays * DAY_MS
-  const total: PurgeResult = { sessionsPurged: 0, chunksDeleted: 0, bytesDeleted: 0, done: true }
-  for (;;) {
-    const step = await store.purgeRecordings(cutoff, PURGE_BATCH, now)
-    total.sessionsPurged += step.sessionsPurged
-    total.chunksDeleted += step.chunksDeleted
-    total.bytesDeleted += step.bytesDeleted
-    metrics.purgeSessions.inc(step.sessionsPurged)
-    metrics.purgeChunks.inc(step.chunksDeleted)
-    metrics.purgeBytes.inc(step.bytesDeleted)
-    if (step.done) {
-      metrics.purgeRuns.inc()
-      return total
-    }
-    await new Promise((r) => setImmediate(r))
-  }
+  const result = await store.purgeRecordingsBefore(now - retentionDays * DAY_MS, now)
+  metrics.purgeSessions.inc(result.sessionsPurged)
+  metrics.purgeChunks.inc(result.chunksDeleted)
+  metrics.purgeBytes.inc(result.bytesDeleted)
+  metrics.purgeRuns.inc()
+  return result
 }
 
 /** Runs the purge now and then every `intervalMs`; returns a function that stops it. */

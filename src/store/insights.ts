@@ -2,11 +2,11 @@
  * What the aggregates behind heatmaps, the element leaderboard, the friction
  * feed and the page list are, independent of any storage: the bins, the
  * device classes, the hour buckets, the clamp on client times, and the shapes
- * of the queries and answers (issue 6). Every store implementation keeps its
+ * of the queries and answers. Every store implementation keeps its
  * aggregates by these definitions, and the property test recounts raw signals
  * with them.
  */
-import type { SessionRecord } from './store.js'
+import type { SessionRecord } from './records.js'
 
 /** Aggregates are kept per page and per hour, so 30 days read at most 720 buckets per page. */
 export const HOUR_MS = 60 * 60 * 1000
@@ -114,7 +114,7 @@ export interface ScrollHeatmap {
   kind: 'scroll'
   /** Views that reported a scroll depth. */
   views: number
-  /** Share of those views that reached each depth, 0 to 100 (index = percent). */
+  /** Share of those views that reached each depth, 0 to 1 (the index is the depth, 0 to 100 percent). */
   reached: number[]
 }
 

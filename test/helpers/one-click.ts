@@ -1,8 +1,7 @@
 /** Signal batches of one click each on one page, and how many clicks the aggregates count: the fold tests' fixture. */
 import { groupUrl } from '../../src/grouping/group.js'
 import type { ClickHeatmap } from '../../src/store/insights.js'
-import type { LmdbStore } from '../../src/store/lmdb/index.js'
-import type { IngestItem } from '../../src/store/store.js'
+import type { IngestItem, Store } from '../../src/store/store.js'
 
 export const NOW = Date.UTC(2026, 10, 20, 12)
 const URL = 'https://shop.test/cart'
@@ -20,4 +19,4 @@ export function oneClickBatch(projectId: string, n: number): IngestItem {
 }
 
 /** Clicks the aggregates hold for PAGE today. */
-export const countedClicks = (store: LmdbStore, projectId: string) => (store.heatmap(projectId, { ...DAY, pages: [PAGE], kind: 'click' }) as ClickHeatmap).total
+export const countedClicks = (store: Store, projectId: string) => (store.heatmap(projectId, { ...DAY, pages: [PAGE], kind: 'click' }) as ClickHeatmap).total

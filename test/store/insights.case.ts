@@ -284,7 +284,7 @@ export function insightsSuite(t: Test, open: InsightsStoreFactory): void {
     await store.updateProject(p.id, { pathRules: ['/{tenant}/settings'] })
     await store.startBackfill(p.id, ['/{tenant}/settings'], H0)
     const rekey = (url: string) => ({ key: url.replace(/t\d+/, '{tenant}').replace('https://', ''), host: 'app.test', path: '/{tenant}/settings', firstSeenAt: 0 })
-    let state = await store.backfillStep(p.id, 2, rekey, H0)
+    let state = await store.continueBackfill(p.id, 2, rekey, H0)
     // Ingest during the backfill, under the new rules: counted in both generations, rebuilt never.
     const during = signals(p.id, H0 + 10, { sk: 'late', clicks: [click({ url: tenant(9), kind: 'dead', selector: '#save' })] })
     for (const c of (during as { batch: SignalsRecord }).batch.clicks) c.page = 'app.test/{tenant}/settings'
@@ -293,10 +293,10 @@ export function insightsSuite(t: Test, open: InsightsStoreFactory): void {
     const unfolded = signals(p.id, H0 + 11, { sk: 'later', clicks: [click({ url: tenant(8), kind: 'dead', selector: '#save' })] })
     for (const c of (unfolded as { batch: SignalsRecord }).batch.clicks) c.page = 'app.test/{tenant}/settings'
     await store.appendBatch([unfolded])
-    while (state.state === 'running') state = await store.backfillStep(p.id, 2, rekey, H0)
-    t.equal(store.unfoldedCount(), 1, 'the late batch still waits for the fold thread')
+    while (state.state === 'running') state = await store.continueBackfill(p.id, 2, rekey, H0)
+    t.equal(store.derivationLag(), 1, 'the late batch still waits for the fold thread')
     await foldAll(store)
-    t.equal(store.unfoldedCount(), 0)
+    t.equal(store.derivationLag(), 0)
     t.same(store.listSignalPages(p.id), ['app.test/{tenant}/settings'], 'only the new page is left')
     const page = 'app.test/{tenant}/settings'
     t.match(store.heatmap(p.id, { ...DAY, pages: [page], kind: 'dead' }), { total: 8 })

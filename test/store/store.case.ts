@@ -1,5 +1,6 @@
 /**
- * The shared suite of the Store interface (src/store/store.ts). Every
+ * The shared suite of the Store interface (src/store/store.ts), with its
+ * accounts (accounts.case.ts) and jobs (jobs.case.ts) parts. Every
  * implementation runs it through a test file beside this one
  * (test/store/lmdb.test.ts), with a factory that gives each test a fresh,
  * empty store of its own and can reopen it on the same data.
@@ -8,6 +9,8 @@ import { gzipSync } from 'node:zlib'
 import type { Test } from 'tap'
 import type { ChunkMeta, IngestItem, NewProject, SignalsRecord, Store } from '../../src/store/store.js'
 import { matchExactly } from '../helpers/match.js'
+import { accountsSuite } from './accounts.case.js'
+import { jobsSuite } from './jobs.case.js'
 
 export interface StoreUnderTest {
   store: Store
@@ -37,6 +40,9 @@ function signals(projectId: string, batch: Partial<SignalsRecord> = {}, received
 }
 
 export function storeSuite(t: Test, open: StoreFactory): void {
+  accountsSuite(t, open)
+  jobsSuite(t, open)
+
   t.test('finds a project by its public key, and nothing for an unknown key', async (t) => {
     const { store } = await open(t)
     const p = await store.createProject(project())

@@ -38,7 +38,7 @@ t.test('a shape first saved in an aborted child transaction is saved again with 
   t.same(outcomes, ['stored', 'stored', 'failed'], 'the good items are stored, the bad one fails alone')
   // A later batch of exactly the same shapes, in a transaction of its own: nothing new to save with it.
   t.same(await store.appendBatch([chunk('s2'), item('s2', { clicks: [click] })]), ['stored', 'stored'])
-  t.equal(await store.foldSignals(), 2, 'both folded')
+  t.equal(await store.applyDerivations(), 2, 'both folded')
   await store.close()
 
   // Another process knows only the shapes that were committed: it reads the raw tables with lmdb-js alone.

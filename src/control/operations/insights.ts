@@ -1,7 +1,7 @@
 /**
  * Heatmaps, the element leaderboard, the friction feed and the page list
  * (issue 6; documented extensions of section 4.3). Each reads aggregates kept
- * by page and hour (src/store/lmdb/derive.ts), folded in behind ingest by the
+ * by page and hour (src/store/aggregates/, src/store/lmdb/derived-keys.ts), folded in behind ingest by the
  * fold thread and, for what is still pending, by the read itself first; a 30-day
  * query reads at most 720 buckets per page. Hour resolution shows in the answers: `since` and `until`
  * come back rounded out to whole hours (the friction feed, a list of events,

@@ -29,8 +29,7 @@ export const backfillStatusSchema = {
 
 function statusOf(projectId: string, state: BackfillState | undefined) {
   if (!state) return { projectId, state: 'none', done: false }
-  const { cursor: _cursor, ...visible } = state
-  return { ...visible, done: state.state === 'done' }
+  return { ...state, done: state.state === 'done' }
 }
 
 export function pageOperations(store: Store, runner: BackfillRunner): Operation<ApiKeyAuth>[] {

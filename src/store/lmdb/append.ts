@@ -4,10 +4,10 @@
  * read-modify-write of a session record is atomic).
  */
 import { threadId } from 'node:worker_threads'
-import type { ChunkInfo, IngestItem, IngestOutcome, PageRecord, ProjectStats, SessionRecord } from '../store.js'
-import { shortId } from './derive.js'
+import type { ChunkInfo, IngestItem, IngestOutcome, PageRecord, ProjectStats, SessionRecord } from '../records.js'
+import { shortId } from '../aggregates/ids.js'
 import { logForFold } from './fold-log.js'
-import type { Key, Tables } from './index.js'
+import type { Key, Tables } from './tables.js'
 
 /** A session keeps the URL of at most this many page views; later ones still count in chunkCount. */
 const MAX_SESSION_PAGES = 500
@@ -94,7 +94,7 @@ let signalsNonce = 0
 
 /**
  * Stores a batch and, unless aggregation is switched off, logs it for the
- * deriver to fold into the aggregates after the acknowledgement
+ * fold thread to count into the aggregates after the acknowledgement
  * (fold-log.ts): the entry commits with the batch, so none is ever missed.
  */
 export function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean): IngestOutcome {

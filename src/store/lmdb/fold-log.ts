@@ -1,6 +1,7 @@
 /**
- * Which stored signal batches the deriver has still to fold into the
- * aggregates (derive.ts): an append-only log per writer, read from cursors.
+ * Which stored signal batches the fold has still to count into the
+ * aggregates (aggregate-batch.ts): an append-only log per writer, read from
+ * cursors.
  *
  * Each ingest writer thread appends `[writer, seq] → signals key` in the
  * transaction that stores the batch (main environment, table `foldLog`), with
@@ -11,23 +12,19 @@
  * batches and moves the cursors in the same aggregates transaction. So a batch
  * is counted exactly once whatever crashes or races (two folds reading the
  * same entries: the second finds the cursor past them inside its transaction
- * and skips them), and the deriver never writes to the main environment.
+ * and skips them), and the fold never takes the main environment's write
+ * lock, which the fronts' commits wait on (bench/store-settings.md).
  *
- * The log replaces a table of marks that each fold deleted in a second,
- * main-environment transaction after committing its counts, with receipts
- * to bridge a crash between the two commits: the deriver now takes no write
- * lock that the fronts' commits wait on, and a fold is one commit. Nothing
- * deletes from the log: it is kept, as the raw batches it points at are
- * (retention removes recordings, not signals), at about 100 bytes per 5 KB
- * batch, 2% of them. When signals get a retention of their own, their
- * entries go with them, in the same bounded steps as the purge of recordings.
+ * Nothing deletes from the log: it is kept, as the raw batches it points at
+ * are (retention removes recordings, not signals), at about 2% of their size.
+ * When signals get a retention of their own, their entries go with them.
  */
 import { threadId } from 'node:worker_threads'
-import type { SignalsRecord } from '../store.js'
-import { Deriver } from './derive.js'
-import type { Key, Tables } from './index.js'
+import type { SignalsRecord } from '../records.js'
+import { AggregateBatch } from './aggregate-batch.js'
+import type { RegistryCache } from './registry-cache.js'
 import { MAX_KEY_PART } from './keys.js'
-
+import type { Key, Tables } from './tables.js'
 
 /**
  * This thread's log: its start time, process and thread, so that a restarted
@@ -36,14 +33,14 @@ import { MAX_KEY_PART } from './keys.js'
 const WRITER = `${Date.now().toString(36)}.${process.pid}.${threadId}`
 let seq = 0
 
-/** Inside the ingest transaction that stores the batch: logs it for the deriver. */
+/** Inside the ingest transaction that stores the batch: logs it for the fold. */
 export function logForFold(tables: Tables, signalsKey: Key): void {
   seq += 1
   tables.foldLog.put([WRITER, seq], signalsKey)
 }
 
 /** A logged batch still to fold. */
-export interface Pending {
+export interface LoggedBatch {
   writer: string
   seq: number
   signalsKey: Key
@@ -72,10 +69,10 @@ const logAfter = (writer: string, cursor: number) => ({ start: [writer, cursor +
  * prefix of each log, or its cursor would skip what it left out), the limit
  * shared between writers so that none waits behind another's backlog.
  */
-export function readPending(tables: Tables, limit: number): Pending[] {
-  const runs: Pending[][] = []
+export function readUnfolded(tables: Tables, limit: number): LoggedBatch[] {
+  const runs: LoggedBatch[][] = []
   for (const writer of writers(tables)) {
-    const run: Pending[] = []
+    const run: LoggedBatch[] = []
     for (const { key, value } of tables.foldLog.getRange({ ...logAfter(writer, cursorOf(tables, writer)), limit })) {
       run.push({ writer, seq: (key as [string, number])[1], signalsKey: value })
     }
@@ -92,11 +89,11 @@ export function readPending(tables: Tables, limit: number): Pending[] {
   return pending.sort((a, b) => receivedAtOf(a.signalsKey) - receivedAtOf(b.signalsKey))
 }
 
-/** Signals keys are [projectId, receivedAt, …] (ingest.ts). */
+/** Signals keys are [projectId, receivedAt, …] (append.ts). */
 const receivedAtOf = (signalsKey: Key) => (signalsKey as [string, number])[1]
 
 /**
- * Inside an aggregates write transaction: folds the pending batches that no
+ * Inside an aggregates write transaction: folds the logged batches that no
  * fold has counted yet (the cursors, read here, are the committed ones) and
  * answers for each whether this fold counted it; the caller then moves the
  * cursors past them (`advanceCursors`) in the same transaction.
@@ -108,22 +105,22 @@ const receivedAtOf = (signalsKey: Key) => (signalsKey as [string, number])[1]
  * builds has it already (marked), and the live one is replaced at the
  * backfill's end.
  */
-export function foldPending(tables: Tables, pending: Pending[]): boolean[] {
-  const deriver = new Deriver(tables)
+export function foldLogged(tables: Tables, registry: RegistryCache, logged: LoggedBatch[]): boolean[] {
+  const batch = new AggregateBatch(tables, registry)
   const cursors = new Map<string, number>()
-  const folded = pending.map(({ writer, seq: at, signalsKey }) => {
+  const folded = logged.map(({ writer, seq: at, signalsKey }) => {
     if (!cursors.has(writer)) cursors.set(writer, cursorOf(tables, writer))
     if (at <= cursors.get(writer)!) return false
-    const batch: SignalsRecord | undefined = tables.signals.get(signalsKey)
-    if (batch) deriver.addStored((signalsKey as [string])[0], signalsKey, batch)
+    const stored: SignalsRecord | undefined = tables.signals.get(signalsKey)
+    if (stored) batch.addStored((signalsKey as [string])[0], signalsKey, stored)
     return true
   })
-  deriver.flush()
+  batch.flush()
   return folded
 }
 
 /** Inside the same aggregates transaction: each writer's cursor to the last of its entries this fold took. */
-export function advanceCursors(tables: Tables, taken: Pending[]): void {
+export function advanceCursors(tables: Tables, taken: LoggedBatch[]): void {
   const last = new Map<string, number>()
   for (const { writer, seq: at } of taken) last.set(writer, Math.max(at, last.get(writer) ?? 0))
   for (const [writer, at] of last) {
@@ -131,8 +128,8 @@ export function advanceCursors(tables: Tables, taken: Pending[]): void {
   }
 }
 
-/** How many logged batches are still to fold: the deriver's lag. */
-export function pendingCount(tables: Tables): number {
+/** How many logged batches are still to fold: the fold's lag. */
+export function unfoldedCount(tables: Tables): number {
   let count = 0
   for (const writer of writers(tables)) count += tables.foldLog.getKeysCount(logAfter(writer, cursorOf(tables, writer)))
   return count

@@ -11,7 +11,7 @@ export const MAX_KEY_PART = new Uint8Array([0xff])
 /**
  * Longest key read as it is. LMDB refuses keys past 1,978 bytes and lmdb-js
  * throws a RangeError while encoding one; every key this store writes is far
- * shorter (page keys past 1,024 bytes enter hashed, ingest.ts), so a longer
+ * shorter (page keys past 1,024 bytes enter hashed, append.ts), so a longer
  * key comes from a client and names nothing.
  */
 export const MAX_READ_KEY_BYTES = 1_900
@@ -38,8 +38,8 @@ interface Readable {
 
 /**
  * Makes a table's point reads answer "absent" for a key too long to exist,
- * instead of throwing: one request with a 5,000-character public key ended a
- * front (issue 14). Every table goes through this when the store opens it.
+ * instead of throwing: one request with a 5,000-character public key would
+ * otherwise end a front. Every table goes through this when the store opens it.
  */
 export function absentPastKeyLimit<D extends Readable>(table: D): D {
   const methods = table as unknown as Record<string, (...args: unknown[]) => unknown>

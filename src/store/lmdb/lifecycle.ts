@@ -5,12 +5,13 @@
  * resumes exactly where the last commit left off, and nothing is ever half
  * re-keyed.
  */
-import type { BackfillState, PageRecord, PurgeResult, Rekey, SessionRecord, SignalsRecord } from '../store.js'
-import { Deriver, derivedStateOf } from './derive.js'
-import type { Key, Tables } from './index.js'
-import { MAX_KEY_PART } from './keys.js'
+import type { PageRecord, PurgeResult, Rekey, SessionRecord, SignalsRecord } from '../records.js'
+import { AggregateBatch } from './aggregate-batch.js'
+import { derivedStateOf } from './derived-keys.js'
 import { emptyStats, pageIndexKey } from './append.js'
-
+import { MAX_KEY_PART } from './keys.js'
+import type { RegistryCache } from './registry-cache.js'
+import type { BackfillRecord, Key, Tables } from './tables.js'
 
 type Range = { start: Key; end: Key }
 
@@ -49,7 +50,7 @@ function rekeySignals(batch: SignalsRecord, rekey: Rekey, next: (page: PageRecor
 }
 
 /**
- * A backfill step spans the two environments: the aggregates one (derive.ts)
+ * A backfill step spans the two environments: the aggregates one (aggregate-batch.ts)
  * and the main one (raw batches, pages, the backfill's own state). Each step
  * writes the aggregates first, idempotently, and then the main side with the
  * backfill's cursor, so that a process killed between the two redoes the
@@ -65,23 +66,23 @@ export interface SignalsStep {
 /**
  * Signals phase, aggregates side (inside an aggregates write transaction):
  * reads the next batches after the cursor (the main environment as it is
- * now: the deriver's folds wait on this transaction, so none can fold a
+ * now: the folds wait on this transaction, so none can fold a
  * batch this read missed and think it walked), re-keys them, counts them in
  * the generation being built, and records how far the walk has gone; at the
  * end, the rebuilt generation goes live.
  */
-export function rebuildSignalsStep(tables: Tables, state: BackfillState, limit: number, rekey: Rekey): SignalsStep {
+export function rebuildSignalsStep(tables: Tables, registry: RegistryCache, state: BackfillRecord, limit: number, rekey: Rekey): SignalsStep {
   const { projectId } = state
   const derived = derivedStateOf(tables, projectId)
-  const deriver = new Deriver(tables)
+  const batch = new AggregateBatch(tables, registry)
   const step: SignalsStep = { rekeyed: [], pages: [], done: false }
   for (const { key, value } of after<SignalsRecord>(tables.signals, rangeAfter(projectId, state.cursor), state.cursor, limit)) {
     const receivedAt = (key as [string, number])[1]
     const rekeyed = rekeySignals(value, (url) => ({ ...rekey(url), firstSeenAt: receivedAt }), (page) => step.pages.push(page))
     step.rekeyed.push({ key, value: rekeyed })
-    if (derived.building !== undefined) deriver.addRebuilt(projectId, derived.building, key, rekeyed)
+    if (derived.building !== undefined) batch.addRebuilt(projectId, derived.building, key, rekeyed)
   }
-  deriver.flush()
+  batch.flush()
   step.done = step.rekeyed.length < limit
   if (derived.building === undefined) return step // a step redone after its generation went live
   if (step.done) switchToRebuilt(tables, projectId)
@@ -95,14 +96,14 @@ export function pruneReplaced(tables: Tables, projectId: string, limit: number):
 }
 
 /** One step of a backfill, main side (inside a main write transaction), after its aggregates side if it has one. */
-export function backfillStepInTxn(tables: Tables, state: BackfillState, limit: number, rekey: Rekey, now: number, aggregates?: { signals?: SignalsStep; pruned?: boolean }): BackfillState {
+export function backfillStepInTxn(tables: Tables, state: BackfillRecord, limit: number, rekey: Rekey, now: number, aggregates?: { signals?: SignalsStep; pruned?: boolean }): BackfillRecord {
   const { projectId } = state
   const next = (page: PageRecord) => {
     const key = pageIndexKey(projectId, page.key)
     const existing = tables.pagesNext.get(key)
     if (!existing || existing.firstSeenAt > page.firstSeenAt) tables.pagesNext.put(key, page)
   }
-  const updated: BackfillState = { ...state, updatedAt: now }
+  const updated: BackfillRecord = { ...state, updatedAt: now }
 
   if (state.phase === 'sessions') {
     let count = 0
@@ -192,9 +193,12 @@ function pruneStep(tables: Tables, projectId: string, budget: number): boolean {
   return true
 }
 
+/** What one bounded pass of retention did; `done` false when `limit` stopped it early. */
+export type PurgeStep = PurgeResult & { done: boolean }
+
 /** One bounded pass of retention; runs inside a write transaction. */
-export function purgeInTxn(tables: Tables, cutoff: number, limit: number, now: number): PurgeResult {
-  const result: PurgeResult = { sessionsPurged: 0, chunksDeleted: 0, bytesDeleted: 0, done: true }
+export function purgeInTxn(tables: Tables, cutoff: number, limit: number, now: number): PurgeStep {
+  const result: PurgeStep = { sessionsPurged: 0, chunksDeleted: 0, bytesDeleted: 0, done: true }
   let seen = 0
   for (const { key } of tables.sessionsByTime.getRange({ start: [0], end: [cutoff] })) {
     if (seen++ >= limit) {

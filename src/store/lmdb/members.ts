@@ -2,20 +2,11 @@
  * Members of an organisation over the LMDB tables: each function runs inside
  * the caller's write transaction, so a removal or a join is all or nothing.
  */
-import type { Database, Key } from 'lmdb'
-import type { ApiKeyRecord, DashboardSessionRecord, InviteRecord, JoinOutcome, RemovedMember, UserRecord } from '../store.js'
+import type { JoinOutcome, RemovedMember, UserRecord } from '../records.js'
 import { MAX_KEY_PART } from './keys.js'
+import type { Tables as AllTables } from './tables.js'
 
-/** The tables these functions touch (index.ts `Tables`; named here so that this file does not import index.ts back). */
-interface Tables {
-  users: Database<UserRecord, string>
-  usersByEmail: Database<string, string>
-  dashboardSessions: Database<DashboardSessionRecord, string>
-  apiKeys: Database<ApiKeyRecord, string>
-  apiKeysByOrg: Database<true, Key>
-  invites: Database<InviteRecord, string>
-  invitesByOrg: Database<true, Key>
-}
+type Tables = Pick<AllTables, 'users' | 'usersByEmail' | 'dashboardSessions' | 'apiKeys' | 'apiKeysByOrg' | 'invites' | 'invitesByOrg'>
 
 /** A scan: organisations have tens of users, and listing them is rare. */
 export function usersOf(tables: Tables, orgId: string): UserRecord[] {

@@ -7,11 +7,12 @@
  * while more batches arrive, and folds happen, between its steps. Then every read (heatmaps, scroll maps, the
  * leaderboard, the friction feed paged through, the page list, the
  * per-session counts) is compared with a recount, written out plainly below,
- * over what store.listSignals holds.
+ * over what store.listSignals holds. Every implementation runs it through a
+ * test file beside this one (lmdb-recount.test.ts, memory-recount.test.ts).
  */
 import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
-import t from 'tap'
+import type { Test } from 'tap'
 import { groupUrl } from '../../src/grouping/group.js'
 import { compileRules } from '../../src/grouping/rules.js'
 import {
@@ -30,7 +31,6 @@ import {
 } from '../../src/store/insights.js'
 import type { Click, IngestItem, SignalsRecord, Store, View } from '../../src/store/store.js'
 import { foldAll } from '../helpers/fold.js'
-import { tempLmdbStore } from '../helpers/store.js'
 
 const T0 = Date.UTC(2026, 2, 1, 0)
 const URLS = ['https://a.test/', 'https://a.test/cart', 'https://b.test/cart', 'https://a.test/p/1', 'https://a.test/p/2?x=1']
@@ -282,94 +282,97 @@ function expectedSession(r: Recount, sk: string) {
 
 // ---- the property ----
 
-t.test('every aggregate equals a recount from the raw signals, before and after a backfill', async (t) => {
-  const store: Store = tempLmdbStore(t, { mapSize: 512 * 1024 * 1024 })
-  let run = 0
-  let failure = ''
-  const check = (what: string, actual: unknown, expected: unknown) => {
-    if (!isDeepStrictEqual(actual, expected)) {
-      failure = `${what}\n  actual:   ${JSON.stringify(actual)}\n  expected: ${JSON.stringify(expected)}`
-      throw new Error(failure)
+/** `open` gives the property one empty store for all its runs (each run makes a project of its own). */
+export function recountSuite(t: Test, open: (t: Test) => Promise<Store>): void {
+  t.test('every aggregate equals a recount from the raw signals, before and after a backfill', async (t) => {
+    const store = await open(t)
+    let run = 0
+    let failure = ''
+    const check = (what: string, actual: unknown, expected: unknown) => {
+      if (!isDeepStrictEqual(actual, expected)) {
+        failure = `${what}\n  actual:   ${JSON.stringify(actual)}\n  expected: ${JSON.stringify(expected)}`
+        throw new Error(failure)
+      }
     }
-  }
 
-  await fc.assert(
-    fc.asyncProperty(scenarioArb, async (scenario) => {
-      const projectId = `prj_${++run}`
-      await store.createProject({ id: projectId, orgId: 'org', name: 'p', domain: null, pathRules: [], publicKey: `svc_pk_${run.toString(16)}`, createdAt: T0 })
-      let writes = 0
-      const mayFold = async () => {
-        const fold = scenario.folds[writes++ % scenario.folds.length]
-        if (fold.now) await store.foldSignals(fold.limit)
-      }
-      const batches = [...scenario.batches]
-      for (let g = 0; batches.length > 0; g++) {
-        const size = scenario.groups[g % scenario.groups.length]
-        await store.appendBatch(batches.splice(0, size).map((b) => item(projectId, b, [])))
-        await mayFold()
-      }
-      if (scenario.backfill) {
-        await store.updateProject(projectId, { pathRules: NEW_RULES })
-        await store.startBackfill(projectId, NEW_RULES, T0)
-        const compiled = compileRules(NEW_RULES).rules
-        const rekey = (url: string) => ({ ...groupUrl(url, compiled), firstSeenAt: 0 })
-        const during = [...scenario.during]
-        let state = await store.backfillStep(projectId, 2, rekey, T0)
-        while (state.state === 'running') {
-          const next = during.shift()
-          if (next) await store.appendBatch([item(projectId, next, NEW_RULES)])
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, async (scenario) => {
+        const projectId = `prj_${++run}`
+        await store.createProject({ id: projectId, orgId: 'org', name: 'p', domain: null, pathRules: [], publicKey: `svc_pk_${run.toString(16)}`, createdAt: T0 })
+        let writes = 0
+        const mayFold = async () => {
+          const fold = scenario.folds[writes++ % scenario.folds.length]
+          if (fold.now) await store.applyDerivations(fold.limit)
+        }
+        const batches = [...scenario.batches]
+        for (let g = 0; batches.length > 0; g++) {
+          const size = scenario.groups[g % scenario.groups.length]
+          await store.appendBatch(batches.splice(0, size).map((b) => item(projectId, b, [])))
           await mayFold()
-          state = await store.backfillStep(projectId, 2, rekey, T0)
         }
-        for (const next of during) await store.appendBatch([item(projectId, next, NEW_RULES)])
-      }
-      await foldAll(store)
-
-      const raw = Array.from(store.listSignals(projectId))
-      const r = recount(raw)
-      const pages = [...new Set([...r.views.map((v) => v.page), ...r.clicks.map((c) => c.page), ...r.errors.map((e) => e.page)])].sort()
-      check('pages known', [...store.listSignalPages(projectId)].sort(), pages)
-      for (const range of [{ since: T0 - 2 * HOUR_MS, until: T0 + SPAN + 2 * HOUR_MS }, ...scenario.ranges]) {
-        for (const page of pages) {
-          for (const kind of ['click', 'rage', 'dead', 'scroll'] as const) {
-            for (const device of [undefined, 'mobile', 'tablet', 'desktop'] as const) {
-              const heat = store.heatmap(projectId, { ...range, pages: [page], kind, device })
-              const expected = expectedHeat(r, page, kind, device, range)
-              if (heat.kind === 'scroll') check(`scroll ${page} ${device}`, { views: heat.views, reached: heat.reached }, expected)
-              else check(`heat ${page} ${kind} ${device}`, heat.cells, expected)
-            }
+        if (scenario.backfill) {
+          await store.updateProject(projectId, { pathRules: NEW_RULES })
+          await store.startBackfill(projectId, NEW_RULES, T0)
+          const compiled = compileRules(NEW_RULES).rules
+          const rekey = (url: string) => ({ ...groupUrl(url, compiled), firstSeenAt: 0 })
+          const during = [...scenario.during]
+          let state = await store.continueBackfill(projectId, 2, rekey, T0)
+          while (state.state === 'running') {
+            const next = during.shift()
+            if (next) await store.appendBatch([item(projectId, next, NEW_RULES)])
+            await mayFold()
+            state = await store.continueBackfill(projectId, 2, rekey, T0)
           }
-          const byPage = (rows: { page: string; selector: string }[]) => [...rows].sort((a, b) => (a.page + a.selector < b.page + b.selector ? -1 : 1))
-          check(`elements ${page}`, byPage(store.topElements(projectId, { ...range, pages: [page], limit: 500 })), byPage(expectedElements(r, page, range)))
-          const pageFriction = expectedFriction(r, range, { page })
-          check(`friction ${page}`, actualFriction(store.listFriction(projectId, { ...range, pages: [page], limit: 500 }).items, pageFriction), pageFriction)
+          for (const next of during) await store.appendBatch([item(projectId, next, NEW_RULES)])
         }
-        check('elements', store.topElements(projectId, { ...range, limit: 500 }).map((e) => `${e.page}|${e.selector}|${e.clicks}|${e.share}`).sort(), expectedElements(r, undefined, range).map((e) => `${e.page}|${e.selector}|${e.clicks}|${e.share}`).sort())
-        const whole = store.listFriction(projectId, { ...range, limit: 500 })
-        const friction = expectedFriction(r, range, {})
-        check('friction', actualFriction(whole.items, friction), friction)
-        // Paged by 3, the feed gives the same items in the same order, newest first.
-        const paged: FrictionItem[] = []
-        let after
-        do {
-          const page = store.listFriction(projectId, { ...range, limit: 3, after })
-          paged.push(...page.items)
-          after = page.next
-        } while (after)
-        check('friction paged', paged.map((i) => i.id), whole.items.map((i) => i.id))
-        check('friction order', whole.items.every((i, n) => n === 0 || i.ts <= whole.items[n - 1].ts), true)
-        for (const sk of SESSIONS) {
-          const own = expectedFriction(r, range, { sk })
-          check(`friction of ${sk}`, actualFriction(store.listFriction(projectId, { ...range, sessionKey: sk, limit: 500 }).items, own), own)
+        await foldAll(store)
+
+        const raw = Array.from(store.listSignals(projectId))
+        const r = recount(raw)
+        const pages = [...new Set([...r.views.map((v) => v.page), ...r.clicks.map((c) => c.page), ...r.errors.map((e) => e.page)])].sort()
+        check('pages known', [...store.listSignalPages(projectId)].sort(), pages)
+        for (const range of [{ since: T0 - 2 * HOUR_MS, until: T0 + SPAN + 2 * HOUR_MS }, ...scenario.ranges]) {
+          for (const page of pages) {
+            for (const kind of ['click', 'rage', 'dead', 'scroll'] as const) {
+              for (const device of [undefined, 'mobile', 'tablet', 'desktop'] as const) {
+                const heat = store.heatmap(projectId, { ...range, pages: [page], kind, device })
+                const expected = expectedHeat(r, page, kind, device, range)
+                if (heat.kind === 'scroll') check(`scroll ${page} ${device}`, { views: heat.views, reached: heat.reached }, expected)
+                else check(`heat ${page} ${kind} ${device}`, heat.cells, expected)
+              }
+            }
+            const byPage = (rows: { page: string; selector: string }[]) => [...rows].sort((a, b) => (a.page + a.selector < b.page + b.selector ? -1 : 1))
+            check(`elements ${page}`, byPage(store.topElements(projectId, { ...range, pages: [page], limit: 500 })), byPage(expectedElements(r, page, range)))
+            const pageFriction = expectedFriction(r, range, { page })
+            check(`friction ${page}`, actualFriction(store.listFriction(projectId, { ...range, pages: [page], limit: 500 }).items, pageFriction), pageFriction)
+          }
+          check('elements', store.topElements(projectId, { ...range, limit: 500 }).map((e) => `${e.page}|${e.selector}|${e.clicks}|${e.share}`).sort(), expectedElements(r, undefined, range).map((e) => `${e.page}|${e.selector}|${e.clicks}|${e.share}`).sort())
+          const whole = store.listFriction(projectId, { ...range, limit: 500 })
+          const friction = expectedFriction(r, range, {})
+          check('friction', actualFriction(whole.items, friction), friction)
+          // Paged by 3, the feed gives the same items in the same order, newest first.
+          const paged: FrictionItem[] = []
+          let after
+          do {
+            const page = store.listFriction(projectId, { ...range, limit: 3, after })
+            paged.push(...page.items)
+            after = page.next
+          } while (after)
+          check('friction paged', paged.map((i) => i.id), whole.items.map((i) => i.id))
+          check('friction order', whole.items.every((i, n) => n === 0 || i.ts <= whole.items[n - 1].ts), true)
+          for (const sk of SESSIONS) {
+            const own = expectedFriction(r, range, { sk })
+            check(`friction of ${sk}`, actualFriction(store.listFriction(projectId, { ...range, sessionKey: sk, limit: 500 }).items, own), own)
+          }
+          const listed = store.pageInsights(projectId, range).map(({ host: _h, path: _p, ...rest }) => rest).sort((a, b) => (a.page < b.page ? -1 : 1))
+          check('pages', listed, expectedPages(r, range))
         }
-        const listed = store.pageInsights(projectId, range).map(({ host: _h, path: _p, ...rest }) => rest).sort((a, b) => (a.page < b.page ? -1 : 1))
-        check('pages', listed, expectedPages(r, range))
-      }
-      for (const sk of SESSIONS) check(`session ${sk}`, store.sessionSignals(projectId, sk), expectedSession(r, sk))
-    }),
-    { numRuns: 30, endOnFailure: true },
-  ).then(
-    () => t.pass(`${run} scenarios: every read equals its recount`),
-    (error) => t.fail(`${failure || ''}\n${String(error).slice(0, 4000)}`),
-  )
-})
+        for (const sk of SESSIONS) check(`session ${sk}`, store.sessionSignals(projectId, sk), expectedSession(r, sk))
+      }),
+      { numRuns: 30, endOnFailure: true },
+    ).then(
+      () => t.pass(`${run} scenarios: every read equals its recount`),
+      (error) => t.fail(`${failure || ''}\n${String(error).slice(0, 4000)}`),
+    )
+  })
+}

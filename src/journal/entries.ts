@@ -1,0 +1,59 @@
+/**
+ * The log's entries. An ingest entry is an item as the store appends it (the
+ * page keys already decided by the node that took it, so every node applies
+ * the same), framed so that a chunk's bytes travel untouched: a 4-byte
+ * length, the JSON header, then the body. A control entry is one store
+ * mutation, by name, with its arguments: every node applies the same calls in
+ * the log's order, so a uniqueness rule (one first owner, one project per
+ * public key) is decided by that order, the same way on every node.
+ */
+import type { IngestItem } from '../store/store.js'
+
+export interface IngestEntry {
+  item: IngestItem
+  /** The control log position the publishing node had applied: a node applies this entry only once it has too. */
+  after: number
+}
+
+export interface ControlEntry {
+  op: string
+  args: unknown[]
+  /** The node that published it, and its ticket there: that node answers its client with this call's result. */
+  node: string
+  ticket: number
+}
+
+export function encodeIngest(entry: IngestEntry): Uint8Array {
+  const { item, after } = entry
+  const body = item.kind === 'chunk' ? item.body : new Uint8Array(0)
+  const header = item.kind === 'chunk' ? { after, item: { ...item, body: undefined } } : { after, item }
+  const head = Buffer.from(JSON.stringify(header))
+  const frame = Buffer.allocUnsafe(4 + head.byteLength + body.byteLength)
+  frame.writeUInt32BE(head.byteLength, 0)
+  head.copy(frame, 4)
+  frame.set(body, 4 + head.byteLength)
+  return frame
+}
+
+/** Throws on an entry this code did not write (a truncated or foreign message): the applier stops rather than guess. */
+export function decodeIngest(frame: Uint8Array): IngestEntry {
+  const bytes = Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength)
+  if (bytes.byteLength < 4) throw new Error('log entry shorter than its frame')
+  const headLength = bytes.readUInt32BE(0)
+  if (4 + headLength > bytes.byteLength) throw new Error('log entry header runs past its end')
+  const header = JSON.parse(bytes.subarray(4, 4 + headLength).toString()) as IngestEntry
+  const kind = (header.item as { kind?: unknown } | undefined)?.kind
+  if (kind !== 'chunk' && kind !== 'signals') throw new Error(`log entry of unknown kind ${String(kind)}`)
+  if (kind === 'chunk') (header.item as Extract<IngestItem, { kind: 'chunk' }>).body = bytes.subarray(4 + headLength)
+  return header
+}
+
+export function encodeControl(entry: ControlEntry): Uint8Array {
+  return Buffer.from(JSON.stringify(entry))
+}
+
+export function decodeControl(data: Uint8Array): ControlEntry {
+  const entry = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString()) as ControlEntry
+  if (typeof entry?.op !== 'string' || !Array.isArray(entry.args)) throw new Error('control log entry without op and args')
+  return entry
+}

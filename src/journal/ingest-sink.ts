@@ -1,0 +1,91 @@
+/**
+ * The cluster mode's stand-in for the front's write queue: the same bounded
+ * `enqueue`, but an item is prepared here (signals parsed, pages grouped
+ * under the rules this node has applied) and published to the log, and its
+ * outcome is the PubAck: `stored` once a quorum of NATS servers holds it,
+ * `duplicate` for a chunk the log already has, `unavailable` when the log
+ * did not take it before the deadline (answered 429, the client sends it again).
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { WriteItem } from '../cluster/messages.js'
+import type { QueueOutcome } from '../front/write-queue.js'
+import { ItemPreparer } from '../grouping/prepare-items.js'
+import { log } from '../log.js'
+import type { Store } from '../store/store.js'
+import type { Journal } from './connect.js'
+import { encodeIngest } from './entries.js'
+import { publishUntil } from './publish.js'
+import { chunkMessageId, chunkSubject, CONTROL_STREAM, partitionOf, signalsSubject, type JournalLayout } from './streams.js'
+
+export interface IngestSinkOptions {
+  layout: JournalLayout
+  deadlineMs: number
+  maxQueuedItems: number
+  maxQueuedBytes: number
+}
+
+export class JournalIngestSink {
+  queuedItems = 0
+  queuedBytes = 0
+  private readonly preparer: ItemPreparer
+
+  constructor(
+    private readonly store: Store,
+    private readonly journal: Journal,
+    private readonly options: IngestSinkOptions,
+  ) {
+    this.preparer = new ItemPreparer(store)
+  }
+
+  get busy(): boolean {
+    return this.queuedItems > 0
+  }
+
+  async enqueue(raw: WriteItem): Promise<QueueOutcome> {
+    const size = raw.body.byteLength
+    if (this.queuedItems + 1 > this.options.maxQueuedItems || this.queuedBytes + size > this.options.maxQueuedBytes) return 'full'
+    this.queuedItems += 1
+    this.queuedBytes += size
+    try {
+      return await this.publish(raw)
+    } finally {
+      this.queuedItems -= 1
+      this.queuedBytes -= size
+    }
+  }
+
+  /**
+   * An unknown public key, looked up again once this node's control worker
+   * has applied the control log as far as it stands now (bounded by the
+   * deadline): a project created through another node a moment ago is then
+   * known here.
+   */
+  async lateProject(pk: string): Promise<string | undefined> {
+    const deadline = Date.now() + this.options.deadlineMs
+    try {
+      const last = (await this.journal.jsm.streams.info(CONTROL_STREAM)).state.last_seq
+      while (this.store.journalPosition(CONTROL_STREAM) < last && Date.now() < deadline) await sleep(10)
+    } catch (error) {
+      log.warn('could not read the control log position; answering from what this node has', { error: String(error) })
+    }
+    return this.store.projectIdForPublicKey(pk)
+  }
+
+  private async publish(raw: WriteItem): Promise<QueueOutcome> {
+    const item = this.preparer.prepare(raw)
+    if ('invalid' in item) return item
+    const after = this.store.journalPosition(CONTROL_STREAM)
+    const { partitions } = this.options.layout
+    const [subject, msgID] =
+      item.kind === 'chunk'
+        ? [chunkSubject(partitionOf(item.projectId, item.meta.sk, partitions), item.projectId, item.meta.sk), chunkMessageId(item.projectId, item.meta.sk, item.meta.seq)]
+        : [signalsSubject(item.projectId), undefined]
+    try {
+      const ack = await publishUntil(this.journal.js, subject, encodeIngest({ item, after }), { msgID, deadline: Date.now() + this.options.deadlineMs })
+      return ack.duplicate ? 'duplicate' : 'stored'
+    } catch (error) {
+      log.error('log publish failed; answered overloaded', { error: String(error), kind: item.kind })
+      return 'unavailable'
+    }
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Joining the cluster mode (NATS_URL set): the control worker of each node
+ * opens the log, starts applying it to this node's LMDB, and serves only once
+ * it has applied what the log held when it started: a node started on an
+ * empty DATA_DIR rebuilds its read model from the streams first.
+ */
+import type { Config } from '../config.js'
+import { log } from '../log.js'
+import type { Store } from '../store/store.js'
+import { Applier } from './applier.js'
+import { openJournal, type Journal } from './connect.js'
+import { replicatedStore } from './replicated-store.js'
+import { DEFAULT_LAYOUT, type JournalLayout } from './streams.js'
+
+export type ClusterConfig = Pick<Config, 'natsUrl' | 'natsPartitions' | 'natsReplicas' | 'natsDeadlineMs' | 'retentionDays'>
+
+export function layoutOf(config: ClusterConfig): JournalLayout {
+  return { ...DEFAULT_LAYOUT, partitions: config.natsPartitions, replicas: config.natsReplicas, retentionDays: config.retentionDays }
+}
+
+export interface ClusterNode {
+  store: Store
+  applier: Applier
+  journal: Journal
+  close(): Promise<void>
+}
+
+/** How long a node waits for a NATS cluster that is still starting (its servers booting, a leader being elected), ms. */
+const JOIN_TIMEOUT_MS = 120_000
+
+export async function joinCluster(config: ClusterConfig, local: Store): Promise<ClusterNode> {
+  const journal = await openJournal(config.natsUrl, layoutOf(config), JOIN_TIMEOUT_MS)
+  const applier = new Applier(local, journal, layoutOf(config))
+  applier.start()
+  const started = Date.now()
+  while (!(await applier.caughtUp(5_000))) {
+    const positions = Object.fromEntries(applier.streams.map((s) => [s, applier.position(s)]))
+    log.info('catching up with the log before serving', { seconds: Math.round((Date.now() - started) / 1000), positions })
+  }
+  log.info('cluster node caught up with the log', { ms: Date.now() - started, natsUrl: config.natsUrl })
+  return {
+    store: replicatedStore(local, applier, config.natsDeadlineMs),
+    applier,
+    journal,
+    close: async () => {
+      await applier.stop()
+      await journal.close()
+    },
+  }
+}

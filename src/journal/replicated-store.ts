@@ -1,0 +1,86 @@
+/**
+ * The store a cluster node's control worker uses: reads from this node's
+ * LMDB (the read model), and every mutation a request makes published to the
+ * log and answered with its result once this node has applied it (applier.ts).
+ * Work a node derives by itself from what it holds (folding aggregates,
+ * backfill steps, the retention purge) stays local, as does ingest, which
+ * reaches the log through the fronts.
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Store } from '../store/store.js'
+import type { Applier } from './applier.js'
+import { CONTROL_STREAM } from './streams.js'
+
+/** Store methods that change what the service knows: each is one control log entry. */
+export const REPLICATED_MUTATIONS = [
+  'putOrg',
+  'putUser',
+  'createFirstOwner',
+  'updateUser',
+  'removeUser',
+  'endDashboardSessions',
+  'joinByInvite',
+  'putDashboardSession',
+  'deleteDashboardSession',
+  'putInvite',
+  'consumeInvite',
+  'revokeInvite',
+  'putApiKey',
+  'updateApiKey',
+  'putSetupToken',
+  'updateSetupToken',
+  'createProject',
+  'updateProject',
+  'startBackfill',
+] as const satisfies readonly (keyof Store)[]
+
+/** Asynchronous store methods each node runs on its own copy: derivations, the ingest path, the log's own bookkeeping. */
+export const LOCAL_OPERATIONS = ['appendBatch', 'setJournalPosition', 'continueBackfill', 'purgeRecordingsBefore', 'applyDerivations', 'close'] as const satisfies readonly (keyof Store)[]
+
+export function replicatedStore(local: Store, applier: Applier, deadlineMs: number): Store {
+  const replicated = new Set<string>(REPLICATED_MUTATIONS)
+  return new Proxy(local, {
+    get(target, property, receiver) {
+      if (typeof property === 'string' && replicated.has(property)) {
+        return (...args: unknown[]) => applier.submit(property, args, Date.now() + deadlineMs)
+      }
+      const value = Reflect.get(target, property, receiver)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}
+
+/** What an update answers, read back once applied: the record as it now is. */
+const READ_BACK: Partial<Record<(typeof REPLICATED_MUTATIONS)[number], (store: Store, args: unknown[]) => unknown>> = {
+  updateUser: (store, [id]) => store.getUser(id as string),
+  updateApiKey: (store, [id]) => store.getApiKey(id as string),
+  updateSetupToken: (store, [id]) => store.getSetupToken(id as string),
+  updateProject: (store, [id]) => store.getProject(id as string),
+}
+
+/**
+ * The store of a process beside a running node (`npm run admin` in the
+ * cluster mode): each mutation is published to the log, then waited for in
+ * the node's LMDB, which the node's control worker applies it to. Updates
+ * answer the record as it then is; other mutations answer nothing.
+ */
+export function submittingStore(local: Store, submit: (op: string, args: unknown[]) => Promise<number>, deadlineMs: number): Store {
+  const replicated = new Set<string>(REPLICATED_MUTATIONS)
+  return new Proxy(local, {
+    get(target, property, receiver) {
+      if (typeof property === 'string' && replicated.has(property)) {
+        return async (...args: unknown[]) => {
+          const seq = await submit(property, args)
+          const deadline = Date.now() + deadlineMs
+          while (target.journalPosition(CONTROL_STREAM) < seq) {
+            if (Date.now() > deadline) throw new Error(`the log holds the change (control entry ${seq}) but this node has not applied it within ${deadlineMs} ms: is the node running on this DATA_DIR?`)
+            await sleep(20)
+          }
+          return READ_BACK[property as keyof typeof READ_BACK]?.(target, args)
+        }
+      }
+      const value = Reflect.get(target, property, receiver)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}

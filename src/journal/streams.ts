@@ -1,0 +1,98 @@
+/**
+ * The replicated log of the cluster mode, as JetStream streams: recordings in
+ * several partition streams (so their leaders spread over the NATS servers,
+ * and each expires by age like the embedded store's retention), signals in
+ * one stream without an age limit (signals outlive the recording purge), and
+ * control-plane mutations in one stream kept forever (the read model of a
+ * new node is rebuilt from it).
+ */
+import { createHash } from 'node:crypto'
+import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream'
+
+export interface JournalLayout {
+  /** Recording partitions: one stream each (`REC_0` … `REC_{n-1}`). */
+  partitions: number
+  /** Copies of every stream across NATS servers; 3 survives one server lost. */
+  replicas: number
+  /** Recordings expire after this many days, like RETENTION_DAYS in the embedded mode. */
+  retentionDays: number
+  /**
+   * How long JetStream remembers a message id to flag a resend as a duplicate.
+   * The read model drops a repeated (sk, seq) whenever it arrives; the window
+   * only spares the log the repeat.
+   */
+  duplicateWindowMs: number
+}
+
+export const DEFAULT_LAYOUT: JournalLayout = { partitions: 3, replicas: 3, retentionDays: 30, duplicateWindowMs: 10 * 60_000 }
+
+const NANOS_PER_MS = 1_000_000
+
+export const SIGNALS_STREAM = 'SIG'
+export const CONTROL_STREAM = 'CTL'
+export const recordingStream = (partition: number) => `REC_${partition}`
+
+/**
+ * The partition of a session: a hash of project and session key, so every
+ * chunk of one session lands in one stream, in order, and sessions spread
+ * evenly over the partitions.
+ */
+export function partitionOf(projectId: string, sk: string, partitions: number): number {
+  const digest = createHash('sha1').update(projectId).update('\0').update(sk).digest()
+  return digest.readUInt32BE(0) % partitions
+}
+
+/**
+ * Subject of a chunk. Tokens are hex digests, not the client's strings: a
+ * session key may hold any character, and NATS subjects may not hold `.`,
+ * `*`, `>` or spaces.
+ */
+export function chunkSubject(partition: number, projectId: string, sk: string): string {
+  return `rec.${partition}.${token(projectId)}.${token(sk)}`
+}
+
+export function signalsSubject(projectId: string): string {
+  return `sig.${token(projectId)}`
+}
+
+/** The message id that makes a resent chunk a duplicate in the log: project, session and sequence. */
+export function chunkMessageId(projectId: string, sk: string, seq: number): string {
+  return `${token(projectId)}:${token(sk)}:${seq}`
+}
+
+function token(value: string): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, 32)
+}
+
+export function streamConfigs(layout: JournalLayout): (Partial<StreamConfig> & { name: string })[] {
+  const common = {
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    num_replicas: layout.replicas,
+    duplicate_window: layout.duplicateWindowMs * NANOS_PER_MS,
+    // Bytes are read back by sequence from any replica (direct get), not through consumers.
+    allow_direct: true,
+    // A full stream refuses new writes (the front answers 429) rather than dropping old entries unacknowledged.
+    discard: DiscardPolicy.New,
+  }
+  const recordings = Array.from({ length: layout.partitions }, (_, partition) => ({
+    ...common,
+    name: recordingStream(partition),
+    subjects: [`rec.${partition}.>`],
+    max_age: layout.retentionDays * 86_400_000 * NANOS_PER_MS,
+  }))
+  return [
+    ...recordings,
+    { ...common, name: SIGNALS_STREAM, subjects: ['sig.>'] },
+    { ...common, name: CONTROL_STREAM, subjects: ['ctl.>'] },
+  ]
+}
+
+/** Creates the streams that are missing; an existing stream is left as it is (its layout is the cluster's, not this node's). */
+export async function ensureStreams(jsm: JetStreamManager, layout: JournalLayout): Promise<void> {
+  const existing = new Set<string>()
+  for await (const name of jsm.streams.names()) existing.add(name)
+  for (const config of streamConfigs(layout)) {
+    if (!existing.has(config.name)) await jsm.streams.add(config)
+  }
+}

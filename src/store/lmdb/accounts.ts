@@ -1,0 +1,203 @@
+/**
+ * Organisations, users and their credentials in the LMDB store: small
+ * tables in the main environment, each change one write transaction.
+ */
+import type {
+  ApiKeyRecord,
+  DashboardSessionRecord,
+  InviteRecord,
+  JoinOutcome,
+  OrgRecord,
+  RemovedMember,
+  SetupTokenRecord,
+  UserRecord,
+} from '../records.js'
+import { LmdbEnvironment } from './environment.js'
+import { endSessionsInTxn, joinInTxn, removeUserInTxn, usersOf } from './members.js'
+
+export abstract class LmdbAccounts extends LmdbEnvironment {
+  findOrgByName(name: string): OrgRecord | undefined {
+    const id = this.tables.orgsByName.get(name)
+    return id ? this.tables.orgs.get(id) : undefined
+  }
+
+  getOrg(id: string): OrgRecord | undefined {
+    return this.tables.orgs.get(id)
+  }
+
+  async putOrg(org: OrgRecord): Promise<void> {
+    await this.settle(
+      this.root.transaction(() => {
+        this.tables.orgs.put(org.id, org)
+        this.tables.orgsByName.put(org.name, org.id)
+      }),
+    )
+  }
+
+  findUserByEmail(email: string): UserRecord | undefined {
+    const id = this.tables.usersByEmail.get(email.toLowerCase())
+    return id ? this.tables.users.get(id) : undefined
+  }
+
+  getUser(id: string): UserRecord | undefined {
+    return this.tables.users.get(id)
+  }
+
+  async putUser(user: UserRecord): Promise<void> {
+    await this.settle(
+      this.root.transaction(() => {
+        this.tables.users.put(user.id, user)
+        this.tables.usersByEmail.put(user.email.toLowerCase(), user.id)
+      }),
+    )
+  }
+
+  countUsers(): number {
+    return this.tables.users.getKeysCount()
+  }
+
+  async createFirstOwner(org: OrgRecord, user: UserRecord): Promise<boolean> {
+    let created = false
+    await this.settle(
+      this.root.transaction(() => {
+        if (this.tables.users.getKeysCount() > 0) return
+        this.tables.orgs.put(org.id, org)
+        this.tables.orgsByName.put(org.name, org.id)
+        this.tables.users.put(user.id, user)
+        this.tables.usersByEmail.put(user.email.toLowerCase(), user.id)
+        created = true
+      }),
+    )
+    return created
+  }
+
+  // ---- members (members.ts) ----
+  listUsers(orgId: string): UserRecord[] {
+    return usersOf(this.tables, orgId)
+  }
+
+  updateUser(id: string, patch: Partial<Pick<UserRecord, 'passwordHash' | 'lastSignInAt'>>): Promise<UserRecord | undefined> {
+    return this.update<UserRecord>(this.tables.users, id, patch)
+  }
+
+  async removeUser(id: string, now: number): Promise<RemovedMember | undefined> {
+    let removed: RemovedMember | undefined
+    await this.settle(this.root.transaction(() => void (removed = removeUserInTxn(this.tables, id, now))))
+    return removed
+  }
+
+  async endDashboardSessions(userId: string, keep?: string): Promise<number> {
+    let ended = 0
+    await this.settle(this.root.transaction(() => void (ended = endSessionsInTxn(this.tables, userId, keep))))
+    return ended
+  }
+
+  async joinByInvite(inviteId: string, user: UserRecord, now: number): Promise<JoinOutcome> {
+    let outcome: JoinOutcome = 'invite_gone'
+    await this.settle(this.root.transaction(() => void (outcome = joinInTxn(this.tables, inviteId, user, now))))
+    return outcome
+  }
+
+  async putDashboardSession(session: DashboardSessionRecord): Promise<void> {
+    await this.settle(this.tables.dashboardSessions.put(session.id, session))
+  }
+
+  getDashboardSession(id: string): DashboardSessionRecord | undefined {
+    return this.tables.dashboardSessions.get(id)
+  }
+
+  async deleteDashboardSession(id: string): Promise<void> {
+    await this.settle(this.tables.dashboardSessions.remove(id))
+  }
+
+  async putInvite(invite: InviteRecord): Promise<void> {
+    await this.settle(
+      this.root.transaction(() => {
+        this.tables.invites.put(invite.id, invite)
+        this.tables.invitesByOrg.put([invite.orgId, invite.id], true)
+      }),
+    )
+  }
+
+  listInvites(orgId: string): InviteRecord[] {
+    return this.idsUnder(this.tables.invitesByOrg, orgId)
+      .map((id) => this.tables.invites.get(id))
+      .filter((invite): invite is InviteRecord => invite !== undefined)
+  }
+
+  async revokeInvite(id: string, now: number): Promise<InviteRecord | undefined> {
+    let after: InviteRecord | undefined
+    await this.settle(
+      this.root.transaction(() => {
+        const invite = this.tables.invites.get(id)
+        after = invite && !invite.usedAt && !invite.revokedAt ? { ...invite, revokedAt: now } : invite
+        if (after && after !== invite) this.tables.invites.put(id, after)
+      }),
+    )
+    return after
+  }
+
+  getInvite(id: string): InviteRecord | undefined {
+    return this.tables.invites.get(id)
+  }
+
+  async consumeInvite(id: string, now: number): Promise<InviteRecord | undefined> {
+    let consumed: InviteRecord | undefined
+    await this.settle(
+      this.root.transaction(() => {
+        const invite = this.tables.invites.get(id)
+        if (!invite || invite.usedAt || invite.revokedAt || invite.expiresAt <= now) return
+        consumed = { ...invite, usedAt: now }
+        this.tables.invites.put(id, consumed)
+      }),
+    )
+    return consumed
+  }
+
+  async putApiKey(key: ApiKeyRecord): Promise<void> {
+    await this.settle(
+      this.root.transaction(() => {
+        this.tables.apiKeys.put(key.id, key)
+        this.tables.apiKeysByOrg.put([key.orgId, key.id], true)
+      }),
+    )
+  }
+
+  updateApiKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'>>): Promise<ApiKeyRecord | undefined> {
+    return this.update<ApiKeyRecord>(this.tables.apiKeys, id, patch)
+  }
+
+  getApiKey(id: string): ApiKeyRecord | undefined {
+    return this.tables.apiKeys.get(id)
+  }
+
+  listApiKeys(orgId: string): ApiKeyRecord[] {
+    return this.idsUnder(this.tables.apiKeysByOrg, orgId)
+      .map((id) => this.tables.apiKeys.get(id))
+      .filter((k): k is ApiKeyRecord => k !== undefined)
+  }
+
+  async putSetupToken(token: SetupTokenRecord): Promise<void> {
+    await this.settle(
+      this.root.transaction(() => {
+        this.tables.setupTokens.put(token.id, token)
+        this.tables.setupTokensByProject.put([token.projectId, token.id], true)
+      }),
+    )
+  }
+
+  getSetupToken(id: string): SetupTokenRecord | undefined {
+    return this.tables.setupTokens.get(id)
+  }
+
+  updateSetupToken(id: string, patch: Partial<Pick<SetupTokenRecord, 'revokedAt'>>): Promise<SetupTokenRecord | undefined> {
+    return this.update<SetupTokenRecord>(this.tables.setupTokens, id, patch)
+  }
+
+  listSetupTokens(projectId: string): SetupTokenRecord[] {
+    return this.idsUnder(this.tables.setupTokensByProject, projectId)
+      .map((id) => this.tables.setupTokens.get(id))
+      .filter((t): t is SetupTokenRecord => t !== undefined)
+  }
+
+}

@@ -1,0 +1,192 @@
+/**
+ * The aggregates of the in-memory store, derived from the batches applied so
+ * far by the rules of src/store/aggregates/, kept by page and hour as the
+ * LMDB store keeps them, and recomputed after anything changes them.
+ */
+import { clampTime, emptySessionSignals, heatBin, hourOf, type SessionSignals } from '../insights.js'
+import { clickKindOf, countClick, countElementClick, frictionOfClick, heatLayersOf, type ClickLayer, type ElementCount, type FrictionRecord } from '../aggregates/clicks.js'
+import { countsAsOther, OTHER_SELECTOR, otherElementIdOf } from '../aggregates/elements.js'
+import { clickItemId, elementIdOf, errorItemId, quickBackItemId, shortId } from '../aggregates/ids.js'
+import { slotOf, type DeviceSlot } from '../aggregates/slots.js'
+import { contributeView, emptyPageBucket, mergeView, movesFirstView, sameView, viewHour, type PageBucket, type ViewState } from '../aggregates/views.js'
+import type { SignalsRecord } from '../records.js'
+import type { MemoryData } from './data.js'
+
+export interface ElementName {
+  page: string
+  selector: string
+  label?: string
+  tag?: string
+}
+
+export interface FrictionEntry {
+  ts: number
+  id: string
+  record: FrictionRecord
+}
+
+export interface Occurrence {
+  msgId: string
+  message: string
+  ts: number
+  id: string
+  sk: string
+  page: string
+  url: string
+}
+
+/** Scope of element counts: the whole project, or one page. */
+export const ALL = '*'
+export const pageScope = (page: string): string => `p:${page}`
+
+type Hourly<V> = Map<number, V>
+
+function at<K, V>(map: Map<K, V>, key: K, init: () => V): V {
+  let value = map.get(key)
+  if (value === undefined) map.set(key, (value = init()))
+  return value
+}
+
+export class Derived {
+  /** Every page an applied entry landed on. */
+  readonly pages = new Set<string>()
+  readonly buckets = new Map<string, Hourly<PageBucket>>()
+  /** By layer and page (`layer\npage`), hour, device slot: counts by heat bin. */
+  readonly heat = new Map<string, Hourly<Partial<Record<DeviceSlot, Map<number, number>>>>>()
+  /** By scope, hour: counts by element id (capped per bucket). */
+  readonly elements = new Map<string, Hourly<Map<number, ElementCount>>>()
+  readonly names = new Map<number, ElementName>()
+  readonly clickedBy = new Map<number, Set<string>>()
+  readonly friction = new Map<string, FrictionEntry>()
+  readonly errors: Occurrence[] = []
+  readonly sessions = new Map<string, SessionSignals & { from: number; to: number }>()
+  private readonly views = new Map<string, ViewState>()
+  private readonly firstViews = new Map<string, number>()
+
+  bucket(page: string, hour: number): PageBucket {
+    return at(at(this.buckets, page, () => new Map()), hour, emptyPageBucket)
+  }
+
+  heatOf(layer: ClickLayer, page: string): Hourly<Partial<Record<DeviceSlot, Map<number, number>>>> | undefined {
+    return this.heat.get(`${layer}\n${page}`)
+  }
+
+  sessionSignals(sk: string): SessionSignals {
+    const record = this.sessions.get(sk)
+    if (!record) return emptySessionSignals()
+    const { from: _from, to: _to, ...counts } = record
+    return counts
+  }
+
+  /** In the order the LMDB store lists them (by their short id). */
+  pageKeys(): string[] {
+    return [...this.pages].sort((a, b) => (shortId(a) < shortId(b) ? -1 : 1))
+  }
+
+  add(batchId: string, receivedAt: number, batch: SignalsRecord): void {
+    const { sk } = batch
+    const session = at(this.sessions, sk, () => ({ ...emptySessionSignals(), from: Infinity, to: -Infinity }))
+    for (const time of [...batch.clicks.map((c) => c.ts), ...batch.errors.map((e) => e.ts), ...batch.views.map((v) => v.startedAt)]) {
+      const clamped = clampTime(time, receivedAt)
+      session.from = Math.min(session.from, clamped)
+      session.to = Math.max(session.to, clamped)
+    }
+    batch.clicks.forEach((click, index) => {
+      const page = click.page ?? ''
+      this.pages.add(page)
+      const ts = clampTime(click.ts, receivedAt)
+      const hour = hourOf(ts)
+      const kind = clickKindOf(click)
+      const slot = slotOf(click.vw)
+      const bin = heatBin(click.xRatio, click.yDoc)
+      for (const layer of heatLayersOf(kind)) {
+        const bySlot = at(at(this.heat, `${layer}\n${page}`, () => new Map()), hour, () => ({}) as Partial<Record<DeviceSlot, Map<number, number>>>)
+        const bins = (bySlot[slot] ??= new Map<number, number>())
+        bins.set(bin, (bins.get(bin) ?? 0) + 1)
+      }
+      this.bucket(page, hour).cl += 1
+      countClick(session, kind)
+      if (click.selector) {
+        const id = elementIdOf(page, click.selector)
+        const named = this.names.get(id)
+        const name: ElementName = { page, selector: click.selector }
+        const label = click.label ?? named?.label
+        const tag = click.tag ?? named?.tag
+        if (label !== undefined) name.label = label
+        if (tag !== undefined) name.tag = tag
+        this.names.set(id, name)
+        for (const scope of [pageScope(page), ALL]) {
+          const counts = at(at(this.elements, scope, () => new Map()), hour, () => new Map<number, ElementCount>())
+          let target = id
+          if (countsAsOther(counts.has(id), counts.size)) {
+            target = otherElementIdOf(page)
+            if (!this.names.has(target)) this.names.set(target, { page, selector: OTHER_SELECTOR })
+          }
+          countElementClick(at(counts, target, () => ({ page, clicks: 0, rage: 0, dead: 0, errors: 0 })), kind)
+        }
+        at(this.clickedBy, id, () => new Set<string>()).add(sk)
+      }
+      const record = frictionOfClick(click, sk, page)
+      if (record) this.friction.set(clickItemId(batchId, index), { ts, id: clickItemId(batchId, index), record })
+    })
+    batch.errors.forEach((error, index) => {
+      const page = error.page ?? ''
+      this.pages.add(page)
+      const ts = clampTime(error.ts, receivedAt)
+      session.errors += 1
+      this.bucket(page, hourOf(ts)).er += 1
+      this.errors.push({ msgId: shortId(error.message), message: error.message, ts, id: errorItemId(batchId, index), sk, page, url: error.url })
+    })
+    for (const view of batch.views) {
+      const page = view.page ?? ''
+      this.pages.add(page)
+      const key = JSON.stringify([sk, view.startedAt, view.url])
+      const before = this.views.get(key)
+      const after = mergeView(before, view, page, receivedAt)
+      if (before && sameView(before, after)) continue
+      const kept = before ? before.page : page
+      this.views.set(key, after)
+      if (before) contributeView(this.bucket(kept, viewHour(before)), before, -1)
+      contributeView(this.bucket(kept, viewHour(after)), after, 1)
+      if (!before) session.views += 1
+      session.activeMs += (after.activeMs ?? 0) - (before?.activeMs ?? 0)
+      if (after.quickBack && (!before?.quickBack || before.at !== after.at)) {
+        const id = quickBackItemId(sk, view.url, view.startedAt)
+        if (!before?.quickBack) session.quickBacks += 1
+        this.friction.set(id, { ts: after.at, id, record: { kind: 'quickBack', sk, page: after.page, url: view.url } })
+      }
+      if (before && before.at === after.at) continue
+      const seenKey = `${sk}\n${kept}`
+      const seen = this.firstViews.get(seenKey)
+      const hour = viewHour(after)
+      if (movesFirstView(seen, hour)) {
+        if (seen !== undefined) this.bucket(kept, seen).s -= 1
+        this.bucket(kept, hour).s += 1
+        this.firstViews.set(seenKey, hour)
+      }
+    }
+  }
+}
+
+/** The aggregates of each project, derived when first read after a change. */
+export class DerivedCache {
+  private readonly byProject = new Map<string, Derived>()
+
+  constructor(private readonly data: MemoryData) {}
+
+  forget(): void {
+    this.byProject.clear()
+  }
+
+  of(projectId: string): Derived {
+    let derived = this.byProject.get(projectId)
+    if (!derived) {
+      derived = new Derived()
+      for (const stored of this.data.signals.slice(0, this.data.applied)) {
+        if (stored.projectId === projectId) derived.add(String(stored.id), stored.receivedAt, stored.batch)
+      }
+      this.byProject.set(projectId, derived)
+    }
+    return derived
+  }
+}

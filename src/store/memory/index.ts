@@ -1,0 +1,251 @@
+/**
+ * The in-memory implementation of the store: every record in JavaScript maps,
+ * nothing on disk, one process. It proves the interface neutral (it passes
+ * the shared suite, test/store/memory.test.ts) and gives tests of other
+ * parts a store without a data directory. Aggregates are derived on read
+ * from the batches applied so far (derived.ts); reads of them are not meant
+ * to be fast.
+ */
+import type {
+  BackfillState,
+  ChunkInfo,
+  IngestItem,
+  IngestOutcome,
+  JournalPosition,
+  NewProject,
+  PageRecord,
+  ProjectRecord,
+  ProjectStats,
+  PurgeResult,
+  Rekey,
+  SessionRecord,
+  SignalsRecord,
+} from '../records.js'
+import type {
+  ClickHeatmap,
+  ElementRow,
+  ElementsQuery,
+  FrictionPage,
+  FrictionQuery,
+  HeatmapQuery,
+  PageInsight,
+  ScrollHeatmap,
+  SessionListPage,
+  SessionListQuery,
+  SessionSignals,
+  TimeRange,
+} from '../insights.js'
+import type { Store } from '../store.js'
+import { MemoryAccounts } from './accounts.js'
+import { appendChunk, appendSignals, emptyStats } from './append.js'
+import { byBytes, MemoryData, sessionId, type StoredBatch } from './data.js'
+import { DerivedCache } from './derived.js'
+import { friction, heatmap, pageInsights, topElements } from './reads.js'
+import { sessionPage } from './sessions.js'
+import { backfillStep } from './backfill.js'
+
+export { MemoryData } from './data.js'
+
+/** Batches one call of applyDerivations applies at most by default, as LMDB's fold. */
+const APPLY_LIMIT = 4_000
+
+const copy = <T>(value: T): T => structuredClone(value)
+
+export class MemoryStore extends MemoryAccounts implements Store {
+  private readonly derived = new DerivedCache(this.data)
+
+  // ---- projects ----
+
+  projectIdForPublicKey(publicKey: string): string | undefined {
+    for (const project of this.data.projects.values()) if (project.publicKey === publicKey) return project.id
+    return undefined
+  }
+
+  async createProject(input: NewProject): Promise<ProjectRecord> {
+    const project: ProjectRecord = copy(input)
+    this.data.projects.set(project.id, project)
+    return copy(project)
+  }
+
+  getProject(id: string): ProjectRecord | undefined {
+    return copy(this.data.projects.get(id))
+  }
+
+  listProjects(orgId: string): ProjectRecord[] {
+    return [...this.data.projects.values()].filter((p) => p.orgId === orgId).sort((a, b) => a.createdAt - b.createdAt).map(copy)
+  }
+
+  async updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules' | 'capture'>>): Promise<ProjectRecord | undefined> {
+    return this.patch(this.data.projects, id, patch)
+  }
+
+  projectStats(projectId: string): ProjectStats {
+    return copy(this.data.projectStats.get(projectId) ?? emptyStats())
+  }
+
+  // ---- recordings ----
+
+  async appendBatch(items: IngestItem[], applied?: JournalPosition): Promise<IngestOutcome[]> {
+    if (applied) this.journalPositions.set(applied.stream, applied.seq)
+    return items.map((item) => (item.kind === 'chunk' ? appendChunk(this.data, copy(item)) : appendSignals(this.data, copy(item))))
+  }
+
+  private readonly journalPositions = new Map<string, number>()
+
+  journalPosition(stream: string): number {
+    return this.journalPositions.get(stream) ?? 0
+  }
+
+  async setJournalPosition(applied: JournalPosition): Promise<void> {
+    this.journalPositions.set(applied.stream, applied.seq)
+  }
+
+  getSession(projectId: string, sk: string): SessionRecord | undefined {
+    return copy(this.data.sessions.get(projectId)?.get(sk))
+  }
+
+  *listSessions(projectId: string): Iterable<SessionRecord> {
+    const sessions = [...(this.data.sessions.get(projectId)?.values() ?? [])].sort((a, b) => byBytes(a.sk, b.sk))
+    for (const session of sessions) yield copy(session)
+  }
+
+  listChunks(projectId: string, sk: string): ChunkInfo[] {
+    const chunks = this.data.chunks.get(sessionId(projectId, sk))
+    return [...(chunks?.values() ?? [])].map(({ info }) => copy(info)).sort((a, b) => a.seq - b.seq)
+  }
+
+  getChunk(projectId: string, sk: string, seq: number): Uint8Array | undefined {
+    const body = this.data.chunks.get(sessionId(projectId, sk))?.get(seq)?.body
+    return body && Uint8Array.from(body)
+  }
+
+  *listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }> {
+    for (const stored of signalsOf(this.data, projectId)) yield { receivedAt: stored.receivedAt, batch: copy(stored.batch) }
+  }
+
+  listPages(projectId: string): PageRecord[] {
+    return [...(this.data.pages.get(projectId)?.values() ?? [])].sort((a, b) => byBytes(a.key, b.key)).map(copy)
+  }
+
+  countPages(projectId: string): number {
+    return this.data.pages.get(projectId)?.size ?? 0
+  }
+
+  // ---- jobs ----
+
+  getBackfill(projectId: string): BackfillState | undefined {
+    return copy(this.data.backfills.get(projectId)?.state)
+  }
+
+  async startBackfill(projectId: string, rules: string[], now: number): Promise<BackfillState> {
+    const running = this.data.backfills.get(projectId)
+    if (running?.state.state === 'running') return copy(running.state)
+    const state: BackfillState = {
+      projectId,
+      state: 'running',
+      phase: 'sessions',
+      rules: [...rules],
+      startedAt: now,
+      updatedAt: now,
+      pagesBefore: this.countPages(projectId),
+      sessionsTotal: this.data.sessions.get(projectId)?.size ?? 0,
+      sessionsRekeyed: 0,
+      signalBatchesRekeyed: 0,
+    }
+    this.data.backfills.set(projectId, { state, next: new Map() })
+    return copy(state)
+  }
+
+  async continueBackfill(projectId: string, budget: number, rekey: Rekey, now: number): Promise<BackfillState> {
+    const run = this.data.backfills.get(projectId)
+    if (!run) throw new Error(`no backfill for ${projectId}`)
+    if (run.state.state === 'running') {
+      backfillStep(this.data, run, signalsOf(this.data, projectId), budget, rekey, now)
+      this.derived.forget()
+    }
+    return copy(run.state)
+  }
+
+  listRunningBackfills(): BackfillState[] {
+    return [...this.data.backfills.values()].filter((run) => run.state.state === 'running').map((run) => copy(run.state))
+  }
+
+  async purgeRecordingsBefore(cutoff: number, now: number): Promise<PurgeResult> {
+    const result: PurgeResult = { sessionsPurged: 0, chunksDeleted: 0, bytesDeleted: 0 }
+    for (const [projectId, sessions] of this.data.sessions) {
+      for (const session of sessions.values()) {
+        if (session.purgedAt || session.updatedAt >= cutoff) continue
+        let bytes = 0
+        for (const chunk of this.data.chunks.get(sessionId(projectId, session.sk))?.values() ?? []) {
+          if (!chunk.body) continue
+          // The chunk's info stays: it says what the recording was.
+          delete chunk.body
+          bytes += chunk.info.size
+          result.chunksDeleted += 1
+        }
+        session.purgedAt = now
+        const stats = this.data.projectStats.get(projectId) ?? emptyStats()
+        stats.bytes = Math.max(0, stats.bytes - bytes)
+        this.data.projectStats.set(projectId, stats)
+        result.sessionsPurged += 1
+        result.bytesDeleted += bytes
+      }
+    }
+    return result
+  }
+
+  // ---- aggregates ----
+
+  async applyDerivations(limit = APPLY_LIMIT): Promise<number> {
+    const applied = Math.min(limit, this.data.signals.length - this.data.applied)
+    this.data.applied += applied
+    if (applied > 0) this.derived.forget()
+    return applied
+  }
+
+  derivationLag(): number {
+    return this.data.signals.length - this.data.applied
+  }
+
+  listSessionPage(projectId: string, query: SessionListQuery): SessionListPage {
+    const sessions = [...(this.data.sessions.get(projectId)?.values() ?? [])]
+    const page = sessionPage(sessions, this.derived.of(projectId), query)
+    return { ...page, sessions: page.sessions.map(copy) }
+  }
+
+  sessionSignals(projectId: string, sk: string): SessionSignals {
+    return this.derived.of(projectId).sessionSignals(sk)
+  }
+
+  listSignalPages(projectId: string): string[] {
+    return this.derived.of(projectId).pageKeys()
+  }
+
+  heatmap(projectId: string, query: HeatmapQuery): ClickHeatmap | ScrollHeatmap {
+    return heatmap(this.derived.of(projectId), query)
+  }
+
+  topElements(projectId: string, query: ElementsQuery): ElementRow[] {
+    return topElements(this.derived.of(projectId), query)
+  }
+
+  listFriction(projectId: string, query: FrictionQuery): FrictionPage {
+    return friction(this.derived.of(projectId), query)
+  }
+
+  pageInsights(projectId: string, query: TimeRange): PageInsight[] {
+    return pageInsights(this.derived.of(projectId), query)
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** A project's stored batches in the order LMDB keeps them: by time of receipt, then session key, then arrival. */
+function signalsOf(data: MemoryData, projectId: string): StoredBatch[] {
+  return data.signals.filter((s) => s.projectId === projectId).sort((a, b) => a.receivedAt - b.receivedAt || byBytes(a.batch.sk, b.batch.sk) || a.id - b.id)
+}
+
+/** Opens a store over `data` (a new, empty one by default); pass the same data again to reopen it as a restarted process would. */
+export function openMemoryStore(data = new MemoryData()): MemoryStore {
+  return new MemoryStore(data)
+}

@@ -1,0 +1,13 @@
+/** The part of the store that keeps projects: their settings, their public keys, their totals. */
+import type { NewProject, ProjectRecord, ProjectStats } from './records.js'
+
+export interface ProjectStore {
+  /** On the ingest hot path: synchronous, and cheap (LMDB: a memory-mapped read, microseconds). */
+  projectIdForPublicKey(publicKey: string): string | undefined
+  createProject(project: NewProject): Promise<ProjectRecord>
+  getProject(id: string): ProjectRecord | undefined
+  /** The organisation's projects, oldest first. */
+  listProjects(orgId: string): ProjectRecord[]
+  updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules' | 'capture'>>): Promise<ProjectRecord | undefined>
+  projectStats(projectId: string): ProjectStats
+}

@@ -1,0 +1,65 @@
+/**
+ * The part of the store that keeps what trackers send: recordings (chunks and
+ * the sessions they make up), signal batches, the page index; and the two
+ * jobs over them: re-keying a project's pages under new rules (a backfill),
+ * and deleting old recordings (retention).
+ */
+import type {
+  BackfillState,
+  ChunkInfo,
+  IngestItem,
+  IngestOutcome,
+  JournalPosition,
+  PageRecord,
+  PurgeResult,
+  Rekey,
+  SessionRecord,
+  SignalsRecord,
+} from './records.js'
+
+export interface RecordingStore {
+  /**
+   * Appends a batch of chunks and signal batches; resolves, item by item,
+   * once what was stored is durable (with durability "flush", synced to disk).
+   * One item that cannot be stored never takes the others down.
+   */
+  appendBatch(items: IngestItem[], applied?: JournalPosition): Promise<IngestOutcome[]>
+  /**
+   * Cluster mode (src/journal/): `applied` above is the log position the
+   * items came from, recorded in the same write as they are, so that a node
+   * applies each log entry exactly once whatever crashes. This answers the
+   * last sequence of `stream` recorded (0: none).
+   */
+  journalPosition(stream: string): number
+  /** Cluster mode: records a log position as applied, for entries applied by other calls. */
+  setJournalPosition(applied: JournalPosition): Promise<void>
+
+  getSession(projectId: string, sk: string): SessionRecord | undefined
+  listSessions(projectId: string): Iterable<SessionRecord>
+  listChunks(projectId: string, sk: string): ChunkInfo[]
+  getChunk(projectId: string, sk: string, seq: number): Uint8Array | undefined
+  listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }>
+  listPages(projectId: string): PageRecord[]
+  countPages(projectId: string): number
+
+  // ---- re-keying a project's pages (src/grouping/backfill.ts) ----
+  getBackfill(projectId: string): BackfillState | undefined
+  /** Starts a backfill under `rules`, or answers the one already running. */
+  startBackfill(projectId: string, rules: string[], now: number): Promise<BackfillState>
+  /**
+   * Does the next part of the project's running backfill, at most about
+   * `budget` sessions or batches, and saves where it stopped with it: a
+   * process killed between calls resumes where the last call ended. One
+   * caller per project at a time.
+   */
+  continueBackfill(projectId: string, budget: number, rekey: Rekey, now: number): Promise<BackfillState>
+  listRunningBackfills(): BackfillState[]
+
+  // ---- retention ----
+  /**
+   * Deletes the recording bytes of every session inactive since before
+   * `cutoff`, marking the session purged; its metadata, chunk list and signals
+   * stay. Ingest goes on meanwhile.
+   */
+  purgeRecordingsBefore(cutoff: number, now: number): Promise<PurgeResult>
+}

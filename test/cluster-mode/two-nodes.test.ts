@@ -1,0 +1,98 @@
+/**
+ * The cluster mode end to end: two service nodes, each with its own LMDB, on
+ * one three-server NATS cluster. What one node takes, the other serves; a
+ * third node started on an empty data directory rebuilds the same answers.
+ */
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { call } from '../helpers/api.js'
+import { DIST, tempDataDir } from '../helpers/cluster.js'
+import { createProject, nodeOn, ownerWithKey } from '../helpers/cluster-mode.js'
+import { natsCluster } from '../helpers/nats.js'
+import { callRaw, events, postChunk, postSignals } from '../helpers/read.js'
+
+t.test('what node A takes, node B serves; a new empty node rebuilds it', async (t) => {
+  const nats = await natsCluster(t)
+  const a = await nodeOn(t, nats)
+  const b = await nodeOn(t, nats)
+  const owner = await ownerWithKey(a.url)
+
+  const whoami = await call(b.url, '/cli/whoami', { token: owner.apiKey })
+  t.equal(whoami.status, 200, 'an API key made on A works on B')
+
+  const project = await createProject(a.url, owner.apiKey, 'Shop')
+  const chunk = new TextEncoder().encode(JSON.stringify(events(0, 5)))
+  t.equal(await postChunk(b.url, project.publicKey, { sk: 's1', seq: 0 }, chunk), 200, 'a project made on A takes ingest on B')
+  t.equal(await postChunk(a.url, project.publicKey, { sk: 's1', seq: 1 }, chunk), 200)
+  // The same (sk, seq) through both nodes: one chunk.
+  t.equal(await postChunk(a.url, project.publicKey, { sk: 's2', seq: 0 }, chunk), 200)
+  t.equal(await postChunk(b.url, project.publicKey, { sk: 's2', seq: 0 }, chunk), 200)
+
+  for (const node of [a, b]) {
+    const count = await call(node.url, '/cli/sessions.count', { token: owner.apiKey, body: { projectId: project.id } })
+    t.same(count.body, { count: 2 }, `${node === a ? 'A' : 'B'} counts both sessions`)
+    const chunks = await call(node.url, '/cli/sessions.chunks', { token: owner.apiKey, body: { projectId: project.id, sessionKey: 's2' } })
+    t.equal(chunks.body.chunks.length, 1, 'the chunk sent to A and to B is stored once')
+    const raw = await callRaw(node.url, '/cli/sessions.chunk', owner.apiKey, { projectId: project.id, sessionKey: 's1', seq: 1 })
+    t.equal(Buffer.compare(raw.bytes, Buffer.from(chunk)), 0, 'the chunk sent to A reads back byte-identical')
+  }
+
+  const clicks = Array.from({ length: 4 }, (_, i) => ({ url: 'https://shop.test/cart', ts: Date.now() - 1_000 + i, xRatio: 0.5, yDoc: 100, selector: '#buy', label: 'Buy', tag: 'button', interactive: true }))
+  t.equal(await postSignals(a.url, project.publicKey, { sk: 's1', vid: 'v-s1', views: [{ url: 'https://shop.test/cart', startedAt: Date.now() - 2_000 }], clicks }), 200)
+  const top = await call(b.url, '/cli/elements.top', { token: owner.apiKey, body: { projectId: project.id, page: 'shop.test/cart' } })
+  t.equal(top.status, 200)
+  t.equal(top.body.elements?.[0]?.clicks, 4, 'signals sent to A show in B\'s leaderboard')
+
+  const revoked = await call(a.url, '/cli/keys.revoke', { token: owner.apiKey, body: { keyId: owner.apiKey.split('_')[2] } })
+  t.equal(revoked.status, 200, 'the key revoked on A')
+  const refused = await call(b.url, '/cli/whoami', { token: owner.apiKey })
+  t.equal(refused.status, 401, 'is refused by B at once')
+  t.equal(refused.body.code, 'unauthorized')
+
+  const c = await nodeOn(t, nats)
+  const second = await ownerSignIn(c.url)
+  const count = await call(c.url, '/cli/sessions.count', { token: second, body: { projectId: project.id } })
+  t.same(count.body, { count: 2 }, 'a node started empty rebuilds the sessions')
+  const raw = await callRaw(c.url, '/cli/sessions.chunk', second, { projectId: project.id, sessionKey: 's1', seq: 1 })
+  t.equal(Buffer.compare(raw.bytes, Buffer.from(chunk)), 0, 'and their bytes')
+  const rebuilt = await call(c.url, '/cli/elements.top', { token: second, body: { projectId: project.id, page: 'shop.test/cart' } })
+  t.same(rebuilt.body.elements, top.body.elements, 'and the same leaderboard')
+})
+
+/** Signs the owner in on `url` and makes a fresh key there (the first one was revoked). */
+async function ownerSignIn(url: string): Promise<string> {
+  const login = await fetch(`${url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@acme.test', password: 'correct horse battery' }) })
+  if (login.status !== 200) throw new Error(`login answered ${login.status}: ${await login.text()}`)
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]
+  const csrf = ((await login.json()) as { csrfToken: string }).csrfToken
+  const created = await fetch(`${url}/api/v1/cli/keys.create`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrf }, body: JSON.stringify({}) })
+  return ((await created.json()) as { apiKey: string }).apiKey
+}
+
+t.test('npm run admin beside a node goes through the log: its key works on every node', async (t) => {
+  const nats = await natsCluster(t)
+  const a = await nodeOn(t, nats)
+  const b = await nodeOn(t, nats)
+  const run = await adminOn(a.dataDir, nats.url, ['create-key', '--org', 'Acme', '--email', 'ops@acme.test'])
+  t.equal(run.code, 0, run.stderr)
+  const { apiKey } = JSON.parse(run.stdout) as { apiKey: string }
+  for (const node of [a, b]) {
+    const whoami = await call(node.url, '/cli/whoami', { token: apiKey })
+    t.equal(whoami.status, 200, `the admin's key works on ${node === a ? 'A' : 'B'}`)
+  }
+  const stopped = await adminOn(tempDataDir(), nats.url, ['create-key', '--org', 'Acme', '--email', 'x@acme.test'], { NATS_DEADLINE_MS: '1000' })
+  t.equal(stopped.code, 1, 'with no node applying the log on its DATA_DIR, admin says so rather than hang')
+  t.match(stopped.stderr, /has not applied it/)
+})
+
+function adminOn(dataDir: string, natsUrl: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(DIST, 'admin.js'), ...args], { env: { ...process.env, DATA_DIR: dataDir, NATS_URL: natsUrl, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('exit', (code) => resolve({ code, stdout, stderr }))
+  })
+}

@@ -1,0 +1,43 @@
+/**
+ * Nodes of the cluster mode for tests: each a whole service (dist/main.js)
+ * with its own data directory and port, on one real NATS cluster; and a
+ * signed-in owner with an API key, made through the API as a user would.
+ */
+import type { NatsCluster } from '../../src/journal/nats-servers.js'
+import { call } from './api.js'
+import { clusterFor, type Cluster, type ClusterOptions } from './cluster.js'
+
+export function nodeOn(t: { teardown(fn: () => unknown): void }, nats: NatsCluster, options: ClusterOptions = {}): Promise<Cluster> {
+  return clusterFor(t, { workers: 1, startTimeoutMs: 120_000, ...options, env: { NATS_URL: nats.url, NATS_PARTITIONS: '2', ...options.env } })
+}
+
+export interface Owner {
+  apiKey: string
+  cookie: string
+  csrf: string
+}
+
+/** The deployment's first owner (POST /auth/setup), then an API key made in their signed-in session. */
+export async function ownerWithKey(url: string): Promise<Owner> {
+  const setup = await fetch(`${url}/api/v1/auth/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ orgName: 'Acme', email: 'owner@acme.test', password: 'correct horse battery' }),
+  })
+  if (setup.status !== 200) throw new Error(`first-run set-up answered ${setup.status}: ${await setup.text()}`)
+  const cookie = setup.headers.get('set-cookie')!.split(';')[0]
+  const csrf = ((await setup.json()) as { csrfToken: string }).csrfToken
+  const created = await fetch(`${url}/api/v1/cli/keys.create`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrf },
+    body: JSON.stringify({ label: 'test' }),
+  })
+  if (created.status !== 200) throw new Error(`keys.create answered ${created.status}: ${await created.text()}`)
+  return { apiKey: ((await created.json()) as { apiKey: string }).apiKey, cookie, csrf }
+}
+
+export async function createProject(url: string, apiKey: string, name: string): Promise<{ id: string; publicKey: string }> {
+  const answer = await call(url, '/cli/projects.create', { token: apiKey, body: { name } })
+  if (answer.status !== 200) throw new Error(`projects.create answered ${answer.status}: ${JSON.stringify(answer.body)}`)
+  return answer.body.project
+}

@@ -1,0 +1,15 @@
+/** A real three-server JetStream cluster on free loopback ports, stopped and removed in teardown. */
+import { rmSync } from 'node:fs'
+import type { Test } from 'tap'
+import { startNatsCluster, type NatsCluster } from '../../src/journal/nats-servers.js'
+import { freePort, tempDataDir } from './cluster.js'
+
+export async function natsCluster(t: Test, size = 3): Promise<NatsCluster> {
+  const dir = tempDataDir('svc-nats-')
+  const cluster = await startNatsCluster({ dir, size, freePort })
+  t.teardown(async () => {
+    await cluster.stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  return cluster
+}
