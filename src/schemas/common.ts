@@ -1,4 +1,5 @@
 /** JSON Schemas of resources shared by several operations (API contract, section 2). */
+import { captureSettingsSchema } from './capture.js'
 
 export const errorBodySchema = {
   $id: 'ErrorBody',
@@ -26,6 +27,7 @@ export const projectSchema = {
     sessionCount: { type: 'integer', minimum: 0, description: 'Sessions recorded so far.' },
     createdAt: { type: 'number', format: 'double', description: 'Creation time in epoch milliseconds.' },
     pathRules: { type: 'array', items: { type: 'string' }, description: 'URL patterns that group pages.' },
+    capture: captureSettingsSchema,
   },
 } as const
 

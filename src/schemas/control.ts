@@ -1,4 +1,5 @@
 /** JSON Schemas of the control-plane request and answer bodies (API contract, sections 4.3 and 4.4, and the documented extensions). */
+import { captureProperties } from './capture.js'
 import { projectSchema } from './common.js'
 
 export const projectId = { type: 'string', minLength: 1, maxLength: 64, description: 'A project id from projects.list or projects.create.' } as const
@@ -22,6 +23,13 @@ export const projectPathRulesBody = {
   type: 'object',
   required: ['projectId', 'rules'],
   properties: { projectId, rules },
+} as const
+
+/** Only the fields given change; patterns that do not compile are refused. */
+export const projectCaptureBody = {
+  type: 'object',
+  required: ['projectId', 'capture'],
+  properties: { projectId, capture: { type: 'object', additionalProperties: false, properties: captureProperties } },
 } as const
 
 export const projectIdBody = {

@@ -224,6 +224,8 @@ export interface SessionListQuery {
   minDurationMs?: number
   hasErrors?: boolean
   hasRage?: boolean
+  hasConsoleErrors?: boolean
+  hasFailedRequests?: boolean
   limit: number
   /** Where the previous page stopped: sessions strictly after it in the order (newest first). */
   after?: SessionPosition

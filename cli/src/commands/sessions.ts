@@ -88,7 +88,7 @@ export async function list(ctx: Context): Promise<void> {
     body.minDurationMs = parseDuration('min-duration', ctx.flags['min-duration'] as string)
     again.push(`--min-duration ${ctx.flags['min-duration']}`)
   }
-  for (const [flag, member] of [['errors', 'hasErrors'], ['rage', 'hasRage']] as const) {
+  for (const [flag, member] of [['errors', 'hasErrors'], ['rage', 'hasRage'], ['console-errors', 'hasConsoleErrors'], ['failed-requests', 'hasFailedRequests']] as const) {
     if (!ctx.flags[flag]) continue
     body[member] = true
     again.push(`--${flag}`)

@@ -23,6 +23,10 @@ export interface SessionFilters {
   minSec: string
   errors: boolean
   rage: boolean
+  /** Console capture: sessions with a console error. */
+  consoleErrors: boolean
+  /** Network capture: sessions with a request that failed or answered 500 or more. */
+  failedRequests: boolean
   range: string
   /** An element's selector (with `page`), from the element leaderboard: sessions that clicked it. */
   element: string
@@ -38,6 +42,8 @@ function filtersOf(query: URLSearchParams): SessionFilters {
     minSec: query.get('minSec') ?? '',
     errors: query.get('errors') === '1',
     rage: query.get('rage') === '1',
+    consoleErrors: query.get('consoleErrors') === '1',
+    failedRequests: query.get('failedRequests') === '1',
     range: query.get('range') ?? '',
     element: query.get('element') ?? '',
     label: query.get('label') ?? '',
@@ -55,6 +61,8 @@ function bodyOf(projectId: string, f: SessionFilters, cursor: string | undefined
     ...(Number(f.minSec) > 0 ? { minDurationMs: Math.round(Number(f.minSec) * 1000) } : {}),
     ...(f.errors ? { hasErrors: true } : {}),
     ...(f.rage ? { hasRage: true } : {}),
+    ...(f.consoleErrors ? { hasConsoleErrors: true } : {}),
+    ...(f.failedRequests ? { hasFailedRequests: true } : {}),
     ...(RANGES[f.range] ? { since: Date.now() - RANGES[f.range] } : {}),
     ...(cursor ? { cursor } : {}),
   }
@@ -137,7 +145,7 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
   const apply = (f: SessionFilters) => {
     // The element stays while its page does: the other filters narrow the sessions that clicked it.
     const element = f.page === filters.page ? { element: f.element, label: f.label } : {}
-    navigate(href('p', project.id, 'sessions', { page: f.page, ...element, user: f.user.trim(), account: f.account.trim(), minSec: f.minSec, errors: f.errors ? 1 : '', rage: f.rage ? 1 : '', range: f.range }))
+    navigate(href('p', project.id, 'sessions', { page: f.page, ...element, user: f.user.trim(), account: f.account.trim(), minSec: f.minSec, errors: f.errors ? 1 : '', rage: f.rage ? 1 : '', consoleErrors: f.consoleErrors ? 1 : '', failedRequests: f.failedRequests ? 1 : '', range: f.range }))
   }
   const set = (patch: Partial<SessionFilters>) => setDraft({ ...draft, ...patch })
   return (
@@ -178,6 +186,12 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
         </label>
         <label class="check">
           <input type="checkbox" name="rage" checked={draft.rage} onChange={(e) => set({ rage: e.currentTarget.checked })} /> With rage clicks
+        </label>
+        <label class="check">
+          <input type="checkbox" name="consoleErrors" checked={draft.consoleErrors} onChange={(e) => set({ consoleErrors: e.currentTarget.checked })} /> With console errors
+        </label>
+        <label class="check">
+          <input type="checkbox" name="failedRequests" checked={draft.failedRequests} onChange={(e) => set({ failedRequests: e.currentTarget.checked })} /> With failed requests
         </label>
       </fieldset>
       <div class="row align-end">
@@ -307,6 +321,8 @@ function Signals({ s }: { s: SessionSummary }) {
     ['dead click', s.dead, 'warn'],
     ['error click', s.errorClicks, 'bad'],
     ['JS error', s.errors, 'bad'],
+    ['console error', s.consoleErrors, 'bad'],
+    ['failed request', s.failedRequests, 'bad'],
   ]
   return (
     <span class="signals">

@@ -1,7 +1,8 @@
 /**
  * A project's Settings: the public key and snippet, the install check, the
  * install prompt for an agent (with a fresh setup token), setup-token
- * revocation, and the path rules with their live preview.
+ * revocation, the path rules with their live preview, and what is recorded
+ * (capture-settings.tsx).
  */
 import { useState } from 'preact/hooks'
 import { api } from '../api.js'
@@ -9,6 +10,7 @@ import { Code, ConfirmButton, CopyButton, ErrorNote, Loading, useAsync, useTitle
 import { formatDate, plural } from '../format.js'
 import { directUrlOf, installPrompt } from '../install-prompt.js'
 import { loadProjects, type BackfillStatus, type Project, type RevokedAnswer, type SetupTokenAnswer, type SnippetAnswer } from '../model.js'
+import { CaptureForm } from './capture-settings.js'
 import { InstallCheck, useSnippet } from './install-check.js'
 import { RulesField, splitLines } from './rules-editor.js'
 
@@ -36,6 +38,7 @@ export function Settings({ project, justCreated, onChanged }: { project: Project
       </section>
       <AgentInstall project={project} snippet={snippet.data} />
       <PathRules project={project} onSaved={onChanged} />
+      <CaptureForm project={project} onSaved={onChanged} />
     </div>
   )
 }

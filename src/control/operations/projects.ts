@@ -6,6 +6,7 @@ import {
   createProjectBody,
   projectAnswer,
   projectIdBody,
+  projectCaptureBody,
   projectListAnswer,
   projectPathRulesBody,
   revokedAnswer,
@@ -14,6 +15,7 @@ import {
 import { apiKeyIdentitySchema } from '../../schemas/common.js'
 import { newId, newPublicKey } from '../../accounts/secrets.js'
 import type { Project } from '../../schemas/types.js'
+import { captureOf, invalidCapturePatterns } from '../../recordings/capture.js'
 import type { ProjectRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { operation, type Operation } from '../router.js'
@@ -28,6 +30,7 @@ export function projectView(store: Store, project: ProjectRecord): Project {
     sessionCount: store.projectStats(project.id).sessionCount,
     createdAt: project.createdAt,
     pathRules: project.pathRules,
+    capture: captureOf(project),
   }
 }
 
@@ -99,6 +102,27 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
         const { projectId, rules } = body
         ownedProject(store, auth, projectId)
         const updated = await store.updateProject(projectId, { pathRules: rules })
+        if (!updated) throw new ApiError('not_found')
+        return { project: projectView(store, updated) }
+      },
+    }),
+    operation({
+      operationId: 'setProjectCapture',
+      method: 'POST',
+      route: '/cli/projects.capture',
+      credential: 'apiKey',
+      summary: 'Changes what the tracker records: sampling, minimum duration, URL triggers and exclusions, console and network capture. Fields left out keep their value; trackers learn the change within 5 minutes.',
+      body: projectCaptureBody,
+      response: projectAnswer,
+      errors: ['invalid_request', 'not_found'],
+      async handle({ auth, body }) {
+        const { projectId, capture } = body
+        const project = ownedProject(store, auth, projectId)
+        const invalid = invalidCapturePatterns(capture)
+        if (invalid.length) {
+          throw new ApiError('invalid_request', { error: `Pattern ${JSON.stringify(invalid[0].pattern)}: ${invalid[0].reason}.`, hint: 'Write patterns as path rules: /literal/{name}/* .', invalid: invalid.map((i) => i.pattern) })
+        }
+        const updated = await store.updateProject(projectId, { capture: { ...captureOf(project), ...capture } })
         if (!updated) throw new ApiError('not_found')
         return { project: projectView(store, updated) }
       },

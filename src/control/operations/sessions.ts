@@ -52,6 +52,8 @@ export function sessionView(session: SessionRecord, signals: SessionSignals) {
     dead: signals.dead,
     errorClicks: signals.errorClicks,
     errors: signals.errors,
+    consoleErrors: session.consoleErrors ?? 0,
+    failedRequests: session.failedRequests ?? 0,
     purged: session.purgedAt !== undefined,
     purgedAt: session.purgedAt ?? null,
   }
@@ -101,6 +103,8 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
           minDurationMs: b.minDurationMs,
           hasErrors: b.hasErrors,
           hasRage: b.hasRage,
+          hasConsoleErrors: b.hasConsoleErrors,
+          hasFailedRequests: b.hasFailedRequests,
           limit: b.limit ?? DEFAULT_LIMIT,
           after: after && { startedAt: after.s, sk: after.k },
         })

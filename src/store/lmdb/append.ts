@@ -66,6 +66,8 @@ export function applyChunk(tables: Tables, item: ChunkItem): IngestOutcome {
   if (meta.identity && Object.keys(meta.identity).length > 0) session.identity = { ...session.identity, ...meta.identity }
   if (meta.viewport) session.viewport = meta.viewport
   if (meta.screen) session.screen = meta.screen
+  if (meta.consoleErrors) session.consoleErrors = (session.consoleErrors ?? 0) + meta.consoleErrors
+  if (meta.failedRequests) session.failedRequests = (session.failedRequests ?? 0) + meta.failedRequests
   if (info.url && session.pages.length < MAX_SESSION_PAGES && !session.pages.some((p) => p.pageIndex === info.pageIndex)) {
     // The page is decided now, under the rules in force, and kept: later rule changes move it only through a backfill.
     const page = item.page?.key ?? ''

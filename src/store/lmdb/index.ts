@@ -115,7 +115,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
       .sort((a, b) => a.createdAt - b.createdAt)
   }
 
-  updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules'>>): Promise<ProjectRecord | undefined> {
+  updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules' | 'capture'>>): Promise<ProjectRecord | undefined> {
     return this.update<ProjectRecord>(this.tables.projects, id, patch)
   }
 

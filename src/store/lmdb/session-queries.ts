@@ -63,6 +63,8 @@ function matching(tables: Tables, projectId: string, gen: number, sk: string, qu
   if (query.accountId !== undefined && session.identity?.accountId !== query.accountId) return undefined
   if (query.minDurationMs !== undefined && durationOf(session) < query.minDurationMs) return undefined
   if (pages && !session.pages.some((p) => pages.has(p.page))) return undefined
+  if (query.hasConsoleErrors !== undefined && (session.consoleErrors ?? 0) > 0 !== query.hasConsoleErrors) return undefined
+  if (query.hasFailedRequests !== undefined && (session.failedRequests ?? 0) > 0 !== query.hasFailedRequests) return undefined
   const signals = sessionSignals(tables, projectId, sk, gen)
   if (query.hasErrors !== undefined && signals.errors > 0 !== query.hasErrors) return undefined
   if (query.hasRage !== undefined && signals.rage > 0 !== query.hasRage) return undefined

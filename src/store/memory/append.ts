@@ -58,6 +58,8 @@ export function appendChunk(data: MemoryData, item: Extract<IngestItem, { kind: 
   if (meta.identity && Object.keys(meta.identity).length > 0) session.identity = { ...session.identity, ...meta.identity }
   if (meta.viewport) session.viewport = meta.viewport
   if (meta.screen) session.screen = meta.screen
+  if (meta.consoleErrors) session.consoleErrors = (session.consoleErrors ?? 0) + meta.consoleErrors
+  if (meta.failedRequests) session.failedRequests = (session.failedRequests ?? 0) + meta.failedRequests
   if (info.url && session.pages.length < MAX_SESSION_PAGES && !session.pages.some((p) => p.pageIndex === info.pageIndex)) {
     session.pages = [...session.pages, { pageIndex: info.pageIndex, url: info.url, page: item.page?.key ?? '' }].sort((a, b) => a.pageIndex - b.pageIndex)
     if (item.page) notePage(data, projectId, item.page)

@@ -75,7 +75,7 @@ export class MemoryStore extends MemoryAccounts implements Store {
     return [...this.data.projects.values()].filter((p) => p.orgId === orgId).sort((a, b) => a.createdAt - b.createdAt).map(copy)
   }
 
-  async updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules'>>): Promise<ProjectRecord | undefined> {
+  async updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules' | 'capture'>>): Promise<ProjectRecord | undefined> {
     return this.patch(this.data.projects, id, patch)
   }
 

@@ -17,6 +17,8 @@ export function sessionPage(all: SessionRecord[], derived: Derived, query: Sessi
     if (query.accountId !== undefined && session.identity?.accountId !== query.accountId) return undefined
     if (query.minDurationMs !== undefined && durationOf(session) < query.minDurationMs) return undefined
     if (pages && !session.pages.some((p) => pages.has(p.page))) return undefined
+    if (query.hasConsoleErrors !== undefined && (session.consoleErrors ?? 0) > 0 !== query.hasConsoleErrors) return undefined
+    if (query.hasFailedRequests !== undefined && (session.failedRequests ?? 0) > 0 !== query.hasFailedRequests) return undefined
     const signals = derived.sessionSignals(session.sk)
     if (query.hasErrors !== undefined && signals.errors > 0 !== query.hasErrors) return undefined
     if (query.hasRage !== undefined && signals.rage > 0 !== query.hasRage) return undefined
