@@ -17,7 +17,7 @@ import { StorageUnavailable, type IngestItem, type Store } from '../store/store.
 import type { Journal } from './connect.js'
 import { decodeControl, decodeIngest, encodeControl } from './entries.js'
 import { publishUntil } from './publish.js'
-import { CONTROL_STREAM, recordingStream, SIGNALS_STREAM, type JournalLayout } from './streams.js'
+import { controlStream, controlSubject, streamNames, type JournalLayout } from './streams.js'
 
 /** Ingest entries applied in one store transaction at most: a backlog is applied in a few large commits, not one per entry. */
 const APPLY_BATCH = 256
@@ -47,15 +47,18 @@ export class Applier {
   /** Each follower's way to end its current consumer, so that the watchdog can restart it. */
   private readonly restarts = new Map<string, () => void>()
   private watchdog?: NodeJS.Timeout
+  private readonly control: string
 
   constructor(
     private readonly store: Store,
     private readonly journal: Journal,
     private readonly layout: JournalLayout,
-  ) {}
+  ) {
+    this.control = controlStream(layout)
+  }
 
   get streams(): string[] {
-    return [CONTROL_STREAM, SIGNALS_STREAM, ...Array.from({ length: this.layout.partitions }, (_, i) => recordingStream(i))]
+    return streamNames(this.layout)
   }
 
   position(stream: string): number {
@@ -65,7 +68,7 @@ export class Applier {
   start(): void {
     for (const stream of this.streams) {
       this.applied.set(stream, this.store.journalPosition(stream))
-      this.loops.push(this.follow(stream, stream === CONTROL_STREAM ? (msgs) => this.applyControl(msgs) : (msgs) => this.applyIngest(stream, msgs)))
+      this.loops.push(this.follow(stream, stream === this.control ? (msgs) => this.applyControl(msgs) : (msgs) => this.applyIngest(stream, msgs)))
     }
     let seen = new Map<string, number>()
     this.watchdog = setInterval(() => {
@@ -107,7 +110,7 @@ export class Applier {
     const ticket = this.nextTicket++
     const result = new Promise((resolve, reject) => this.tickets.set(ticket, { resolve, reject }))
     try {
-      await publishUntil(this.journal.js, `ctl.${op}`, encodeControl({ op, args, node: this.node, ticket }), { deadline })
+      await publishUntil(this.journal.js, controlSubject(this.layout, op), encodeControl({ op, args, node: this.node, ticket }), { deadline })
     } catch (error) {
       this.tickets.delete(ticket)
       throw error
@@ -191,7 +194,7 @@ export class Applier {
       after = Math.max(after, entry.after)
     }
     // An item names a project, rules and pages as its publisher saw them: the control log comes first.
-    await this.until(() => this.position(CONTROL_STREAM) >= after, Number.POSITIVE_INFINITY)
+    await this.until(() => this.position(this.control) >= after, Number.POSITIVE_INFINITY)
     const last = msgs[msgs.length - 1].seq
     if (last <= this.position(stream)) return
     await this.store.appendBatch(items, { stream, seq: last })
@@ -200,7 +203,7 @@ export class Applier {
 
   private async applyControl(msgs: JsMsg[]): Promise<void> {
     for (const msg of msgs) {
-      if (msg.seq <= this.position(CONTROL_STREAM)) continue
+      if (msg.seq <= this.position(this.control)) continue
       const entry = decodeControl(msg.data)
       let outcome: { value?: unknown; error?: unknown }
       try {
@@ -214,8 +217,8 @@ export class Applier {
         log.error('control log entry failed', { op: entry.op, seq: msg.seq, error: String(error) })
         outcome = { error }
       }
-      await this.store.setJournalPosition({ stream: CONTROL_STREAM, seq: msg.seq })
-      this.advanced(CONTROL_STREAM, msg.seq)
+      await this.store.setJournalPosition({ stream: this.control, seq: msg.seq })
+      this.advanced(this.control, msg.seq)
       if (entry.node !== this.node) continue
       const ticket = this.tickets.get(entry.ticket)
       this.tickets.delete(entry.ticket)
