@@ -53,6 +53,7 @@ export class Applier {
     private readonly store: Store,
     private readonly journal: Journal,
     private readonly layout: JournalLayout,
+    private readonly options: { chunkBytesInLog: boolean } = { chunkBytesInLog: true },
   ) {
     this.control = controlStream(layout)
   }
@@ -88,11 +89,15 @@ export class Applier {
     this.watchdog.unref()
   }
 
-  /** Each stream's last sequence now, in one request. */
+  /** Each stream's last sequence now: one request for the list, one more for any stream the list left out. */
   private async lastSequences(): Promise<Map<string, number>> {
     const last = new Map<string, number>()
     for await (const info of this.journal.jsm.streams.list()) {
       if (this.streams.includes(info.config.name)) last.set(info.config.name, info.state.last_seq)
+    }
+    // A listing can come back short (a server answering while it rejoins): never take a missing stream for caught up.
+    for (const stream of this.streams) {
+      if (!last.has(stream)) last.set(stream, (await this.journal.jsm.streams.info(stream)).state.last_seq)
     }
     return last
   }
@@ -190,6 +195,8 @@ export class Applier {
     let after = 0
     for (const msg of msgs) {
       const entry = decodeIngest(msg.data)
+      // The bytes stay in the log: the store keeps where they are.
+      if (entry.item.kind === 'chunk' && this.options.chunkBytesInLog) entry.item.journal = { stream, seq: msg.seq }
       items.push(entry.item)
       after = Math.max(after, entry.after)
     }
