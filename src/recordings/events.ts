@@ -30,7 +30,7 @@ export interface StoredChunk {
   seq: number
   encoding: 'gzip' | 'json'
   /** The chunk's bytes, read when its turn comes; undefined if they are gone (purged meanwhile). */
-  load(): Uint8Array | undefined
+  load(): Uint8Array | undefined | Promise<Uint8Array | undefined>
 }
 
 export { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from './limits.js'
@@ -136,7 +136,7 @@ async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Event
   const answer = new Answer(limits.maxAnswerBytes)
   for (const chunk of chunks) {
     if (answer.full) break
-    const bytes = chunk.load()
+    const bytes = await chunk.load()
     if (!bytes) continue
     const splitter = new ArraySplitter(limits.maxEventBytes)
     let cut = false

@@ -136,6 +136,8 @@ export interface ChunkInfo {
   encoding: 'gzip' | 'json'
   size: number
   receivedAt: number
+  /** Cluster mode: where the bytes are in the log, when this store keeps that rather than the bytes. */
+  journal?: JournalPosition
 }
 
 export interface SessionPage {
@@ -258,7 +260,16 @@ export interface PurgeResult {
 }
 
 export type IngestItem =
-  | { kind: 'chunk'; projectId: string; receivedAt: number; meta: ChunkMeta; body: Uint8Array; page?: PageRecord }
+  | {
+      kind: 'chunk'
+      projectId: string
+      receivedAt: number
+      meta: ChunkMeta
+      body: Uint8Array
+      page?: PageRecord
+      /** Cluster mode: the bytes stay in the log at this position; the store keeps the position and everything else. */
+      journal?: JournalPosition
+    }
   | { kind: 'signals'; projectId: string; receivedAt: number; batch: SignalsRecord; pages?: PageRecord[] }
 
 /**

@@ -8,6 +8,7 @@
  * it is listed with `purged: true`, its chunk list is empty, and its chunk and
  * events endpoints answer 404 not_found with a hint that says why.
  */
+import { storedChunkBytes, type ChunkBytes } from '../../recordings/chunk-bytes.js'
 import { ApiError } from '../../errors.js'
 import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES, recordingEvents } from '../../recordings/events.js'
 import {
@@ -73,7 +74,7 @@ function refusePurged(session: SessionRecord): void {
   })
 }
 
-export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
+export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedChunkBytes(store)): Operation<ApiKeyAuth>[] {
   return [
     operation({
       operationId: 'listSessions',
@@ -128,7 +129,8 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
         const project = ownedProject(store, auth, b.projectId)
         const session = sessionOf(store, project, b.sessionKey)
         if (session.purgedAt !== undefined) return { chunks: [], purged: true }
-        return { chunks: store.listChunks(project.id, session.sk), purged: false }
+        // Where the bytes are (cluster mode) is this deployment's business, not the answer's.
+        return { chunks: store.listChunks(project.id, session.sk).map(({ journal: _, ...info }) => info), purged: false }
       },
     }),
     operation({
@@ -142,13 +144,13 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       responseType: 'application/octet-stream',
       answerHeaders: { [ENCODING_HEADER]: { description: 'The chunk\'s encoding: `gzip` or `json`.', schema: { type: 'string', enum: ['gzip', 'json'] } } },
       errors: ['invalid_request', 'not_found'],
-      handle({ auth, body }) {
+      async handle({ auth, body }) {
         const b = body
         const project = ownedProject(store, auth, b.projectId)
         const session = sessionOf(store, project, b.sessionKey)
         refusePurged(session)
         const info = store.listChunks(project.id, session.sk).find((c) => c.seq === b.seq)
-        const bytes = info && store.getChunk(project.id, session.sk, b.seq)
+        const bytes = info && (await chunkBytes(project.id, session.sk, info))
         if (!info || !bytes) throw new ApiError('not_found', { error: 'No such chunk.', hint: 'List the session\'s chunks with POST /cli/sessions.chunks.' })
         const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
         return {
@@ -176,7 +178,7 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
         const chunks = store.listChunks(project.id, session.sk).map((info) => ({
           seq: info.seq,
           encoding: info.encoding,
-          load: () => store.getChunk(project.id, session.sk, info.seq),
+          load: () => chunkBytes(project.id, session.sk, info),
         }))
         return { raw: recordingEvents(chunks, { maxAnswerBytes: b.maxBytes }), contentType: 'application/json' }
       },

@@ -35,8 +35,9 @@ export function applyChunk(tables: Tables, item: ChunkItem): IngestOutcome {
     encoding: meta.encoding,
     size: body.byteLength,
     receivedAt,
+    ...(item.journal ? { journal: item.journal } : {}),
   }
-  tables.chunks.put(key, Buffer.from(body.buffer, body.byteOffset, body.byteLength))
+  if (!item.journal) tables.chunks.put(key, Buffer.from(body.buffer, body.byteOffset, body.byteLength))
   tables.chunkInfo.put(key, info)
 
   const sessionKey = [projectId, meta.sk]

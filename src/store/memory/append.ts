@@ -30,8 +30,9 @@ export function appendChunk(data: MemoryData, item: Extract<IngestItem, { kind: 
     encoding: meta.encoding,
     size: body.byteLength,
     receivedAt,
+    ...(item.journal ? { journal: item.journal } : {}),
   }
-  chunks.set(meta.seq, { info, body: Uint8Array.from(body) })
+  chunks.set(meta.seq, item.journal ? { info } : { info, body: Uint8Array.from(body) })
 
   const sessions = inner(data.sessions, projectId)
   const existing = sessions.get(meta.sk)
