@@ -8,6 +8,7 @@
  */
 import type { FromSchema } from 'json-schema-to-ts'
 import type * as accounts from './accounts.js'
+import type { captureSettingsSchema } from './capture.js'
 import type * as common from './common.js'
 import type * as control from './control.js'
 import type * as members from './members.js'
@@ -83,3 +84,6 @@ export type FrictionKind = FrictionItem['kind']
 export type FrictionListAnswer = FromSchema<typeof read.frictionListAnswer>
 export type PagesListAnswer = FromSchema<typeof read.pagesListAnswer>
 export type PageRow = Item<PagesListAnswer['pages']>
+
+/** A project's capture settings: what the tracker records (projects.capture, the project answer, GET /api/capture). */
+export type CaptureSettings = FromSchema<typeof captureSettingsSchema>

@@ -7,19 +7,12 @@
  * sent, while the settings are unknown: an excluded page must not leak
  * before the tracker knows it is excluded).
  */
+import type { CaptureSettings } from '../../src/schemas/types.js'
 import { CAPTURE_FRESH_MS } from './config.js'
 import type { Guard } from './guard.js'
 import type { KeyValue } from './storage.js'
 
-export interface Capture {
-  sampleRate: number
-  minDurationMs: number
-  triggerUrls: string[]
-  excludeUrls: string[]
-  console: boolean
-  network: boolean
-  networkQuery: boolean
-}
+export type Capture = CaptureSettings
 
 /** What to do with a chunk: 0 send it, 1 hold it until later, 2 drop it. */
 export type Verdict = 0 | 1 | 2

@@ -6,22 +6,13 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { ErrorNote } from '../components.js'
+import type { CaptureSettings } from '../../../src/schemas/types.js'
 import { loadProjects, type Project } from '../model.js'
 import { splitLines } from './rules-editor.js'
 
-export interface CaptureSettings {
-  sampleRate: number
-  minDurationMs: number
-  triggerUrls: string[]
-  excludeUrls: string[]
-  console: boolean
-  network: boolean
-  networkQuery: boolean
-}
-
 const DEFAULTS: CaptureSettings = { sampleRate: 1, minDurationMs: 0, triggerUrls: [], excludeUrls: [], console: false, network: false, networkQuery: false }
 
-export function CaptureForm({ project, onSaved }: { project: Project & { capture?: CaptureSettings }; onSaved: () => void }) {
+export function CaptureForm({ project, onSaved }: { project: Project; onSaved: () => void }) {
   const initial = { ...DEFAULTS, ...project.capture }
   const [percent, setPercent] = useState(String(Math.round(initial.sampleRate * 1000) / 10))
   const [seconds, setSeconds] = useState(String(initial.minDurationMs / 1000))

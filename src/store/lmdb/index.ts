@@ -40,7 +40,8 @@ import type {
   TimeRange,
 } from '../insights.js'
 import { LmdbAccounts } from './accounts.js'
-import { applyChunk, applySignals, emptyStats } from './append.js'
+import { applyChunk, applySignals } from './append.js'
+import { emptyStats } from '../recording-records.js'
 import type { LmdbOptions } from './environment.js'
 import { isStorageFailure, surviveFailedCommits } from './failures.js'
 import { advanceCursors, foldLogged, readUnfolded, unfoldedCount } from './fold-log.js'
