@@ -57,6 +57,9 @@ async function assertAllStored(t: Test, url: string, apiKey: string, projectId: 
   t.equal(missing, 0, `${node}: all ${total} acknowledged chunks read back byte-identical`)
 }
 
+// Two clusters of three nats-servers and three nodes, loaded and read back chunk by chunk: two minutes on a busy 2-core machine.
+t.setTimeout(400_000)
+
 t.test('a NATS server leading a stream is killed under ingest load: nothing acknowledged is lost', async (t) => {
   const nats = await natsCluster(t)
   const a = await nodeOn(t, nats)

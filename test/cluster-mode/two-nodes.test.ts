@@ -13,6 +13,9 @@ import { createProject, nodeOn, ownerWithKey } from '../helpers/cluster-mode.js'
 import { natsCluster } from '../helpers/nats.js'
 import { callRaw, events, postChunk, postSignals } from '../helpers/read.js'
 
+// Three nats-servers and up to three nodes per test.
+t.setTimeout(300_000)
+
 t.test('what node A takes, node B serves; a new empty node rebuilds it', async (t) => {
   const nats = await natsCluster(t)
   const a = await nodeOn(t, nats)

@@ -17,6 +17,9 @@ async function journalOn(t: Test, url: string): Promise<Journal> {
   return journal
 }
 
+// Four tests start three nats-servers each and one waits out a leader election.
+t.setTimeout(300_000)
+
 t.test('sessions spread over the partitions, each session in one', async (t) => {
   const counts = [0, 0, 0]
   for (let i = 0; i < 3_000; i++) counts[partitionOf('p1', `session-${i}`, 3)]++
