@@ -8,6 +8,7 @@ import { derive } from './report-derive.js'
 import { sectionAggregates, sectionDetail, sectionDurability, sectionOversize } from './report-detail.js'
 import { sectionHeadline, sectionIntro, sectionReading } from './report-intro.js'
 import { fallbackSection, sectionGrid, sectionMemory, sectionMicro } from './report-memory.js'
+import { sectionNatsMode } from './report-nats.js'
 import { sectionPeer } from './report-peer.js'
 import type { Results } from './results.js'
 
@@ -21,6 +22,7 @@ export function renderResults(r: Results): string {
     ...sectionDurability(r, d),
     ...sectionAggregates(r),
     ...(r.fallback ? [...fallbackSection(r.fallback), ''] : []),
+    ...(r.natsMode ? sectionNatsMode(r.natsMode) : []),
     ...sectionDetail(r, d),
     ...sectionOversize(r, d),
     ...sectionMemory(r, d),

@@ -3,6 +3,7 @@
  * and the verdicts drawn from it alone: the targets, the ceilings, memory
  * flatness, the writer-pool grid's winner. bench/report.ts renders it.
  */
+import type { NatsModeResults } from './nats-stage.js'
 import type { Figures, MemorySample } from './load.js'
 import type { Mapping } from './proc.js'
 import type { MicroFigure } from './micro.js'
@@ -79,6 +80,7 @@ export interface Results {
   grid: { points: GridPoint[]; defaultRuns: Figures[] }
   /** One front on the native build, then one on the pure-Node fallback (UWS_USE_FALLBACK=1). */
   peer?: PeerResults
+  natsMode?: NatsModeResults
   fallback?: { native: { ingest: Figures; signals: Figures }; fallback: { ingest: Figures; signals: Figures } }
   /** CPU the rest of the machine used while the benchmark ran nothing, just before and just after, % of one core. */
   othersIdlePct: { before: number; after: number }

@@ -19,12 +19,14 @@
  *      between two runs of the defaults, twice;
  *   8. one front on the native uWebSockets.js build against one on the pure-Node
  *      fallback (UWS_USE_FALLBACK=1), alternating, to price running without a native build;
+ *   9. the cluster mode: one node on three local nats-servers against one on
+ *      its embedded LMDB, the NATS servers' CPU counted (bench/nats-stage.ts);
  * then writes bench/RESULTS.md. Loopback only; every server is stopped and
  * every data directory removed at the end.
  *
  * Flags: --quick (short runs, a smoke check of the benchmark itself; its
  * figures are not results), --out=FILE (default bench/RESULTS.md),
- * --only=STAGE,… (micro, front, storage, peer, cluster, flush, aggregates, memory, grid, fallback:
+ * --only=STAGE,… (micro, front, storage, peer, cluster, nats, flush, aggregates, memory, grid, fallback:
  * run those and print their figures, without writing RESULTS.md),
  * --wait-quiet=SECONDS (wait up to that long for the rest of this shared
  * machine to use less than a third of a core before starting),
@@ -42,6 +44,7 @@ import { LIMITS, loadConfig } from '../src/config.js'
 import type { Figures } from './load.js'
 import type { MicroFigure } from './micro.js'
 import { probeDeclared, probeOversize, type ProbeResult } from './oversize-probe.js'
+import { natsStage } from './nats-stage.js'
 import { abStage, peerStage } from './peer-stage.js'
 import { pinning, pinSelf, SERVER_CORES } from './pin.js'
 import { machineBusySeconds, mappingOf } from './proc.js'
@@ -257,6 +260,7 @@ async function main(): Promise<void> {
     results.peer = await peerStage(WORKERS, PEER_ROUNDS, { front: results.front, put: results.storage?.commit, measurePut: () => storageCeiling('commit') })
   }
   if (stage('cluster')) results.cluster = await clusterCommit()
+  if (stage('nats')) results.natsMode = await natsStage(WORKERS)
   if (stage('flush')) {
     // Flush sits between the commit run above and one more commit run after it, and is priced against both:
     // the load from others drifts too much within a minute for one pair of runs to compare.

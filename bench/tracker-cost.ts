@@ -7,7 +7,10 @@
  *   time (the part of each over 50 ms), from the first interaction to 3 s after;
  * - main-thread task time in that window (Chrome DevTools Protocol
  *   Performance.getMetrics `TaskDuration`).
- * Also the sizes of tracker.js and stub.js. Writes bench/tracker-results.md.
+ * Three variants, interleaved: no tracker, the tracker as most projects run it,
+ * and the tracker of a project with console and network capture on (which
+ * also loads capture.js). Also the sizes of tracker.js, stub.js and
+ * capture.js. Writes bench/tracker-results.md.
  *
  * Runs on its own (not in `npm test`): `npm run bench:tracker`.
  */
@@ -17,7 +20,7 @@ import { join } from 'node:path'
 import { chromium, type Browser } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
 import { DIST, ROOT, startCluster } from '../test/helpers/cluster.js'
-import { seedProject } from '../test/helpers/seed.js'
+import { seedProject, storeAt } from '../test/helpers/seed.js'
 import { measure } from '../tracker/report-sizes.js'
 
 const RUNS = Number(process.env.RUNS || 7)
@@ -85,8 +88,16 @@ async function main(): Promise<void> {
   let browser: Browser | undefined
   try {
     const { project } = await seedProject(cluster.dataDir, 'Bench', 'bench@bench.test')
-    const pages = { tracked: pageHtml(snippetFor(project.publicKey, cluster.url)), bare: pageHtml('') }
-    server.on('request', (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(req.url === '/tracked' ? pages.tracked : pages.bare))
+    const { project: capturing } = await seedProject(cluster.dataDir, 'Bench capture', 'capture@bench.test')
+    const store = storeAt(cluster.dataDir)
+    await store.updateProject(capturing.id, { capture: { sampleRate: 1, minDurationMs: 0, triggerUrls: [], excludeUrls: [], console: true, network: true, networkQuery: false } })
+    store.close()
+    const pages: Record<string, string> = {
+      '/tracked': pageHtml(snippetFor(project.publicKey, cluster.url)),
+      '/captured': pageHtml(snippetFor(capturing.publicKey, cluster.url)),
+      '/bare': pageHtml(''),
+    }
+    server.on('request', (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(pages[req.url ?? ''] ?? pages['/bare']))
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const address = server.address()
     const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
@@ -94,18 +105,23 @@ async function main(): Promise<void> {
       executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
     })
-    const runs: Record<'bare' | 'tracked', Run[]> = { bare: [], tracked: [] }
+    const runs: Record<'bare' | 'tracked' | 'captured', Run[]> = { bare: [], tracked: [], captured: [] }
     await once(browser, `${base}/tracked`, true) // warm-up: caches, JIT
     for (let i = 0; i < RUNS; i++) {
-      // Interleaved, so that drift of the machine hits both alike.
+      // Interleaved, so that drift of the machine hits all alike.
       runs.bare.push(await once(browser, `${base}/bare`, false))
       runs.tracked.push(await once(browser, `${base}/tracked`, true))
+      runs.captured.push(await once(browser, `${base}/captured`, true))
       process.stderr.write('.')
     }
     process.stderr.write('\n')
-    const row = (label: string, pick: (r: Run) => number, unit = ms) => `| ${label} | ${unit(median(runs.bare.map(pick)))} | ${unit(median(runs.tracked.map(pick)))} | ${unit(median(runs.tracked.map(pick)) - median(runs.bare.map(pick)))} |`
+    const row = (label: string, pick: (r: Run) => number, unit = ms) => {
+      const [bare, tracked, captured] = [runs.bare, runs.tracked, runs.captured].map((r) => median(r.map(pick)))
+      return `| ${label} | ${unit(bare)} | ${unit(tracked)} | ${unit(tracked - bare)} | ${unit(captured)} | ${unit(captured - bare)} |`
+    }
     const count = (n: number) => n.toFixed(0)
-    const sizes = [measure(join(DIST, 'public', 'tracker.js')), measure(join(DIST, 'public', 'stub.js'))]
+    const sizes = ['tracker.js', 'stub.js', 'capture.js'].map((file) => measure(join(DIST, 'public', file)))
+    const budget: Record<string, string> = { 'tracker.js': '≤ 30 KB gzip', 'stub.js': '< 1 KB raw', 'capture.js': '≤ 6 KB gzip, loaded on demand' }
     const first = runs.tracked[0]
     const report = [
       '# Tracker: size and main-thread cost',
@@ -116,21 +132,23 @@ async function main(): Promise<void> {
       '',
       '| File | Raw | gzip -9 | brotli -11 | Budget |',
       '| --- | ---: | ---: | ---: | --- |',
-      ...sizes.map((s) => `| ${s.file} | ${s.raw} B | ${s.gzip} B (${(s.gzip / 1024).toFixed(1)} KB) | ${s.brotli} B (${(s.brotli / 1024).toFixed(1)} KB) | ${s.file === 'tracker.js' ? '≤ 30 KB gzip' : '< 1 KB raw'} |`),
+      ...sizes.map((s) => `| ${s.file} | ${s.raw} B | ${s.gzip} B (${(s.gzip / 1024).toFixed(1)} KB) | ${s.brotli} B (${(s.brotli / 1024).toFixed(1)} KB) | ${budget[s.file]} |`),
       '',
       '## Main-thread cost on a page of 5,000 elements',
       '',
-      `The page: a table of ${ROWS} rows (${first.elements} elements, ${first.nodes} nodes in all). Each run loads the page, waits 300 ms, moves the mouse (which makes the stub load tracker.js, which then takes the full snapshot) and watches the next ${WINDOW_MS / 1000} s. "Without" is the same page without the snippet and the same mouse move.`,
+      `The page: a table of ${ROWS} rows (${first.elements} elements, ${first.nodes} nodes in all). Each run loads the page, waits 300 ms, moves the mouse (which makes the stub load tracker.js, which then takes the full snapshot) and watches the next ${WINDOW_MS / 1000} s. "Without" is the same page without the snippet and the same mouse move; "capture on" is the tracker of a project with console and network capture on (tracker.js then loads capture.js).`,
       '',
-      '| Figure (median) | Without tracker | With tracker | Added |',
-      '| --- | ---: | ---: | ---: |',
+      '| Figure (median) | Without tracker | With tracker | Added | Capture on | Added |',
+      '| --- | ---: | ---: | ---: | ---: | ---: |',
       row('Initial full snapshot (rrweb serialization)', (r) => r.snapshotMs),
       row('Long tasks (≥ 50 ms), count', (r) => r.longTasks, count),
       row('Long-task time', (r) => r.longTaskMs),
       row('Blocking time (long-task time over 50 ms each)', (r) => r.blockingMs),
       row('Main-thread task time in the window (CDP TaskDuration)', (r) => r.taskMs),
       '',
-      `Every run, with tracker: snapshot ${runs.tracked.map((r) => r.snapshotMs.toFixed(1)).join(', ')} ms; long tasks ${runs.tracked.map((r) => `${r.longTasks} (${r.longTaskMs.toFixed(0)} ms)`).join(', ')}.`,
+      `Every run, with tracker: snapshot ${runs.tracked.map((r) => r.snapshotMs.toFixed(1)).join(', ')} ms; long tasks ${runs.tracked.map((r) => `${r.longTasks} (${r.longTaskMs.toFixed(0)} ms)`).join(', ')}; task time ${runs.tracked.map((r) => r.taskMs.toFixed(0)).join(', ')} ms.`,
+      '',
+      `Every run, capture on: snapshot ${runs.captured.map((r) => r.snapshotMs.toFixed(1)).join(', ')} ms; long tasks ${runs.captured.map((r) => `${r.longTasks} (${r.longTaskMs.toFixed(0)} ms)`).join(', ')}; task time ${runs.captured.map((r) => r.taskMs.toFixed(0)).join(', ')} ms.`,
       '',
       'What the figures include: the tracker\'s whole start on this page (parsing and running tracker.js, the snapshot, gzip of the first chunk through CompressionStream, which runs off the main thread, and its upload to the service on loopback). What they leave out: the 10 s flushes later on, and slower devices; a mid-range phone is several times slower than this machine, so read the snapshot time as a lower bound there. The spread between runs ("Every run") comes from this 2-core machine being shared with other work while measuring; the medians are the figures to quote.',
       '',

@@ -15,6 +15,7 @@ import { encodeControl } from './journal/entries.js'
 import { layoutOf } from './journal/node.js'
 import { publishUntil } from './journal/publish.js'
 import { submittingStore } from './journal/replicated-store.js'
+import { controlStream, controlSubject } from './journal/streams.js'
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
@@ -51,13 +52,14 @@ async function openAdminStore(): Promise<{ store: Store; close: () => Promise<vo
   const config = loadConfig()
   const local = openStore(config)
   if (!config.natsUrl) return { store: local, close: () => local.close() }
-  const journal = await openJournal(config.natsUrl, layoutOf(config), config.natsDeadlineMs)
+  const layout = layoutOf(config)
+  const journal = await openJournal(config.natsUrl, layout, config.natsDeadlineMs)
   const submit = async (op: string, args: unknown[]) => {
-    const ack = await publishUntil(journal.js, `ctl.${op}`, encodeControl({ op, args, node: 'admin', ticket: 0 }), { deadline: Date.now() + config.natsDeadlineMs })
+    const ack = await publishUntil(journal.js, controlSubject(layout, op), encodeControl({ op, args, node: 'admin', ticket: 0 }), { deadline: Date.now() + config.natsDeadlineMs })
     return ack.seq
   }
   return {
-    store: submittingStore(local, submit, config.natsDeadlineMs),
+    store: submittingStore(local, controlStream(layout), submit, config.natsDeadlineMs),
     close: async () => {
       await journal.close()
       await local.close()

@@ -96,6 +96,12 @@ export interface Config {
   natsPartitions: number
   /** Cluster mode: copies of each stream across NATS servers; 3 survives losing one server. */
   natsReplicas: number
+  /**
+   * Cluster mode: where each node keeps recording bytes. `log` (the default): only in the log's streams,
+   * read back by direct get, so recordings take the NATS cluster's disks; a node's DATA_DIR keeps their
+   * metadata. `lmdb`: a copy in every node's LMDB as well (reads stay local; each node's disk holds everything).
+   */
+  natsChunkBytes: 'log' | 'lmdb'
   /** Cluster mode: how long an ingest publish or a control write may wait for the log, and a read for this node to catch up, ms. */
   natsDeadlineMs: number
 }
@@ -121,6 +127,13 @@ function url(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
   } catch {
     throw new Error(`${name} must be an absolute URL, got ${JSON.stringify(raw)}`)
   }
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!values.includes(raw as T)) throw new Error(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`)
+  return raw as T
 }
 
 function natsUrl(env: NodeJS.ProcessEnv): string {
@@ -179,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsUrl: natsUrl(env),
     natsPartitions: int(env, 'NATS_PARTITIONS', 3, 1, 256),
     natsReplicas: int(env, 'NATS_REPLICAS', 3, 1, 5),
+    natsChunkBytes: oneOf(env, 'NATS_CHUNK_BYTES', ['log', 'lmdb'] as const, 'log'),
     // 10 s: a stream elects a new leader in about 5 s when a NATS server dies (test/journal/journal.test.ts).
     natsDeadlineMs: int(env, 'NATS_DEADLINE_MS', 10_000, 100, 600_000),
   }

@@ -4,6 +4,8 @@
  * number or an error body by hand. test/errors.test.ts checks that this table,
  * the OpenAPI document and the README agree.
  */
+import type { FromSchema } from 'json-schema-to-ts'
+import type { errorBodySchema } from './schemas/common.js'
 
 export const ERRORS = {
   invalid_request: { status: 400, message: 'The body or parameters did not validate.', hint: 'Check the request against /openapi.json.' },
@@ -17,14 +19,8 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS
 
-export interface ErrorBody {
-  error: string
-  code: ErrorCode
-  hint?: string
-  documentation_url?: string
-  ok?: false
-  invalid?: string[]
-}
+/** An error answer, as src/schemas/common.ts documents it: a code missing from its enum does not compile in errorBody(). */
+export type ErrorBody = FromSchema<typeof errorBodySchema>
 
 export interface ErrorOptions {
   /** Replaces the table's human-readable message. */

@@ -3,11 +3,8 @@
  * batches into the aggregates (src/store/lmdb/fold-log.ts), oldest first,
  * FOLD_BATCHES per transaction (src/control/fold-loop.ts). With a full
  * fold's worth left it goes on at once. Otherwise it lets batches gather for
- * FOLD_INTERVAL_MS first, because folding them as they come (a few per fold)
- * rewrote the busy buckets nearly once per batch: in the read bench,
- * 0.39–0.44 ms of server CPU per dense 5 KB batch and 2,900–3,200
- * batches/s, against 0.23–0.26 ms and 4,700–5,300 batches/s with 500 ms
- * between folds (same machine, same hour, folds of up to 4,000).
+ * FOLD_INTERVAL_MS first: folding them as they come rewrote the busy buckets
+ * nearly once per batch (the read bench, bench/read-results.md).
  *
  * It runs at a lower scheduling priority than the rest of the machine's
  * processes (nice +10, on Linux a thread's own): under a burst the fronts

@@ -4,6 +4,7 @@
  * CliError carrying the server's code and hint.
  */
 import type { IncomingMessage } from 'node:http'
+import type { Project, ProjectListAnswer } from '../../src/schemas/types.js'
 import { apiBase } from './config.js'
 import { CliError } from './errors.js'
 import { open, readAll } from './http.js'
@@ -56,6 +57,14 @@ export function createApi(url: string, apiKey?: string): Api {
       throw await failure(res, target)
     },
   }
+}
+
+/** The project of that id in the caller's organisation, or not_found. */
+export async function findProject(api: Api, projectId: string): Promise<Project> {
+  const { projects } = await api.call<ProjectListAnswer>('/cli/projects.list')
+  const project = projects.find((p) => p.id === projectId)
+  if (!project) throw new CliError('not_found', `No project ${projectId} in your organisation.`, { hint: 'List your projects with `svc projects list`.' })
+  return project
 }
 
 /** The server's error body as a CliError; anything else (a proxy's HTML page) as bad_response. */

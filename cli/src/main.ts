@@ -8,6 +8,7 @@ import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from './args.js'
 import * as account from './commands/account.js'
+import { capture } from './commands/capture.js'
 import { commandHelp, groupHelp, help, overview, version } from './commands/help.js'
 import * as members from './commands/members.js'
 import * as projects from './commands/projects.js'
@@ -28,6 +29,7 @@ const HANDLERS: Record<string, (ctx: Context) => Promise<void>> = {
   password: members.password,
   'projects list': projects.list,
   'projects create': projects.create,
+  'projects capture': capture,
   'rules set': rules.set,
   'rules test': rules.test,
   snippet: projects.snippet,

@@ -5,26 +5,13 @@
  * ApiFailure carrying the error body's `code` and `hint`.
  */
 
+import type { AuthStateAnswer, SignedInAnswer } from '../../src/schemas/types.js'
+
 const BASE = '/api/v1'
 
-export interface User {
-  userId: string
-  email: string
-  orgId: string
-  orgName: string
-}
-
-export interface AuthState {
-  firstRun: boolean
-  signedIn: boolean
-  user?: User
-  csrfToken?: string
-}
-
-export interface SignedIn {
-  user: User
-  csrfToken: string
-}
+export type AuthState = AuthStateAnswer
+export type SignedIn = SignedInAnswer
+export type User = SignedInAnswer['user']
 
 export class ApiFailure extends Error {
   constructor(

@@ -6,7 +6,7 @@ export const PUBLIC_KEY_RE = /^svc_pk_[0-9a-f]+$/
 /**
  * Longest public key accepted: minted keys are 39 characters (src/accounts/secrets.ts);
  * a longer one names no project, and an unbounded one once reached an LMDB
- * key past its 1,978-byte limit and took the front down (issue 14).
+ * key past its 1,978-byte limit and took the front down.
  */
 export const PUBLIC_KEY_MAX_CHARS = 128
 

@@ -144,6 +144,7 @@ function ingestOperation(op: FrontOperation, components: Record<string, Schema>,
       requestBody: { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: 1_000_000 } } } },
     }
   }
+  if (op.method === 'GET') return { ...base, parameters: [pk] }
   return {
     ...base,
     parameters: [pk],

@@ -2,6 +2,7 @@
 import type { Config } from '../config.js'
 import { BackfillRunner } from '../grouping/backfill.js'
 import { buildOpenApi } from '../contract/openapi.js'
+import type { ChunkBytes } from '../recordings/chunk-bytes.js'
 import type { Store } from '../store/store.js'
 import { createAuthenticator } from './auth.js'
 import { accountOperations } from './operations/accounts.js'
@@ -23,6 +24,8 @@ export interface ControlDeps {
   now?: () => number
   /** Built from the store and config when not given. */
   backfill?: BackfillRunner
+  /** Where chunk bytes are read from: the store unless told (the cluster mode reads the log too). */
+  chunkBytes?: ChunkBytes
   /** Where the website's Markdown sources are; without it the root serves the API only. */
   site?: Pick<SiteOptions, 'pagesDir' | 'publicDir'>
 }
@@ -37,7 +40,7 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
     ...pageOperations(deps.store, backfill),
     ...keyOperations(deps.store),
     ...setupOperations(deps.store),
-    ...sessionOperations(deps.store),
+    ...sessionOperations(deps.store, deps.chunkBytes),
     ...insightOperations(deps.store, deps.now),
     ...snippetOperations(deps.store, deps.config.directUrl),
     ...accountOperations({ store: deps.store, publicUrl: deps.config.publicUrl, directUrl: deps.config.directUrl, now, throttle }),

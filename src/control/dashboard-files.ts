@@ -1,5 +1,5 @@
 /**
- * Serves the web dashboard (issue 8) at /app/: the HTML shell and the
+ * Serves the web dashboard at /app/: the HTML shell and the
  * content-hashed modules and stylesheet dist/public/app holds, read once at
  * start-up with the .br/.gz twins the build wrote. Beside the router, not in
  * it: these are files, not operations, and have no place in /openapi.json.

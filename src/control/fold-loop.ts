@@ -7,7 +7,7 @@
  * some of the entries this fold read, the fold comes back short with a
  * backlog still behind it. Judged by its count alone, the loop then slept
  * `intervalMs` (500 ms by default) with a full fold waiting, which reads
- * under ingest load made happen over and over (issue 6's note).
+ * under ingest load made happen over and over.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { log } from '../log.js'

@@ -10,6 +10,7 @@ import type { ChildMessage } from '../cluster/messages.js'
 import { answerScrapes, metrics, onScrape } from '../metrics/registry.js'
 import { openStore } from '../store/open.js'
 import { joinCluster } from '../journal/node.js'
+import { journalChunkBytes } from '../journal/chunk-bytes.js'
 import { BackfillRunner } from '../grouping/backfill.js'
 import { scheduleRetention } from '../recordings/retention.js'
 import { createControl } from './control.js'
@@ -26,7 +27,7 @@ const local = openStore(config)
 const cluster = config.natsUrl ? await joinCluster(config, local) : undefined
 const store = cluster?.store ?? local
 const backfill = new BackfillRunner(store, { batch: config.backfillBatch, pauseMs: config.backfillPauseMs })
-const control = createControl({ store, config, backfill, site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
+const control = createControl({ store, config, backfill, chunkBytes: cluster && journalChunkBytes(local, cluster.journal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
 // Backfills a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)

@@ -36,7 +36,7 @@ export function decodeCursor<T extends Record<string, 'string' | 'number'>>(curs
     typeof value === 'object' &&
     value !== null &&
     Object.entries(shape).every(([name, type]) => typeof (value as Record<string, unknown>)[name] === type && (type === 'string' || Number.isFinite((value as Record<string, number>)[name])))
-  if (!valid) throw new ApiError('invalid_request', { error: 'The cursor is not one this endpoint gave.', hint: 'Send back the nextCursor of the previous page unchanged, or omit it to start over.' })
+  if (!valid) throw new ApiError('invalid_request', { error: 'The cursor is not one this endpoint gave.', hint: 'Send back the nextCursor of the previous answer unchanged, or omit it to start over.' })
   return value as { [K in keyof T]: T[K] extends 'string' ? string : number }
 }
 

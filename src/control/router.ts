@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { pipeline } from 'node:stream'
 import type { ValidateFunction } from 'ajv'
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
 import { LIMITS } from '../config.js'
 import { ApiError, errorBody, statusOf, type ErrorCode } from '../errors.js'
 import { log } from '../log.js'
@@ -17,21 +18,40 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 
 export type Credential = 'none' | 'apiKey' | 'setupToken'
 
-export interface RequestContext {
+/** The body a handler receives: the type of the schema its router validates it with; {} when the operation takes none. */
+export type BodyOf<S> = 0 extends 1 & S ? Record<string, unknown> : S extends JSONSchema ? FromSchema<S> : Record<string, never>
+
+export interface RequestContext<B = Record<string, unknown>> {
   req: IncomingMessage
   /** Parsed, validated JSON body ({} when the operation takes none). */
-  body: Record<string, unknown>
+  body: B
   query: URLSearchParams
   /** Headers to add to the answer (Set-Cookie, for instance). */
   responseHeaders: Record<string, string[]>
 }
 
-/** A handler's answer: JSON by default, or raw bytes / a stream with its own content type. */
-export type Reply =
-  | unknown
-  | { raw: Buffer | string | NodeJS.ReadableStream; contentType: string; status?: number; headers?: Record<string, string> }
+/** Raw bytes or a stream with its own content type, answered as they are. */
+export interface RawReply {
+  raw: Buffer | string | NodeJS.ReadableStream
+  contentType: string
+  status?: number
+  headers?: Record<string, string>
+}
 
-export interface Operation<C = unknown> {
+/** A handler's answer: JSON of its answer schema's type, or a raw reply. */
+export type Reply<R = unknown> = AnswerOf<R> | RawReply
+
+/** T without the open index signature FromSchema gives objects that allow more members: a handler answers the documented ones. */
+export type Known<T> = T extends readonly (infer U)[]
+  ? Known<U>[]
+  : T extends object
+    ? { [K in keyof T as string extends K ? never : K]: Known<T[K]> }
+    : T
+
+/** The JSON a handler answers: the type of the operation's answer schema. */
+export type AnswerOf<R> = 0 extends 1 & R ? unknown : R extends JSONSchema ? Known<FromSchema<R>> : unknown
+
+export interface Operation<C = unknown, S = any, R = any> {
   operationId: string
   method: 'GET' | 'POST'
   /** Route path without the API prefix, e.g. `/cli/whoami`. */
@@ -39,11 +59,11 @@ export interface Operation<C = unknown> {
   credential: Credential
   summary: string
   /** JSON Schema of the request body; absent for operations that take none. */
-  body?: Record<string, unknown>
+  body?: S
   /** JSON Schema of the query parameters (an object of strings). */
   query?: Record<string, unknown>
   /** JSON Schema of the 200 answer, for the OpenAPI document. */
-  response?: Record<string, unknown>
+  response?: R
   /** Media type of the 200 answer; JSON unless said. */
   responseType?: string
   /** Headers of the 200 answer worth documenting (OpenAPI `headers`), by name. */
@@ -52,7 +72,12 @@ export interface Operation<C = unknown> {
   errors?: ErrorCode[]
   /** Served at the root too (public documents). */
   atRoot?: boolean
-  handle(ctx: RequestContext & { auth: C }): Promise<Reply> | Reply
+  handle(ctx: RequestContext<BodyOf<S>> & { auth: C }): Promise<Reply<R>> | Reply<R>
+}
+
+/** Declares an operation: its handler's `body` typed from the schema the router validates it with, its answer from the schema that documents it. */
+export function operation<C, S extends JSONSchema | undefined = undefined, R extends JSONSchema | undefined = undefined>(op: Operation<C, S, R>): Operation<C> {
+  return op
 }
 
 interface Compiled {
@@ -63,7 +88,7 @@ interface Compiled {
 
 export type Authenticate = (req: IncomingMessage, query: URLSearchParams, credential: Credential) => unknown
 
-export function isRawReply(value: unknown): value is { raw: Buffer | string | NodeJS.ReadableStream; contentType: string; status?: number; headers?: Record<string, string> } {
+export function isRawReply(value: unknown): value is RawReply {
   return typeof value === 'object' && value !== null && 'raw' in value && 'contentType' in value
 }
 
@@ -83,7 +108,7 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
   for (const op of operations) {
     const key = `${op.method} ${op.route}`
     if (table.has(key)) throw new Error(`duplicate route ${key}`)
-    table.set(key, { op, validate: op.body ? ajv.compile(op.body) : undefined, validateQuery: op.query ? ajv.compile(op.query) : undefined })
+    table.set(key, { op, validate: op.body ? ajv.compile(op.body as object) : undefined, validateQuery: op.query ? ajv.compile(op.query) : undefined })
   }
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -7,6 +7,7 @@
 import { INGEST_OPERATIONS, PUBLIC_ARTIFACTS } from './operations.js'
 import { apiAddresses, artifactAddresses } from '../contract/routes.js'
 import type { Artifacts } from './artifacts.js'
+import { handleCapture } from './capture.js'
 import { handleChunk, handleSignals, ingestFault, type IngestDeps } from './ingest.js'
 import type { Proxy } from './proxy.js'
 import { send, sendError, sendPreflight } from './reply.js'
@@ -25,6 +26,7 @@ type Handler = (deps: IngestDeps, res: HttpResponse, req: HttpRequest) => Promis
 const INGEST_HANDLERS: Record<string, Handler> = {
   ingestSessionChunk: handleChunk,
   ingestSignalsBatch: handleSignals,
+  getCaptureSettings: handleCapture,
 }
 
 /** A fault outside ingest is the server's own: the one case a 500 is honest. */
@@ -37,7 +39,8 @@ export function createFrontApp(uws: UwsModule, deps: FrontDeps): TemplatedApp {
     const handler = INGEST_HANDLERS[op.operationId]
     if (!handler) throw new Error(`no handler for ${op.operationId}`)
     const onFault = (res: HttpResponse, error: unknown) => ingestFault(deps, res, error)
-    for (const path of apiAddresses(op.route)) app.post(path, safely(op.operationId, (res, req) => handler(deps, res, req), onFault))
+    const register = op.method === 'GET' ? app.get.bind(app) : app.post.bind(app)
+    for (const path of apiAddresses(op.route)) register(path, safely(op.operationId, (res, req) => handler(deps, res, req), onFault))
   }
   for (const op of PUBLIC_ARTIFACTS) {
     const artifact = deps.artifacts.byPath.get(op.route)

@@ -63,6 +63,7 @@ export function loadArtifacts(dir: URL, options: ArtifactOptions): Artifacts {
     ['/health', json(health)],
     ['/release', json(release)],
     ['/tracker.js', { body: tracker, contentType: JS, cacheControl: SHORT_CACHE }],
+    ['/capture.js', { body: read('capture.js'), contentType: JS, cacheControl: SHORT_CACHE }],
     ['/cli.mjs', { body: cli, contentType: JS, cacheControl: SHORT_CACHE }],
     ['/install.md', { body: install, contentType: MARKDOWN, cacheControl: SHORT_CACHE }],
     ['/skill.md', { body: skill, contentType: MARKDOWN, cacheControl: SHORT_CACHE }],

@@ -6,6 +6,7 @@
 import type { ErrorCode } from '../errors.js'
 import { chunkMetaSchema, okSchema, signalsBatchSchema } from '../schemas/tracker-payloads.js'
 import { healthSchema, releaseSchema } from '../schemas/common.js'
+import { captureSettingsSchema } from '../schemas/capture.js'
 
 export interface FrontOperation {
   operationId: string
@@ -23,6 +24,7 @@ export const PUBLIC_ARTIFACTS: FrontOperation[] = [
   { operationId: 'getHealth', method: 'GET', route: '/health', summary: 'Liveness probe.', responseType: 'application/json', response: healthSchema, credential: 'none' },
   { operationId: 'getRelease', method: 'GET', route: '/release', summary: 'Release manifest: versions and sha256 of the served CLI and skill.', responseType: 'application/json', response: releaseSchema, credential: 'none' },
   { operationId: 'getTrackerBundle', method: 'GET', route: '/tracker.js', summary: 'The tracker bundle.', responseType: 'text/javascript', credential: 'none' },
+  { operationId: 'getCaptureBundle', method: 'GET', route: '/capture.js', summary: 'Console and network capture, which tracker.js loads only for projects that turn one on.', responseType: 'text/javascript', credential: 'none' },
   { operationId: 'getCliBundle', method: 'GET', route: '/cli.mjs', summary: 'The command-line client: one dependency-free ES module for Node 18+.', responseType: 'text/javascript', credential: 'none' },
   { operationId: 'getInstallGuide', method: 'GET', route: '/install.md', summary: 'The install guide.', responseType: 'text/markdown', credential: 'none' },
   { operationId: 'getAgentSkill', method: 'GET', route: '/skill.md', summary: 'The agent install skill.', responseType: 'text/markdown', credential: 'none' },
@@ -48,6 +50,16 @@ export const INGEST_OPERATIONS: FrontOperation[] = [
     response: okSchema,
     credential: 'publicKey',
     errors: ['invalid_request', 'not_found', 'payload_too_large', 'overloaded'],
+  },
+  {
+    operationId: 'getCaptureSettings',
+    method: 'GET',
+    route: '/capture',
+    summary: 'The project\'s capture settings, as its tracker reads them: sampling, minimum duration, URL triggers and exclusions, console and network capture.',
+    responseType: 'application/json',
+    response: captureSettingsSchema,
+    credential: 'publicKey',
+    errors: ['invalid_request', 'not_found'],
   },
 ]
 

@@ -2,8 +2,8 @@
  * Every uWebSockets.js route handler of the front runs inside `safely`. An
  * exception thrown in a uWS handler is thrown from C++ into Node as an
  * uncaught exception, and on Node 20 a promise rejection nobody handles is one
- * too: either ended the whole front and dropped every request in flight on it
- * (issue 14). Here a fault ends only its own request, with a JSON answer.
+ * too: either ended the whole front and dropped every request in flight on it.
+ * Here a fault ends only its own request, with a JSON answer.
  */
 import { log } from '../log.js'
 import { begin, routeMeter } from './request-metrics.js'

@@ -17,7 +17,7 @@ import { StorageUnavailable, type IngestItem, type Store } from '../store/store.
 import type { Journal } from './connect.js'
 import { decodeControl, decodeIngest, encodeControl } from './entries.js'
 import { publishUntil } from './publish.js'
-import { CONTROL_STREAM, recordingStream, SIGNALS_STREAM, type JournalLayout } from './streams.js'
+import { controlStream, controlSubject, streamNames, type JournalLayout } from './streams.js'
 
 /** Ingest entries applied in one store transaction at most: a backlog is applied in a few large commits, not one per entry. */
 const APPLY_BATCH = 256
@@ -47,15 +47,19 @@ export class Applier {
   /** Each follower's way to end its current consumer, so that the watchdog can restart it. */
   private readonly restarts = new Map<string, () => void>()
   private watchdog?: NodeJS.Timeout
+  private readonly control: string
 
   constructor(
     private readonly store: Store,
     private readonly journal: Journal,
     private readonly layout: JournalLayout,
-  ) {}
+    private readonly options: { chunkBytesInLog: boolean } = { chunkBytesInLog: true },
+  ) {
+    this.control = controlStream(layout)
+  }
 
   get streams(): string[] {
-    return [CONTROL_STREAM, SIGNALS_STREAM, ...Array.from({ length: this.layout.partitions }, (_, i) => recordingStream(i))]
+    return streamNames(this.layout)
   }
 
   position(stream: string): number {
@@ -65,7 +69,7 @@ export class Applier {
   start(): void {
     for (const stream of this.streams) {
       this.applied.set(stream, this.store.journalPosition(stream))
-      this.loops.push(this.follow(stream, stream === CONTROL_STREAM ? (msgs) => this.applyControl(msgs) : (msgs) => this.applyIngest(stream, msgs)))
+      this.loops.push(this.follow(stream, stream === this.control ? (msgs) => this.applyControl(msgs) : (msgs) => this.applyIngest(stream, msgs)))
     }
     let seen = new Map<string, number>()
     this.watchdog = setInterval(() => {
@@ -85,11 +89,15 @@ export class Applier {
     this.watchdog.unref()
   }
 
-  /** Each stream's last sequence now, in one request. */
+  /** Each stream's last sequence now: one request for the list, one more for any stream the list left out. */
   private async lastSequences(): Promise<Map<string, number>> {
     const last = new Map<string, number>()
     for await (const info of this.journal.jsm.streams.list()) {
       if (this.streams.includes(info.config.name)) last.set(info.config.name, info.state.last_seq)
+    }
+    // A listing can come back short (a server answering while it rejoins): never take a missing stream for caught up.
+    for (const stream of this.streams) {
+      if (!last.has(stream)) last.set(stream, (await this.journal.jsm.streams.info(stream)).state.last_seq)
     }
     return last
   }
@@ -107,7 +115,7 @@ export class Applier {
     const ticket = this.nextTicket++
     const result = new Promise((resolve, reject) => this.tickets.set(ticket, { resolve, reject }))
     try {
-      await publishUntil(this.journal.js, `ctl.${op}`, encodeControl({ op, args, node: this.node, ticket }), { deadline })
+      await publishUntil(this.journal.js, controlSubject(this.layout, op), encodeControl({ op, args, node: this.node, ticket }), { deadline })
     } catch (error) {
       this.tickets.delete(ticket)
       throw error
@@ -187,11 +195,13 @@ export class Applier {
     let after = 0
     for (const msg of msgs) {
       const entry = decodeIngest(msg.data)
+      // The bytes stay in the log: the store keeps where they are.
+      if (entry.item.kind === 'chunk' && this.options.chunkBytesInLog) entry.item.journal = { stream, seq: msg.seq }
       items.push(entry.item)
       after = Math.max(after, entry.after)
     }
     // An item names a project, rules and pages as its publisher saw them: the control log comes first.
-    await this.until(() => this.position(CONTROL_STREAM) >= after, Number.POSITIVE_INFINITY)
+    await this.until(() => this.position(this.control) >= after, Number.POSITIVE_INFINITY)
     const last = msgs[msgs.length - 1].seq
     if (last <= this.position(stream)) return
     await this.store.appendBatch(items, { stream, seq: last })
@@ -200,7 +210,7 @@ export class Applier {
 
   private async applyControl(msgs: JsMsg[]): Promise<void> {
     for (const msg of msgs) {
-      if (msg.seq <= this.position(CONTROL_STREAM)) continue
+      if (msg.seq <= this.position(this.control)) continue
       const entry = decodeControl(msg.data)
       let outcome: { value?: unknown; error?: unknown }
       try {
@@ -214,8 +224,8 @@ export class Applier {
         log.error('control log entry failed', { op: entry.op, seq: msg.seq, error: String(error) })
         outcome = { error }
       }
-      await this.store.setJournalPosition({ stream: CONTROL_STREAM, seq: msg.seq })
-      this.advanced(CONTROL_STREAM, msg.seq)
+      await this.store.setJournalPosition({ stream: this.control, seq: msg.seq })
+      this.advanced(this.control, msg.seq)
       if (entry.node !== this.node) continue
       const ticket = this.tickets.get(entry.ticket)
       this.tickets.delete(entry.ticket)

@@ -15,7 +15,7 @@ import type { Store } from '../store/store.js'
 import type { Journal } from './connect.js'
 import { encodeIngest } from './entries.js'
 import { publishUntil } from './publish.js'
-import { chunkMessageId, chunkSubject, CONTROL_STREAM, partitionOf, signalsSubject, type JournalLayout } from './streams.js'
+import { chunkMessageId, chunkSubject, controlStream, partitionOf, signalsSubject, type JournalLayout } from './streams.js'
 
 export interface IngestSinkOptions {
   layout: JournalLayout
@@ -63,8 +63,8 @@ export class JournalIngestSink {
   async lateProject(pk: string): Promise<string | undefined> {
     const deadline = Date.now() + this.options.deadlineMs
     try {
-      const last = (await this.journal.jsm.streams.info(CONTROL_STREAM)).state.last_seq
-      while (this.store.journalPosition(CONTROL_STREAM) < last && Date.now() < deadline) await sleep(10)
+      const last = (await this.journal.jsm.streams.info(controlStream(this.options.layout))).state.last_seq
+      while (this.store.journalPosition(controlStream(this.options.layout)) < last && Date.now() < deadline) await sleep(10)
     } catch (error) {
       log.warn('could not read the control log position; answering from what this node has', { error: String(error) })
     }
@@ -74,12 +74,12 @@ export class JournalIngestSink {
   private async publish(raw: WriteItem): Promise<QueueOutcome> {
     const item = this.preparer.prepare(raw)
     if ('invalid' in item) return item
-    const after = this.store.journalPosition(CONTROL_STREAM)
-    const { partitions } = this.options.layout
+    const after = this.store.journalPosition(controlStream(this.options.layout))
+    const { layout } = this.options
     const [subject, msgID] =
       item.kind === 'chunk'
-        ? [chunkSubject(partitionOf(item.projectId, item.meta.sk, partitions), item.projectId, item.meta.sk), chunkMessageId(item.projectId, item.meta.sk, item.meta.seq)]
-        : [signalsSubject(item.projectId), undefined]
+        ? [chunkSubject(layout, partitionOf(item.projectId, item.meta.sk, layout.partitions), item.projectId, item.meta.sk), chunkMessageId(item.projectId, item.meta.sk, item.meta.seq)]
+        : [signalsSubject(layout, item.projectId), undefined]
     try {
       const ack = await publishUntil(this.journal.js, subject, encodeIngest({ item, after }), { msgID, deadline: Date.now() + this.options.deadlineMs })
       return ack.duplicate ? 'duplicate' : 'stored'

@@ -12,7 +12,7 @@ import { openJournal, type Journal } from './connect.js'
 import { replicatedStore } from './replicated-store.js'
 import { DEFAULT_LAYOUT, type JournalLayout } from './streams.js'
 
-export type ClusterConfig = Pick<Config, 'natsUrl' | 'natsPartitions' | 'natsReplicas' | 'natsDeadlineMs' | 'retentionDays'>
+export type ClusterConfig = Pick<Config, 'natsUrl' | 'natsPartitions' | 'natsReplicas' | 'natsDeadlineMs' | 'natsChunkBytes' | 'retentionDays'>
 
 export function layoutOf(config: ClusterConfig): JournalLayout {
   return { ...DEFAULT_LAYOUT, partitions: config.natsPartitions, replicas: config.natsReplicas, retentionDays: config.retentionDays }
@@ -30,7 +30,7 @@ const JOIN_TIMEOUT_MS = 120_000
 
 export async function joinCluster(config: ClusterConfig, local: Store): Promise<ClusterNode> {
   const journal = await openJournal(config.natsUrl, layoutOf(config), JOIN_TIMEOUT_MS)
-  const applier = new Applier(local, journal, layoutOf(config))
+  const applier = new Applier(local, journal, layoutOf(config), { chunkBytesInLog: config.natsChunkBytes === 'log' })
   applier.start()
   const started = Date.now()
   while (!(await applier.caughtUp(5_000))) {

@@ -9,7 +9,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Store } from '../store/store.js'
 import type { Applier } from './applier.js'
-import { CONTROL_STREAM } from './streams.js'
 
 /** Store methods that change what the service knows: each is one control log entry. */
 export const REPLICATED_MUTATIONS = [
@@ -64,7 +63,7 @@ const READ_BACK: Partial<Record<(typeof REPLICATED_MUTATIONS)[number], (store: S
  * the node's LMDB, which the node's control worker applies it to. Updates
  * answer the record as it then is; other mutations answer nothing.
  */
-export function submittingStore(local: Store, submit: (op: string, args: unknown[]) => Promise<number>, deadlineMs: number): Store {
+export function submittingStore(local: Store, controlStream: string, submit: (op: string, args: unknown[]) => Promise<number>, deadlineMs: number): Store {
   const replicated = new Set<string>(REPLICATED_MUTATIONS)
   return new Proxy(local, {
     get(target, property, receiver) {
@@ -72,7 +71,7 @@ export function submittingStore(local: Store, submit: (op: string, args: unknown
         return async (...args: unknown[]) => {
           const seq = await submit(property, args)
           const deadline = Date.now() + deadlineMs
-          while (target.journalPosition(CONTROL_STREAM) < seq) {
+          while (target.journalPosition(controlStream) < seq) {
             if (Date.now() > deadline) throw new Error(`the log holds the change (control entry ${seq}) but this node has not applied it within ${deadlineMs} ms: is the node running on this DATA_DIR?`)
             await sleep(20)
           }

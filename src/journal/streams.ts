@@ -22,15 +22,24 @@ export interface JournalLayout {
    * only spares the log the repeat.
    */
   duplicateWindowMs: number
+  /** Put before every stream name and subject, so that several logs share one NATS cluster (each test its own). */
+  namespace: string
 }
 
-export const DEFAULT_LAYOUT: JournalLayout = { partitions: 3, replicas: 3, retentionDays: 30, duplicateWindowMs: 10 * 60_000 }
+export const DEFAULT_LAYOUT: JournalLayout = { partitions: 3, replicas: 3, retentionDays: 30, duplicateWindowMs: 10 * 60_000, namespace: '' }
 
 const NANOS_PER_MS = 1_000_000
 
-export const SIGNALS_STREAM = 'SIG'
-export const CONTROL_STREAM = 'CTL'
-export const recordingStream = (partition: number) => `REC_${partition}`
+export const signalsStream = (layout: JournalLayout) => `${layout.namespace}SIG`
+export const controlStream = (layout: JournalLayout) => `${layout.namespace}CTL`
+export const recordingStream = (layout: JournalLayout, partition: number) => `${layout.namespace}REC_${partition}`
+
+/** Every stream of the layout: the control log first. */
+export function streamNames(layout: JournalLayout): string[] {
+  return [controlStream(layout), signalsStream(layout), ...Array.from({ length: layout.partitions }, (_, i) => recordingStream(layout, i))]
+}
+
+const subjectRoot = (layout: JournalLayout) => (layout.namespace ? `${layout.namespace}.` : '')
 
 /**
  * The partition of a session: a hash of project and session key, so every
@@ -47,12 +56,17 @@ export function partitionOf(projectId: string, sk: string, partitions: number): 
  * session key may hold any character, and NATS subjects may not hold `.`,
  * `*`, `>` or spaces.
  */
-export function chunkSubject(partition: number, projectId: string, sk: string): string {
-  return `rec.${partition}.${token(projectId)}.${token(sk)}`
+export function chunkSubject(layout: JournalLayout, partition: number, projectId: string, sk: string): string {
+  return `${subjectRoot(layout)}rec.${partition}.${token(projectId)}.${token(sk)}`
 }
 
-export function signalsSubject(projectId: string): string {
-  return `sig.${token(projectId)}`
+export function signalsSubject(layout: JournalLayout, projectId: string): string {
+  return `${subjectRoot(layout)}sig.${token(projectId)}`
+}
+
+/** A control log entry's subject names the store call, for whoever reads the stream by hand. */
+export function controlSubject(layout: JournalLayout, op: string): string {
+  return `${subjectRoot(layout)}ctl.${op}`
 }
 
 /** The message id that makes a resent chunk a duplicate in the log: project, session and sequence. */
@@ -77,14 +91,14 @@ export function streamConfigs(layout: JournalLayout): (Partial<StreamConfig> & {
   }
   const recordings = Array.from({ length: layout.partitions }, (_, partition) => ({
     ...common,
-    name: recordingStream(partition),
-    subjects: [`rec.${partition}.>`],
+    name: recordingStream(layout, partition),
+    subjects: [`${subjectRoot(layout)}rec.${partition}.>`],
     max_age: layout.retentionDays * 86_400_000 * NANOS_PER_MS,
   }))
   return [
     ...recordings,
-    { ...common, name: SIGNALS_STREAM, subjects: ['sig.>'] },
-    { ...common, name: CONTROL_STREAM, subjects: ['ctl.>'] },
+    { ...common, name: signalsStream(layout), subjects: [`${subjectRoot(layout)}sig.>`] },
+    { ...common, name: controlStream(layout), subjects: [`${subjectRoot(layout)}ctl.>`] },
   ]
 }
 

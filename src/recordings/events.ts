@@ -1,12 +1,12 @@
 /**
- * A whole recording as one JSON array of rrweb events, streamed (issue 6,
- * sessions.events). Each stored chunk is a JSON array of events, gzip or raw,
+ * A whole recording as one JSON array of rrweb events, streamed
+ * (sessions.events). Each stored chunk is a JSON array of events, gzip or raw,
  * exactly as the tracker sent it; the ingest path never decompresses, so this
  * is where gzip chunks are inflated, with node:zlib streams.
  *
  * Nothing here holds more than one chunk's stored bytes, one event and one
- * output batch at a time, and each of those is bounded (issue 14: a 146 KB
- * gzip chunk can inflate to 150 MB in one event). Events are cut out of each
+ * output batch at a time, and each of those is bounded (a 146 KB gzip
+ * chunk can inflate to 150 MB in one event). Events are cut out of each
  * chunk's array by a small scanner that follows strings and nesting, so
  * chunks are joined without parsing them; an event is written only once it
  * is complete, and a chunk that turns out to be corrupt (bad gzip, cut-off
@@ -22,6 +22,7 @@ import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { log } from '../log.js'
 import { ArraySplitter } from './array-splitter.js'
+import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from './limits.js'
 
 export { ArraySplitter } from './array-splitter.js'
 
@@ -29,19 +30,10 @@ export interface StoredChunk {
   seq: number
   encoding: 'gzip' | 'json'
   /** The chunk's bytes, read when its turn comes; undefined if they are gone (purged meanwhile). */
-  load(): Uint8Array | undefined
+  load(): Uint8Array | undefined | Promise<Uint8Array | undefined>
 }
 
-/**
- * Largest event passed through, in bytes of JSON. A full snapshot is the
- * largest event rrweb writes; it must arrive in one chunk of at most 1,000,000
- * stored bytes, and DOM JSON gzips about 5 to 10 times, so 16 MiB keeps
- * headroom above any snapshot the tracker can store while bounding the one
- * event the control worker holds.
- */
-export const MAX_EVENT_BYTES = 16 * 1024 * 1024
-/** Most bytes one gzip chunk inflates to: 64 times the 1,000,000-byte chunk cap, far above what JSON compresses to and far below a bomb's 1,000:1. */
-export const MAX_CHUNK_INFLATED_BYTES = 64 * 1024 * 1024
+export { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from './limits.js'
 
 export interface EventLimits {
   maxEventBytes?: number
@@ -144,7 +136,7 @@ async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Event
   const answer = new Answer(limits.maxAnswerBytes)
   for (const chunk of chunks) {
     if (answer.full) break
-    const bytes = chunk.load()
+    const bytes = await chunk.load()
     if (!bytes) continue
     const splitter = new ArraySplitter(limits.maxEventBytes)
     let cut = false

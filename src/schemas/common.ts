@@ -1,4 +1,5 @@
 /** JSON Schemas of resources shared by several operations (API contract, section 2). */
+import { captureSettingsSchema } from './capture.js'
 
 export const errorBodySchema = {
   $id: 'ErrorBody',
@@ -26,6 +27,7 @@ export const projectSchema = {
     sessionCount: { type: 'integer', minimum: 0, description: 'Sessions recorded so far.' },
     createdAt: { type: 'number', format: 'double', description: 'Creation time in epoch milliseconds.' },
     pathRules: { type: 'array', items: { type: 'string' }, description: 'URL patterns that group pages.' },
+    capture: captureSettingsSchema,
   },
 } as const
 
@@ -64,14 +66,11 @@ export const healthSchema = {
   },
 } as const
 
-const versioned = (withSha: boolean) =>
-  ({
-    type: 'object',
-    properties: withSha ? { version: { type: 'string' }, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } } : { version: { type: 'string' } },
-  }) as const
+const versioned = { type: 'object', properties: { version: { type: 'string' } } } as const
+const versionedFile = { type: 'object', properties: { ...versioned.properties, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } } } as const
 
 export const releaseSchema = {
   $id: 'Release',
   type: 'object',
-  properties: { cli: versioned(true), skill: versioned(true), tracker: versioned(false) },
+  properties: { cli: versionedFile, skill: versionedFile, tracker: versioned },
 } as const

@@ -1,4 +1,5 @@
 /** JSON Schemas of the control-plane request and answer bodies (API contract, sections 4.3 and 4.4, and the documented extensions). */
+import { captureProperties } from './capture.js'
 import { projectSchema } from './common.js'
 
 export const projectId = { type: 'string', minLength: 1, maxLength: 64, description: 'A project id from projects.list or projects.create.' } as const
@@ -22,6 +23,13 @@ export const projectPathRulesBody = {
   type: 'object',
   required: ['projectId', 'rules'],
   properties: { projectId, rules },
+} as const
+
+/** Only the fields given change; patterns that do not compile are refused. */
+export const projectCaptureBody = {
+  type: 'object',
+  required: ['projectId', 'capture'],
+  properties: { projectId, capture: { type: 'object', additionalProperties: false, properties: captureProperties } },
 } as const
 
 export const projectIdBody = {
@@ -108,6 +116,27 @@ export const keyCreatedAnswer = {
     apiKey: { type: 'string', pattern: '^svc_sk_', description: 'The secret, shown only in this answer.' },
     label: { type: 'string' },
     createdAt: { type: 'number' },
+  },
+} as const
+
+/** A backfill's progress (projects.backfill and its status). */
+export const backfillStatusSchema = {
+  type: 'object',
+  required: ['projectId', 'state', 'done'],
+  properties: {
+    projectId: { type: 'string' },
+    state: { type: 'string', enum: ['none', 'running', 'done'] },
+    done: { type: 'boolean' },
+    phase: { type: 'string', enum: ['sessions', 'signals', 'finish', 'done'] },
+    rules: { type: 'array', items: { type: 'string' } },
+    startedAt: { type: 'number' },
+    updatedAt: { type: 'number' },
+    finishedAt: { type: 'number' },
+    pagesBefore: { type: 'integer' },
+    pagesAfter: { type: 'integer' },
+    sessionsTotal: { type: 'integer' },
+    sessionsRekeyed: { type: 'integer' },
+    signalBatchesRekeyed: { type: 'integer' },
   },
 } as const
 

@@ -1,18 +1,18 @@
 /**
- * JSON Schemas of the read API (issue 6, documented extensions of section 4.3):
+ * JSON Schemas of the read API (documented extensions of section 4.3):
  * sessions and recordings, heatmaps, the element leaderboard, the friction
  * feed and the page list. Request bodies refuse unknown members: a misspelt
  * filter would otherwise answer unfiltered data without a word.
  */
 import { HEAT_X_BINS, HEAT_Y_BIN_PX, SCROLL_STEPS, SESSION_SCAN_BUDGET } from '../store/insights.js'
 import { projectId } from './control.js'
-import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from '../recordings/events.js'
+import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from '../recordings/limits.js'
 
 const epochMs = { type: 'integer', format: 'int64', minimum: 0, maximum: 8_640_000_000_000_000 } as const
 const since = { ...epochMs, description: 'Epoch ms, inclusive. Default: 30 days before `until`.' } as const
 const until = { ...epochMs, description: 'Epoch ms, exclusive. Default: now.' } as const
 const sessionKey = { type: 'string', minLength: 1, maxLength: 256, description: 'A session key (`sessionKey` in sessions.list).' } as const
-const cursor = { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[A-Za-z0-9_-]+$', description: 'The `nextCursor` of the previous page; send the same filters with it.' } as const
+const cursor = { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[A-Za-z0-9_-]+$', description: 'The `nextCursor` of the previous answer; send the same filters with it.' } as const
 const page = {
   type: 'string',
   minLength: 1,
@@ -45,6 +45,8 @@ export const sessionsListBody = {
     minDurationMs: { type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000 },
     hasErrors: { type: 'boolean', description: 'true: sessions with at least one JavaScript error; false: sessions with none.' },
     hasRage: { type: 'boolean', description: 'true: sessions with at least one rage click; false: sessions with none.' },
+    hasConsoleErrors: { type: 'boolean', description: 'true: sessions whose recording has a console error (console capture); false: sessions with none.' },
+    hasFailedRequests: { type: 'boolean', description: 'true: sessions whose recording has a request that failed or answered 500 or more (network capture); false: sessions with none.' },
     limit: limit(200, 50),
     cursor,
   },
@@ -121,7 +123,7 @@ export const pagesListBody = {
 
 const count = { type: 'integer', minimum: 0 } as const
 const ratio = { type: 'number', minimum: 0, maximum: 1, nullable: true } as const
-const nextCursor = { type: 'string', nullable: true, description: 'Send it back as `cursor` for the next page; null at the end.' } as const
+const nextCursor = { type: 'string', nullable: true, description: 'Send it back as `cursor` for what follows; null at the end.' } as const
 
 const identity = {
   type: 'object',
@@ -165,6 +167,8 @@ export const sessionSummarySchema = {
     dead: count,
     errorClicks: count,
     errors: { ...count, description: 'JavaScript errors.' },
+    consoleErrors: { ...count, description: 'Console errors in the recording (console capture).' },
+    failedRequests: { ...count, description: 'Requests in the recording that failed or answered 500 or more (network capture).' },
     purged: { type: 'boolean', description: 'True once retention deleted the recording; metadata and signals stay.' },
     purgedAt: { ...epochMs, nullable: true },
   },
@@ -174,7 +178,7 @@ export const sessionsListAnswer = {
   type: 'object',
   required: ['sessions', 'nextCursor'],
   properties: {
-    sessions: { type: 'array', items: sessionSummarySchema, description: `Newest first. A filtered page may hold fewer than \`limit\` (even none) while \`nextCursor\` is set: at most ${SESSION_SCAN_BUDGET.toLocaleString('en')} sessions are examined per call.` },
+    sessions: { type: 'array', items: sessionSummarySchema, description: `Newest first. A filtered answer may hold fewer than \`limit\` (even none) while \`nextCursor\` is set: at most ${SESSION_SCAN_BUDGET.toLocaleString('en')} sessions are examined per call.` },
     nextCursor,
   },
 } as const

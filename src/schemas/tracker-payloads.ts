@@ -35,6 +35,8 @@ export const chunkMetaSchema = {
       properties: { w: pixels, h: pixels, dpr: { type: 'number', minimum: 0, maximum: 16 } },
       additionalProperties: false,
     },
+    consoleErrors: { type: 'integer', minimum: 0, maximum: 10_000_000, description: 'Console errors among the chunk\'s events (console capture).' },
+    failedRequests: { type: 'integer', minimum: 0, maximum: 10_000_000, description: 'Requests among the chunk\'s events that failed (status 0) or answered 500 or more (network capture).' },
     identity: {
       type: 'object',
       properties: {

@@ -12,9 +12,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { commandsMarkdown } from '../../cli/src/help.js'
 import { INGEST_OPERATIONS, PUBLIC_ARTIFACTS } from '../front/operations.js'
-import type { Operation } from '../control/router.js'
+import { writeError, type Operation } from '../control/router.js'
 import { documentPlaceholders, fillPlaceholders, type DocumentOptions } from '../install/documents.js'
-import { ERRORS, errorBody, statusOf } from '../errors.js'
+import { ERRORS } from '../errors.js'
 import { negotiateEncoding, negotiateType, type Coding } from './negotiate.js'
 import { renderHtml, titleOf, type NavLink } from './render.js'
 
@@ -120,7 +120,7 @@ export function buildPages(options: SiteOptions): Map<string, Built> {
 /**
  * `/docs/cli/` is `/docs/cli`. A loop from the end, not `replace(/\/+$/)`:
  * V8 tries that pattern at every slash of a path, so a path of n slashes
- * cost n² steps (15,000 took 0.26 s of the control worker, issue 14).
+ * cost n² steps (15,000 took 0.26 s of the control worker).
  */
 export function withoutTrailingSlashes(path: string): string {
   let end = path.length
@@ -138,9 +138,8 @@ export function createSite(options: SiteOptions): SiteHandler {
     req.resume() // a GET carries no body worth reading
     const type = negotiateType(req.headers.accept, OFFERS) as (typeof OFFERS)[number] | undefined
     if (!type) {
-      const body = JSON.stringify(errorBody('not_acceptable', { hint: 'This page is served as text/html or text/markdown.' }))
-      res.writeHead(statusOf('not_acceptable'), { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Vary: VARY })
-      res.end(body)
+      res.setHeader('Vary', VARY)
+      writeError(res, 'not_acceptable', { hint: 'This page is served as text/html or text/markdown.' })
       return true
     }
     const variant = page.variants[type]

@@ -8,12 +8,12 @@ import type {
   ClickHeatmap,
   ElementRow,
   ElementsQuery,
-  FrictionPage,
+  FrictionSlice,
   FrictionQuery,
   HeatmapQuery,
   PageInsight,
   ScrollHeatmap,
-  SessionListPage,
+  SessionListSlice,
   SessionListQuery,
   SessionSignals,
   TimeRange,
@@ -31,12 +31,12 @@ export interface InsightStore {
   derivationLag(): number
 
   /** Sessions newest first (by start), filtered, one page per call. */
-  listSessionPage(projectId: string, query: SessionListQuery): SessionListPage
+  listSessionPage(projectId: string, query: SessionListQuery): SessionListSlice
   sessionSignals(projectId: string, sk: string): SessionSignals
   /** Keys of every page signals landed on, under the rules of the live aggregates. */
   listSignalPages(projectId: string): string[]
   heatmap(projectId: string, query: HeatmapQuery): ClickHeatmap | ScrollHeatmap
   topElements(projectId: string, query: ElementsQuery): ElementRow[]
-  listFriction(projectId: string, query: FrictionQuery): FrictionPage
+  listFriction(projectId: string, query: FrictionQuery): FrictionSlice
   pageInsights(projectId: string, query: TimeRange): PageInsight[]
 }

@@ -175,7 +175,7 @@ export interface FrictionItem {
   lastSeen?: number
 }
 
-export interface FrictionPage {
+export interface FrictionSlice {
   items: FrictionItem[]
   /** Position of the last item when more may follow. */
   next?: FrictionPosition
@@ -224,12 +224,14 @@ export interface SessionListQuery {
   minDurationMs?: number
   hasErrors?: boolean
   hasRage?: boolean
+  hasConsoleErrors?: boolean
+  hasFailedRequests?: boolean
   limit: number
   /** Where the previous page stopped: sessions strictly after it in the order (newest first). */
   after?: SessionPosition
 }
 
-export interface SessionListPage {
+export interface SessionListSlice {
   sessions: { session: SessionRecord; signals: SessionSignals }[]
   /** Where to go on from, when more may follow. */
   next?: SessionPosition

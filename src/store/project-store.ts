@@ -8,6 +8,6 @@ export interface ProjectStore {
   getProject(id: string): ProjectRecord | undefined
   /** The organisation's projects, oldest first. */
   listProjects(orgId: string): ProjectRecord[]
-  updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules'>>): Promise<ProjectRecord | undefined>
+  updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules' | 'capture'>>): Promise<ProjectRecord | undefined>
   projectStats(projectId: string): ProjectStats
 }

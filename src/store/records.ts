@@ -3,6 +3,10 @@
  * shared by the interface (store.ts), the aggregates' definitions
  * (insights.ts) and every implementation.
  */
+import type { CaptureSettings } from './capture-settings.js'
+
+export type { CaptureSettings }
+
 export interface OrgRecord {
   id: string
   name: string
@@ -91,6 +95,8 @@ export interface ProjectRecord {
   publicKey: string
   createdAt: number
   pathRules: string[]
+  /** What the tracker records beyond the DOM, and which sessions; absent: the defaults (src/recordings/capture.ts). */
+  capture?: CaptureSettings
 }
 
 export interface Identity {
@@ -115,6 +121,9 @@ export interface ChunkMeta {
   viewport?: { w?: number; h?: number }
   screen?: { w?: number; h?: number; dpr?: number }
   identity?: Identity
+  /** Console errors and failed requests (status 0 or >= 500) among the chunk's captured events. */
+  consoleErrors?: number
+  failedRequests?: number
 }
 
 export interface ChunkInfo {
@@ -127,6 +136,8 @@ export interface ChunkInfo {
   encoding: 'gzip' | 'json'
   size: number
   receivedAt: number
+  /** Cluster mode: where the bytes are in the log, when this store keeps that rather than the bytes. */
+  journal?: JournalPosition
 }
 
 export interface SessionPage {
@@ -163,6 +174,9 @@ export interface SessionRecord {
   updatedAt: number
   /** Set when retention deleted the recording; the metadata stays. */
   purgedAt?: number
+  /** Summed from the chunks' meta (console and network capture). */
+  consoleErrors?: number
+  failedRequests?: number
 }
 
 export interface View {
@@ -246,7 +260,16 @@ export interface PurgeResult {
 }
 
 export type IngestItem =
-  | { kind: 'chunk'; projectId: string; receivedAt: number; meta: ChunkMeta; body: Uint8Array; page?: PageRecord }
+  | {
+      kind: 'chunk'
+      projectId: string
+      receivedAt: number
+      meta: ChunkMeta
+      body: Uint8Array
+      page?: PageRecord
+      /** Cluster mode: the bytes stay in the log at this position; the store keeps the position and everything else. */
+      journal?: JournalPosition
+    }
   | { kind: 'signals'; projectId: string; receivedAt: number; batch: SignalsRecord; pages?: PageRecord[] }
 
 /**

@@ -7,6 +7,10 @@
  * acknowledgement means the log holds the item, and a node's LMDB applies it
  * moments later (reads through the API wait for that).
  */
+import t from 'tap'
+
+// Three API test files, each cluster with its own NATS server.
+t.setTimeout(400_000)
 process.env.SVC_TEST_CLUSTER_MODE = '1'
 await import('../control/projects.test.js')
 await import('../control/credentials.test.js')

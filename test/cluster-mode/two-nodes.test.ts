@@ -6,11 +6,15 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
+import { openLmdbStore } from '../../src/store/lmdb/index.js'
 import { call } from '../helpers/api.js'
 import { DIST, tempDataDir } from '../helpers/cluster.js'
 import { createProject, nodeOn, ownerWithKey } from '../helpers/cluster-mode.js'
 import { natsCluster } from '../helpers/nats.js'
 import { callRaw, events, postChunk, postSignals } from '../helpers/read.js'
+
+// Three nats-servers and up to three nodes per test.
+t.setTimeout(300_000)
 
 t.test('what node A takes, node B serves; a new empty node rebuilds it', async (t) => {
   const nats = await natsCluster(t)
@@ -37,6 +41,14 @@ t.test('what node A takes, node B serves; a new empty node rebuilds it', async (
     const raw = await callRaw(node.url, '/cli/sessions.chunk', owner.apiKey, { projectId: project.id, sessionKey: 's1', seq: 1 })
     t.equal(Buffer.compare(raw.bytes, Buffer.from(chunk)), 0, 'the chunk sent to A reads back byte-identical')
   }
+
+  // The bytes live in the log: each node's LMDB keeps where they are, not the bytes.
+  const onDisk = openLmdbStore({ path: b.dataDir, mapSize: 64 * 2 ** 30, durability: 'commit' })
+  t.teardown(() => onDisk.close())
+  t.equal(onDisk.getChunk(project.id, 's1', 1), undefined, "node B's LMDB does not hold the chunk's bytes")
+  t.match(onDisk.listChunks(project.id, 's1')[1]?.journal, { stream: /^REC_\d$/, seq: Number }, 'it holds their place in the log')
+  const listed = await call(b.url, '/cli/sessions.chunks', { token: owner.apiKey, body: { projectId: project.id, sessionKey: 's1' } })
+  t.notOk('journal' in listed.body.chunks[1], 'which the chunk list does not show')
 
   const clicks = Array.from({ length: 4 }, (_, i) => ({ url: 'https://shop.test/cart', ts: Date.now() - 1_000 + i, xRatio: 0.5, yDoc: 100, selector: '#buy', label: 'Buy', tag: 'button', interactive: true }))
   t.equal(await postSignals(a.url, project.publicKey, { sk: 's1', vid: 'v-s1', views: [{ url: 'https://shop.test/cart', startedAt: Date.now() - 2_000 }], clicks }), 200)

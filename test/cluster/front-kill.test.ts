@@ -1,6 +1,6 @@
 /**
- * A front killed under ingest load takes nothing else with it (issue 14,
- * point 7): the other front and the control worker keep running (no exit the
+ * A front killed under ingest load takes nothing else with it:
+ * the other front and the control worker keep running (no exit the
  * primary reports but the SIGKILLs we sent), the killed front is restarted and
  * serves again, and every chunk acknowledged by either front, before, during
  * or after the kills, reads back byte-identical.

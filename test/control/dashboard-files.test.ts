@@ -13,7 +13,7 @@ import { accepts } from '../../src/control/dashboard-files.js'
 import { clusterFor, DIST } from '../helpers/cluster.js'
 
 const APP = join(DIST, 'public', 'app')
-/** Issue 8: the dashboard's JavaScript under 150 KB gzipped, not counting the replay player and the heatmap's page rebuild. */
+/** The dashboard's JavaScript under 150 KB gzipped, not counting the replay player and the heatmap's page rebuild. */
 const BUDGET = 150 * 1024
 /** Chunks of rrweb-player and rrweb's Replayer (dashboard/src/player/, dashboard/src/heatmap/), loaded on their screens only. */
 const ON_DEMAND = /^(player|rebuild)-/

@@ -1,5 +1,5 @@
 /**
- * A gzip bomb read back (issue 14, point 4): a 146 KB chunk whose one event
+ * A gzip bomb read back: a 146 KB chunk whose one event
  * inflates to 150 MB, ingested through a real cluster, comes back from
  * sessions.events as a small, valid JSON array: the chunk is inflated only up
  * to its limit and a svc.chunk_cut event stands for the rest, every other event

@@ -61,6 +61,8 @@ t.test('lists sessions newest first with visitor, identity, times, pages, record
     dead: 1,
     errorClicks: 1,
     errors: 1,
+    consoleErrors: 0,
+    failedRequests: 0,
     purged: false,
     purgedAt: null,
   })

@@ -3,11 +3,11 @@
  * stops halfway, and hundreds of connections aborted at every stage, with the
  * process still serving (and storing) afterwards.
  */
-import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import type { Cluster } from '../helpers/cluster.js'
 import { get, head, jsonChunk, meta, openSocket, postChunk, postSignals } from '../helpers/http.js'
 import { ingestCluster, type IngestSetup } from '../helpers/ingest.js'
+import { parseProm } from '../helpers/prom.js'
 
 async function stillServes(t: Test, { cluster, pk, projectId, store }: IngestSetup): Promise<void> {
   const health = await get(cluster.url, '/health')
@@ -20,6 +20,25 @@ async function stillServes(t: Test, { cluster, pk, projectId, store }: IngestSet
 /** No front restarted: the primary logs a restart when a child dies. */
 function noRestart(t: Test, cluster: Cluster): void {
   t.notMatch(cluster.output(), /child exited/, 'no process died')
+}
+
+/** The front's requests of `route` counted so far, with `status` or with any. */
+async function counted(cluster: Cluster, route: string, status?: string): Promise<number> {
+  const samples = parseProm((await get(cluster.url, '/metrics')).text).samples('svc_http_requests_total')
+  return samples.filter((s) => s.labels.role === 'front' && s.labels.route === route && (!status || s.labels.status === status)).reduce((sum, s) => sum + s.value, 0)
+}
+
+/**
+ * Waits until the front has counted `at least` requests of each route: a request is
+ * counted once, when it is answered or when its front sees the client leave, so
+ * then every one of them has been dealt with. Scraped until it shows, 30 s at most.
+ */
+async function frontCounted(cluster: Cluster, atLeast: Record<string, number>, status?: string): Promise<void> {
+  for (const deadline = Date.now() + 30_000; ; ) {
+    const counts = await Promise.all(Object.keys(atLeast).map((route) => counted(cluster, route, status)))
+    if (counts.every((n, i) => n >= Object.values(atLeast)[i])) return
+    if (Date.now() > deadline) throw new Error(`the front counted ${JSON.stringify(counts)} of ${JSON.stringify(atLeast)}`)
+  }
 }
 
 /** Sends the head and `part` of the body, then closes (or destroys) the socket. */
@@ -39,10 +58,11 @@ t.test('a body that stops halfway is not stored, and the front keeps serving', a
   await abortAfter(cluster.port, head('POST', `/api/v1/ingest?pk=${pk}`, { 'content-length': body.byteLength, 'x-svc-meta': JSON.stringify(meta({ sk: 'half' })) }), body.subarray(0, body.byteLength >> 1), 'end')
   const signals = Buffer.from(JSON.stringify({ sk: 'half', vid: 'v', clicks: [{ url: '/', ts: 1, xRatio: 0, yDoc: 0 }] }))
   await abortAfter(cluster.port, head('POST', `/api/v1/signals?pk=${pk}`, { 'content-length': signals.byteLength }), signals.subarray(0, signals.byteLength >> 1), 'end')
-  await sleep(100)
-  t.equal(store.getSession(projectId, 'half'), undefined, 'the half chunk is not stored')
-  t.same(Array.from(store.listSignals(projectId)), [], 'the half batch is not stored')
+  await frontCounted(cluster, { ingestSessionChunk: 1, ingestSignalsBatch: 1 }, 'aborted')
+  // One front, one write queue in order: once the next chunk is stored, a half one queued before it would be too.
   await stillServes(t, setup)
+  t.equal(store.getSession(projectId, 'half'), undefined, 'the half chunk is not stored')
+  t.same(Array.from(store.listSignals(projectId), (s) => s.batch.sk), ['after'], 'the half batch is not stored')
   noRestart(t, cluster)
 })
 
@@ -77,7 +97,8 @@ t.test('200 clients that abort at every stage of a request leave the front servi
     if (i % 25 === 0) await Promise.all(tasks.splice(0))
   }
   await Promise.all(tasks)
-  await sleep(200)
+  // Every request that reached a route (all but the half heads), answered or aborted, before the front is asked to serve.
+  await frontCounted(cluster, { ingestSessionChunk: 5 * 25, ingestSignalsBatch: 25 })
   await stillServes(t, setup)
   noRestart(t, cluster)
 })

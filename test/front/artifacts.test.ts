@@ -36,6 +36,7 @@ t.test('the artifacts are served with their content types', async (t) => {
   const { cluster } = await ingestCluster(t)
   const types: Record<string, RegExp> = {
     '/tracker.js': /^text\/javascript/,
+    '/capture.js': /^text\/javascript/,
     '/cli.mjs': /^text\/javascript/,
     '/install.md': /^text\/markdown/,
     '/skill.md': /^text\/markdown/,

@@ -1,5 +1,5 @@
 /**
- * 10,000 fuzzed requests over raw TCP against a running cluster (issue 14):
+ * 10,000 fuzzed requests over raw TCP against a running cluster:
  * random methods, paths and query strings up to 8 KB, header names and
  * values of every byte, bodies of random bytes, deep JSON and wrong types.
  * Every request gets an HTTP answer that is not a 5xx, or (for bytes the

@@ -1,5 +1,5 @@
 /**
- * The requests of issue 14 that took a process down or answered 500: each is
+ * The requests that took a process down or answered 500: each is
  * now a 4xx JSON error with its code, and no process of the cluster exits
  * (the primary logs every restart, so the output would show one).
  */

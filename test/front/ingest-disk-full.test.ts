@@ -1,5 +1,5 @@
 /**
- * An acknowledgement means stored, also on a full disk (issue 14, point 6):
+ * An acknowledgement means stored, also on a full disk:
  * DATA_DIR on a small tmpfs filled up to a few MiB, then chunks of random
  * bytes until LMDB's commits fail. While they fail, /ingest and /signals
  * answer 429 overloaded with Retry-After; every chunk answered 200 reads back

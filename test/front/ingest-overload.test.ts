@@ -1,5 +1,5 @@
 /**
- * The write queue is bounded (issue 14): past INGEST_QUEUE_ITEMS a front
+ * The write queue is bounded: past INGEST_QUEUE_ITEMS a front
  * answers 429 overloaded with Retry-After at once instead of buffering, and
  * what it answered 200 is stored. A bound of 2 requests and 200 clients at
  * once make the queue overflow on any machine.

@@ -138,7 +138,7 @@ export function hasGdb(): boolean {
 /**
  * The function of LMDB during which a writer holds the lock of a disk sync:
  * under overlappingSync, the shared sync mutex that poisoned the other
- * writers when its owner died (issue 14); otherwise the write mutex.
+ * writers when its owner died; otherwise the write mutex.
  */
 const SYNC_POINT = 'mdb_env_sync0'
 

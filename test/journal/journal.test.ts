@@ -17,12 +17,15 @@ async function journalOn(t: Test, url: string): Promise<Journal> {
   return journal
 }
 
+// Four tests start three nats-servers each and one waits out a leader election.
+t.setTimeout(300_000)
+
 t.test('sessions spread over the partitions, each session in one', async (t) => {
   const counts = [0, 0, 0]
   for (let i = 0; i < 3_000; i++) counts[partitionOf('p1', `session-${i}`, 3)]++
   for (const count of counts) t.ok(count > 850 && count < 1_150, `partition holds ${count} of 3,000 sessions`)
   t.equal(partitionOf('p1', 'abc', 3), partitionOf('p1', 'abc', 3), 'one session, one partition')
-  t.match(chunkSubject(1, 'p.1', 'a b.*>'), /^rec\.1\.[0-9a-f]{32}\.[0-9a-f]{32}$/, 'client strings never reach a subject token as they are')
+  t.match(chunkSubject(layout, 1, 'p.1', 'a b.*>'), /^rec\.1\.[0-9a-f]{32}\.[0-9a-f]{32}$/, 'client strings never reach a subject token as they are')
 })
 
 t.test('the streams exist with the layout, and opening again changes nothing', async (t) => {
@@ -44,15 +47,15 @@ t.test('a chunk sent twice is held once; its bytes read back by sequence from an
   const partition = partitionOf('p1', 's1', layout.partitions)
   const body = new TextEncoder().encode('{"chunk":1}')
   const options = { msgID: chunkMessageId('p1', 's1', 0), deadline: Date.now() + 10_000 }
-  const first = await publishUntil(journal.js, chunkSubject(partition, 'p1', 's1'), body, options)
-  const again = await publishUntil(journal.js, chunkSubject(partition, 'p1', 's1'), body, options)
+  const first = await publishUntil(journal.js, chunkSubject(layout, partition, 'p1', 's1'), body, options)
+  const again = await publishUntil(journal.js, chunkSubject(layout, partition, 'p1', 's1'), body, options)
   t.equal(first.duplicate, false)
   t.equal(again.duplicate, true, 'the resend is flagged a duplicate')
   t.equal(again.seq, first.seq, 'and points at the one entry')
   const reader = await journalOn(t, nats.servers[2] && `nats://127.0.0.1:${nats.servers[2].clientPort}`)
-  const stored = await reader.jsm.direct.getMessage(recordingStream(partition), { seq: first.seq })
+  const stored = await reader.jsm.direct.getMessage(recordingStream(layout, partition), { seq: first.seq })
   t.same(stored?.data, body, 'byte-identical')
-  const info = await reader.jsm.streams.info(recordingStream(partition))
+  const info = await reader.jsm.streams.info(recordingStream(layout, partition))
   t.equal(info.state.messages, 1, 'one entry in the stream')
 })
 
@@ -63,7 +66,7 @@ t.test('a publish past its deadline is refused, not acknowledged', async (t) => 
   await nats.kill(1)
   await nats.kill(2)
   const started = Date.now()
-  const error = await publishUntil(journal.js, chunkSubject(0, 'p1', 's1'), new Uint8Array(10), { deadline: Date.now() + 3_000 }).catch((e) => e)
+  const error = await publishUntil(journal.js, chunkSubject(layout, 0, 'p1', 's1'), new Uint8Array(10), { deadline: Date.now() + 3_000 }).catch((e) => e)
   t.type(error, JournalUnavailable)
   t.ok(Date.now() - started < 6_000, `gave up after ${Date.now() - started} ms (deadline 3,000)`)
 })
@@ -71,7 +74,7 @@ t.test('a publish past its deadline is refused, not acknowledged', async (t) => 
 t.test('killing the stream leader under load loses nothing acknowledged', async (t) => {
   const nats = await natsCluster(t)
   const journal = await journalOn(t, nats.url)
-  const stream = recordingStream(0)
+  const stream = recordingStream(layout, 0)
   const leader = (await journal.jsm.streams.info(stream)).cluster?.leader
   const index = nats.servers.findIndex((s) => s.name === leader)
   t.ok(index >= 0, `stream ${stream} led by ${leader}`)
@@ -89,7 +92,7 @@ t.test('killing the stream leader under load loses nothing acknowledged', async 
         if (!killed && Date.now() >= killAt) killed = nats.kill(index)
         const sent = Date.now()
         try {
-          const ack = await publishUntil(journal.js, chunkSubject(0, 'p1', `w${writer}`), body, { msgID: chunkMessageId('p1', `w${writer}`, seq), deadline: sent + 20_000 })
+          const ack = await publishUntil(journal.js, chunkSubject(layout, 0, 'p1', `w${writer}`), body, { msgID: chunkMessageId('p1', `w${writer}`, seq), deadline: sent + 20_000 })
           acknowledged.push(ack.seq)
           longestWaitMs = Math.max(longestWaitMs, Date.now() - sent)
         } catch {

@@ -8,23 +8,29 @@ t.test('clicks', async (t) => {
 
   await t.test('clicks are classified rage, dead, error or click', async (t) => {
     const { tab, page, sk } = await record(t, '/clicks.html')
+    const storedClicks = () => batchesOf(sk).flatMap((b) => b.clicks)
+    /**
+     * A click is sent once its kind is known (its dead, error and rage windows are over): flushing until
+     * `n` click entries are stored waits for exactly that, and the next click then starts a cluster of its own.
+     */
+    const settled = (n: number) =>
+      until(`${n} click entries stored`, async () => {
+        await flushTracker(page)
+        return storedClicks().length >= n
+      })
     await page.click('#works')
-    await page.waitForTimeout(1100)
+    await settled(1)
     await page.click('#dead')
-    await page.waitForTimeout(1100)
+    await settled(2)
     await page.click('#broken')
-    await page.waitForTimeout(1100)
+    await settled(3)
     const rage = await page.locator('button.rage').boundingBox()
     for (let i = 0; i < 4; i++) await page.mouse.click(rage!.x + 20 + i * 3, rage!.y + 10) // four clicks within a few px and well under a second
-    await page.waitForTimeout(1100)
+    await settled(4)
     await page.click('.card')
-    await page.waitForTimeout(1100)
-    await flushTracker(page)
+    await settled(5)
 
-    const clicks = await until('five click entries', () => {
-      const found = batchesOf(sk).flatMap((b) => b.clicks)
-      return found.length >= 5 ? found : false
-    })
+    const clicks = storedClicks()
     t.equal(clicks.length, 5, 'the rage clicks collapsed into one entry')
     const [works, dead, broken, rageClick, card] = clicks
     t.match(works, { kind: 'click', selector: '#works', label: 'Add item', tag: 'button', interactive: true }, 'a click that changed the page is a click')

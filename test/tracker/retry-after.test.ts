@@ -1,6 +1,6 @@
 /**
- * A chunk answered 429 overloaded is kept and sent again after Retry-After
- * (issue 14): the service stored nothing and asks for the same bytes later.
+ * A chunk answered 429 overloaded is kept and sent again after Retry-After:
+ * the service stored nothing and asks for the same bytes later.
  * The first two uploads of the first chunk are answered 429 with
  * Retry-After: 3 (as the front answers, Retry-After exposed to the page's
  * origin); the third reaches the real server, which stores it exactly once.

@@ -16,8 +16,10 @@
  * fetch, so it is sent again under the seq it already has (the server keeps
  * the first copy of a seq, so a copy that did arrive is not stored twice).
  */
+import type { ChunkMeta } from '../../src/schemas/types.js'
 import { encode, utf8, type Encoding } from './compress.js'
 import { CHUNK_CAP_BYTES, FLUSH_BYTES, MAX_QUEUED_BYTES, MAX_URL, px } from './config.js'
+import type { Verdict } from './capture.js'
 import type { Guard } from './guard.js'
 import type { Identity } from './session.js'
 import type { Transport } from './transport.js'
@@ -29,6 +31,8 @@ export interface PageContext {
   startedAt: number
   pageIndex: number
   url: string
+  /** The session's sampling draw (session.ts). */
+  u: number
 }
 
 interface Batch {
@@ -36,6 +40,8 @@ interface Batch {
   identity?: Identity
   parts: string[]
   times: number[]
+  /** Per event: 1 a console error, 2 a failed request, else 0 (counted into the meta for the session list's filters). */
+  marks: number[]
   bytes: number
   /** Assigned when the batch is sent; kept for a copy sent again. */
   seq?: number
@@ -50,7 +56,7 @@ export interface ChunkStats {
 }
 
 export interface Chunks {
-  push(event: { timestamp: number }): void
+  push(event: { timestamp: number }, mark?: number): void
   /** Cuts the buffer into the queue and starts the uploader. */
   flush(): void
   /** The page is going away: sends everything now, raw JSON, keepalive within the quota. */
@@ -66,12 +72,16 @@ export interface ChunkDeps {
   nextSeq: (sk: string) => number
   identity: () => Identity | undefined
   ctx: PageContext
+  /** Whether a chunk of this page view is sent now, held, or dropped (capture.ts). */
+  verdict: (ctx: PageContext) => Verdict
 }
 
 /** Header values must be ISO-8859-1: escape everything else as JSON \u sequences (still the same JSON). */
 const asciiJson = (value: unknown) => JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => '\\u' + (c.charCodeAt(0) + 0x10000).toString(16).slice(1))
 
 const int = (n: number) => Math.max(0, Math.round(n || 0))
+/** How many events of `batch` carry `mark`; undefined for none, so the meta leaves the field out. */
+const count = (batch: Batch, mark: number) => batch.marks.filter((m) => m === mark).length || undefined
 
 export function createChunks(deps: ChunkDeps): Chunks {
   const { transport, guard } = deps
@@ -85,7 +95,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
   let uploading: Batch | undefined
 
   function empty(): Batch {
-    return { ctx, identity: undefined, parts: [], times: [], bytes: 0 }
+    return { ctx, identity: undefined, parts: [], times: [], marks: [], bytes: 0 }
   }
 
   function cut(): void {
@@ -104,7 +114,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
   }
 
   function metaFor(batch: Batch, seq: number, encoding: Encoding): string {
-    const meta = {
+    const meta: ChunkMeta = {
       sk: batch.ctx.sk,
       vid: batch.ctx.vid,
       seq,
@@ -118,6 +128,8 @@ export function createChunks(deps: ChunkDeps): Chunks {
       viewport: { w: px(innerWidth), h: px(innerHeight) },
       screen: { w: px(screen.width), h: px(screen.height), dpr: Math.min(16, Math.max(0, devicePixelRatio || 1)) },
       identity: batch.identity,
+      consoleErrors: count(batch, 1),
+      failedRequests: count(batch, 2),
     }
     return asciiJson(meta)
   }
@@ -141,7 +153,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
     const middle = batch.parts.length >> 1
     const part = (from: number, to?: number): Batch => {
       const parts = batch.parts.slice(from, to)
-      return { ctx: batch.ctx, identity: batch.identity, parts, times: batch.times.slice(from, to), bytes: parts.reduce((sum, p) => sum + p.length, 0) }
+      return { ctx: batch.ctx, identity: batch.identity, parts, times: batch.times.slice(from, to), marks: batch.marks.slice(from, to), bytes: parts.reduce((sum, p) => sum + p.length, 0) }
     }
     return [part(0, middle), part(middle)]
   }
@@ -178,8 +190,11 @@ export function createChunks(deps: ChunkDeps): Chunks {
     pumping = true
     try {
       while (queue.length && !transport.stopped) {
+        const verdict = deps.verdict(queue[0].ctx)
+        if (verdict === 1) break // held until the settings are known or the session is long enough
         uploading = queue.shift()!
-        await upload(uploading).catch(guard.fault)
+        if (verdict) queuedBytes -= uploading.bytes // not recorded, by the project's choice
+        else await upload(uploading).catch(guard.fault)
       }
     } finally {
       pumping = false
@@ -188,12 +203,13 @@ export function createChunks(deps: ChunkDeps): Chunks {
   }
 
   return {
-    push(event) {
+    push(event, mark = 0) {
       if (transport.stopped) return
       const part = JSON.stringify(event)
       if (current.bytes + part.length > FLUSH_BYTES && current.parts.length) cut()
       current.parts.push(part)
       current.times.push(event.timestamp)
+      current.marks.push(mark)
       current.bytes += part.length
       if (current.bytes >= FLUSH_BYTES) {
         cut()
@@ -210,7 +226,11 @@ export function createChunks(deps: ChunkDeps): Chunks {
       while ((held.length || queue.length) && !transport.stopped) {
         const batch = held.pop() ?? queue.shift()!
         if (batch === uploading) batch.taken = true
-        if (batch.seq === undefined) queuedBytes -= batch.bytes
+        if (batch.seq === undefined) {
+          queuedBytes -= batch.bytes
+          // Held and the page is leaving: not sent (a session shorter than the minimum, or settings never known).
+          if (deps.verdict(batch.ctx)) continue
+        }
         const body = utf8(text(batch))
         // Sent compressed under its seq, it cannot be sent again raw under the same seq: its fetch may still land.
         if (body.byteLength > CHUNK_CAP_BYTES && batch.seq !== undefined) continue

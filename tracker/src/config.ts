@@ -102,3 +102,33 @@ export const MAX_PENDING_CLICKS = MAX_CLICKS
 export const MAX_PENDING_ERRORS = MAX_ERRORS
 /** Identical error messages reported per page load: a handler that throws on every frame must not fill the batch. */
 export const SAME_ERROR_LIMIT = 5
+
+/**
+ * Capture settings cached from the last answer are used for 5 minutes before
+ * they are asked for again: the same freshness as tracker.js itself (served
+ * with max-age=300), so a settings change reaches visitors as fast as a new
+ * tracker does, and a visit of many pages asks once.
+ */
+export const CAPTURE_FRESH_MS = 5 * 60_000
+
+/**
+ * Console capture (capture.js): at most 20 console events a second are
+ * recorded; past that, in the same second, a call costs one counter increment
+ * (a logging loop of thousands must not slow the page or fill a chunk), and the
+ * next recorded second starts with one line saying how many were left out.
+ */
+export const CONSOLE_PER_SECOND = 20
+/** Arguments recorded per console call, and characters of each once serialised: 10 KB per event at most. */
+export const CONSOLE_ARGS = 10
+export const CONSOLE_ARG_CHARS = 1000
+/** Objects are followed 3 levels deep and show at most 20 keys or items per level, like a collapsed devtools preview. */
+export const CONSOLE_DEPTH = 3
+export const CONSOLE_KEYS = 20
+/** Stack lines kept with an error: enough to find the throwing frame and its callers. */
+export const STACK_LINES = 10
+/**
+ * A masked field's value is removed from console and network events when it is
+ * at least 3 characters long: shorter strings are too common to blank out
+ * everywhere they appear, and tell nothing on their own.
+ */
+export const SECRET_MIN_CHARS = 3

@@ -60,7 +60,7 @@ function main(): void {
   const start = guard.wrap(() => {
     if (tracker) return
     for (const type of INTERACTIONS) removeEventListener(type, start, true)
-    tracker = startTracker({ origin: serviceOrigin(script.src), publicKey, guard })
+    tracker = startTracker({ origin: serviceOrigin(script.src), publicKey, guard, nonce: script.nonce })
     for (const args of queued.splice(0)) guard.run(() => tracker!.command(String(args[0]), Array.prototype.slice.call(args, 1)))
   })
 

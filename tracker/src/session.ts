@@ -7,13 +7,10 @@
  */
 import { ACTIVITY_WRITE_MS, MAX_TEXT, SESSION_IDLE_MS } from './config.js'
 import type { KeyValue } from './storage.js'
+import type { ChunkMeta } from '../../src/schemas/types.js'
 
-export interface Identity {
-  userId?: string
-  email?: string
-  name?: string
-  accountId?: string
-}
+/** Who the visitor is, as the chunk meta carries it (the server's schema). */
+export type Identity = NonNullable<ChunkMeta['identity']>
 
 interface Stored {
   /** session key */
@@ -27,6 +24,10 @@ interface Stored {
   /** next page index */
   p: number
   id?: Identity
+  /** sampling draw, 0–1, once per session: every page load of the session makes the same decision */
+  u?: number
+  /** the page index at which the session first visited a trigger URL */
+  tp?: number
 }
 
 export interface SessionInfo {
@@ -34,6 +35,8 @@ export interface SessionInfo {
   vid: string
   startedAt: number
   identity?: Identity
+  /** The session's sampling draw (0–1): recorded when below the project's rate. */
+  u: number
 }
 
 export interface Sessions {
@@ -49,6 +52,8 @@ export interface Sessions {
   identify(identity: Identity): void
   /** Ends the session and rotates the visitor id (sign-out). */
   reset(): void
+  /** The page index at which session `sk` met a trigger URL; `page` marks it, unless an earlier one did. */
+  trigger(sk: string, page?: number): number | undefined
 }
 
 const YEAR_S = 365 * 24 * 3600
@@ -108,7 +113,7 @@ export function createSessions(store: KeyValue, namespace: string, now: () => nu
   }
   const fresh = (identity?: Identity): Stored => {
     const t = now()
-    const stored = { sk: randomId(), t0: t, at: t, q: 0, p: 0, id: identity }
+    const stored: Stored = { sk: randomId(), t0: t, at: t, q: 0, p: 0, id: identity, u: Math.random() }
     write(stored)
     return stored
   }
@@ -117,7 +122,8 @@ export function createSessions(store: KeyValue, namespace: string, now: () => nu
     const stored = read()
     return stored && now() - stored.at < SESSION_IDLE_MS ? stored : fresh(stored?.id)
   }
-  const info = (stored: Stored): SessionInfo => ({ sk: stored.sk, vid: visitor(), startedAt: stored.t0, identity: stored.id })
+  // A session stored by an older tracker has no draw: it was being recorded, so it stays recorded.
+  const info = (stored: Stored): SessionInfo => ({ sk: stored.sk, vid: visitor(), startedAt: stored.t0, identity: stored.id, u: stored.u || 0 })
 
   return {
     current: () => info(live()),
@@ -162,6 +168,15 @@ export function createSessions(store: KeyValue, namespace: string, now: () => nu
       store.remove(vidKey)
       store.remove(sessionKey)
       fresh()
+    },
+    trigger(sk, page) {
+      const stored = read()
+      if (!stored || stored.sk !== sk) return undefined
+      if (page !== undefined && stored.tp === undefined) {
+        stored.tp = page
+        write(stored)
+      }
+      return stored.tp
     },
   }
 }

@@ -6,43 +6,12 @@
  * by sendBeacon (text/plain, no CORS preflight, survives the page).
  */
 import { MAX_CLICKS, MAX_ERRORS, MAX_VIEWS, SIGNALS_CAP_BYTES } from './config.js'
+import type { SignalClick as ClickSignal, SignalError as ErrorSignal, SignalView as ViewSignal } from '../../src/schemas/types.js'
 import type { Guard } from './guard.js'
 import type { Transport } from './transport.js'
 
-export interface ViewSignal {
-  url: string
-  startedAt: number
-  title?: string
-  vw?: number
-  vh?: number
-  docH?: number
-  endedAt?: number
-  activeMs?: number
-  maxScrollPct?: number
-  exit?: boolean
-  quickBack?: boolean
-}
-
-export interface ClickSignal {
-  url: string
-  ts: number
-  xRatio: number
-  yDoc: number
-  vw?: number
-  docH?: number
-  selector?: string
-  label?: string
-  tag?: string
-  interactive?: boolean
-  kind?: 'click' | 'rage' | 'dead' | 'error'
-  n?: number
-}
-
-export interface ErrorSignal {
-  url: string
-  ts: number
-  message: string
-}
+// The entries' types are the server's schemas (type-only: nothing of the server reaches the bundle).
+export type { SignalClick as ClickSignal, SignalError as ErrorSignal, SignalView as ViewSignal } from '../../src/schemas/types.js'
 
 export interface SignalsContext {
   sk: string

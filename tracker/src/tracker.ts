@@ -4,6 +4,8 @@
  * takes what it needs as arguments; this file owns only the order of things
  * when a page view or a session changes.
  */
+import { anyMatch, loadCapture, verdict } from './capture.js'
+import type { CaptureHost } from './capture-host.js'
 import { createChunks, type PageContext } from './chunks.js'
 import { trackClicks } from './clicks.js'
 import { FLUSH_INTERVAL_MS, INTERNAL_NAV_MS, QUICK_BACK_MS } from './config.js'
@@ -22,6 +24,8 @@ export interface TrackerOptions {
   origin: string
   publicKey: string
   guard: Guard
+  /** The CSP nonce of tracker.js's own script tag, passed on to capture.js. */
+  nonce?: string
 }
 
 export interface Tracker {
@@ -40,9 +44,11 @@ const sameSite = (url: string) => {
   }
 }
 
-export function startTracker({ origin, publicKey, guard }: TrackerOptions): Tracker {
+export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions): Tracker {
   const now = () => performance.now()
-  const sessions = createSessions(openStorage(), publicKey.slice(-12))
+  const store = openStorage()
+  const namespace = publicKey.slice(-12)
+  const sessions = createSessions(store, namespace)
   const offs: Off[] = []
   let stopped = false
   let lastInternalNav = -Infinity
@@ -53,13 +59,45 @@ export function startTracker({ origin, publicKey, guard }: TrackerOptions): Trac
 
   const newContext = (): PageContext => {
     const session = sessions.current()
-    return { sk: session.sk, vid: session.vid, startedAt: session.startedAt, pageIndex: sessions.nextPage(), url: location.href }
+    return { sk: session.sk, vid: session.vid, startedAt: session.startedAt, pageIndex: sessions.nextPage(), url: location.href, u: session.u }
   }
   sessions.touch() // the interaction that started the tracker is activity
   let ctx = newContext()
+  /** A page view on a trigger URL starts the session's recording from there (once the settings are known). */
+  const markTrigger = () => {
+    const settings = capture.current
+    if (settings && anyMatch(settings.triggerUrls, ctx.url)) sessions.trigger(ctx.sk, ctx.pageIndex)
+  }
+  let host: CaptureHost | undefined
+  /** Console or network capture on: load capture.js (once), which records through `host` into this recording. */
+  const loadExtras = () => {
+    const settings = capture.current
+    if (host || stopped || !settings || !(settings.console || settings.network)) return
+    host = { settings, origin, guard, emit: (event, mark) => chunks.push(event, mark) }
+    ;(window as unknown as { svc: { x?: CaptureHost } }).svc.x = host
+    const script = document.createElement('script')
+    script.async = true
+    script.src = `${origin}/capture.js`
+    if (nonce) script.nonce = nonce
+    ;(document.head || document.documentElement).appendChild(script)
+  }
+  // What was held while the settings were unknown goes at the next flush, as it would have anyway.
+  const capture = loadCapture(store, `svc_c_${namespace}`, `${origin}/api/capture?pk=${encodeURIComponent(publicKey)}`, guard, () => {
+    markTrigger()
+    loadExtras()
+  })
+  markTrigger()
 
   const signals = createSignals(transport, guard, () => ({ sk: ctx.sk, vid: ctx.vid, startedAt: ctx.startedAt }))
-  const chunks = createChunks({ transport, guard, ctx, nextSeq: sessions.nextSeq, identity: () => sessions.current().identity })
+  const chunks = createChunks({
+    transport,
+    guard,
+    ctx,
+    nextSeq: sessions.nextSeq,
+    identity: () => sessions.current().identity,
+    verdict: (c) => verdict(capture.current, c, c.u, sessions.trigger(c.sk)),
+  })
+  loadExtras()
   const views = trackViews(guard, now, signals.view)
   const clicks = trackClicks({ guard, now, emit: signals.click, onInternalLink: (event) => (lastLinkClick = { at: now(), event }) })
   const recorder = startRecording(guard, (event) => {
@@ -80,6 +118,7 @@ export function startTracker({ origin, publicKey, guard }: TrackerOptions): Trac
   /** A new page view (route, restored page) or a new session: new context, new full snapshot, new view. */
   const openView = (previousUrl?: string) => {
     ctx = newContext()
+    markTrigger()
     chunks.setContext(ctx)
     recorder.snapshot()
     views.begin(previousUrl)
@@ -136,6 +175,7 @@ export function startTracker({ origin, publicKey, guard }: TrackerOptions): Trac
   }
 
   const flush = guard.wrap(() => {
+    capture.refresh()
     followSession(false)
     signals.flush()
     chunks.flush()
@@ -170,6 +210,7 @@ export function startTracker({ origin, publicKey, guard }: TrackerOptions): Trac
     if (stopped) return
     stopped = true
     clearInterval(interval)
+    if (host?.stop) guard.run(host.stop)
     recorder.stop()
     clicks.stop()
     views.stop()

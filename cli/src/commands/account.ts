@@ -4,12 +4,7 @@ import { configPath, removeConfig, resolveUrl, writeConfig } from '../config.js'
 import type { Context } from '../context.js'
 import { CliError } from '../errors.js'
 import { readSecret } from '../prompt.js'
-
-interface Identity {
-  orgId: string
-  userId: string
-  label?: string
-}
+import type { ApiKeyIdentity } from '../../../src/schemas/types.js'
 
 export async function login(ctx: Context): Promise<void> {
   const given = typeof ctx.flags.key === 'string' ? ctx.flags.key : await readSecret(ctx.stdin, ctx.out, 'API key (svc_sk_…): ')
@@ -19,7 +14,7 @@ export async function login(ctx: Context): Promise<void> {
   if (!apiKey.startsWith('svc_sk_')) throw new CliError('usage', 'That does not look like an API key (svc_sk_…).', { hint: 'Issue one in the dashboard, or ask the operator.', exit: 2 })
   // A key is stored beside the server it was checked with, not the one SVC_URL may name later.
   const url = resolveUrl(ctx.flags.url as string | undefined, ctx.env, ctx.stored)
-  const identity = await createApi(url, apiKey).call<Identity>('/cli/whoami')
+  const identity = await createApi(url, apiKey).call<ApiKeyIdentity>('/cli/whoami')
   const path = writeConfig(ctx.env, { url, apiKey })
   if (ctx.out.json) return ctx.out.data({ ...identity, url, configPath: path })
   ctx.out.line(`${ctx.out.green('Logged in')} to ${url} as user ${identity.userId} of organisation ${identity.orgId}.`)
@@ -36,7 +31,7 @@ export async function logout(ctx: Context): Promise<void> {
 }
 
 export async function whoami(ctx: Context): Promise<void> {
-  const identity = await ctx.api().call<Identity>('/cli/whoami')
+  const identity = await ctx.api().call<ApiKeyIdentity>('/cli/whoami')
   const source = ctx.key!.source === 'SVC_API_KEY' ? 'SVC_API_KEY' : configPath(ctx.env)
   if (ctx.out.json) return ctx.out.data({ ...identity, url: ctx.url, keySource: ctx.key!.source })
   ctx.out.pairs([

@@ -1,22 +1,13 @@
 /** members list, members remove, password: who belongs to the organisation, and your own dashboard password. */
+import type { MemberListAnswer, MemberRemoveAnswer, SessionsEndedAnswer } from '../../../src/schemas/types.js'
 import type { Context } from '../context.js'
 import { CliError } from '../errors.js'
 import { readSecrets } from '../prompt.js'
 
-interface Member {
-  userId: string
-  email: string
-  role: 'owner' | 'member'
-  joinedAt: number
-  lastSignInAt: number | null
-  invitedBy: string | null
-  you: boolean
-}
-
 const day = (ms: number | null) => (ms ? new Date(ms).toISOString().slice(0, 10) : '-')
 
 export async function list(ctx: Context): Promise<void> {
-  const { members } = await ctx.api().call<{ members: Member[] }>('/auth/members.list')
+  const { members } = await ctx.api().call<MemberListAnswer>('/auth/members.list')
   if (ctx.out.json) return ctx.out.data({ members })
   ctx.out.table(
     ['ID', 'EMAIL', 'ROLE', 'JOINED', 'LAST SIGN-IN', 'INVITED BY'],
@@ -26,7 +17,7 @@ export async function list(ctx: Context): Promise<void> {
 
 export async function remove(ctx: Context): Promise<void> {
   const userId = ctx.args[0]
-  const answer = await ctx.api().call<{ sessionsEnded: number; keysRevoked: number; invitesRevoked: number }>('/auth/members.remove', { userId })
+  const answer = await ctx.api().call<MemberRemoveAnswer>('/auth/members.remove', { userId })
   if (ctx.out.json) return ctx.out.data(answer)
   ctx.out.line(`${ctx.out.green('Removed')} ${userId}: ${answer.sessionsEnded} session(s) ended, ${answer.keysRevoked} API key(s) and ${answer.invitesRevoked} invite link(s) revoked.`)
 }
@@ -34,7 +25,7 @@ export async function remove(ctx: Context): Promise<void> {
 export async function password(ctx: Context): Promise<void> {
   const [currentPassword, newPassword] = await readSecrets(ctx.stdin, ctx.out, ['Current password: ', 'New password (at least 10 characters): '])
   if (!currentPassword || !newPassword) throw new CliError('usage', 'Both the current and the new password are needed.', { hint: 'Type them at the prompts, or pipe them as two lines.', exit: 2 })
-  const answer = await ctx.api().call<{ sessionsEnded: number }>('/auth/password.change', { currentPassword, newPassword })
+  const answer = await ctx.api().call<SessionsEndedAnswer>('/auth/password.change', { currentPassword, newPassword })
   if (ctx.out.json) return ctx.out.data(answer)
   ctx.out.line(`${ctx.out.green('Password changed')}; ${answer.sessionsEnded} dashboard session(s) ended.`)
 }

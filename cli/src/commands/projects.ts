@@ -1,34 +1,12 @@
 /** projects list, projects create, snippet, setup-token. */
 import { installPrompt } from '../../../src/install/prompt.js'
+import type { ProjectAnswer, ProjectListAnswer, SetupTokenAnswer, SnippetAnswer } from '../../../src/schemas/types.js'
+import { findProject } from '../api.js'
 import type { Context } from '../context.js'
-import { CliError } from '../errors.js'
 import { checkRules } from './rules.js'
 
-export interface Project {
-  id: string
-  name: string
-  domain: string | null
-  publicKey: string
-  sessionCount: number
-  createdAt?: number
-  pathRules?: string[]
-}
-
-interface Snippet {
-  snippet: string
-  publicKey: string
-  trackerUrl: string
-}
-
-export async function findProject(ctx: Context, projectId: string): Promise<Project> {
-  const { projects } = await ctx.api().call<{ projects: Project[] }>('/cli/projects.list')
-  const project = projects.find((p) => p.id === projectId)
-  if (!project) throw new CliError('not_found', `No project ${projectId} in your organisation.`, { hint: 'List your projects with `svc projects list`.' })
-  return project
-}
-
 export async function list(ctx: Context): Promise<void> {
-  const { projects } = await ctx.api().call<{ projects: Project[] }>('/cli/projects.list')
+  const { projects } = await ctx.api().call<ProjectListAnswer>('/cli/projects.list')
   if (ctx.out.json) return ctx.out.data({ projects })
   if (projects.length === 0) {
     ctx.out.line('No projects yet. Create one with `svc projects create <name>`.')
@@ -46,7 +24,7 @@ export async function create(ctx: Context): Promise<void> {
   const body: Record<string, unknown> = { name: ctx.args[0] }
   if (typeof ctx.flags.domain === 'string') body.domain = ctx.flags.domain
   if (rules.length > 0) body.pathRules = rules
-  const { project } = await ctx.api().call<{ project: Project }>('/cli/projects.create', body)
+  const { project } = await ctx.api().call<ProjectAnswer>('/cli/projects.create', body)
   if (ctx.out.json) return ctx.out.data({ project })
   ctx.out.line(`${ctx.out.green('Created')} project ${ctx.out.bold(project.name)}.`)
   ctx.out.pairs([
@@ -61,7 +39,7 @@ export async function create(ctx: Context): Promise<void> {
 }
 
 export async function snippet(ctx: Context): Promise<void> {
-  const answer = await ctx.api().call<Snippet>('/cli/projects.snippet', { projectId: ctx.args[0] })
+  const answer = await ctx.api().call<SnippetAnswer>('/cli/projects.snippet', { projectId: ctx.args[0] })
   if (ctx.out.json) return ctx.out.data(answer)
   // The snippet alone on stdout, so `svc snippet prj_… > snippet.html` captures exactly it.
   ctx.out.line(answer.snippet.trimEnd())
@@ -71,9 +49,9 @@ export async function snippet(ctx: Context): Promise<void> {
 export async function setupToken(ctx: Context): Promise<void> {
   const projectId = ctx.args[0]
   const api = ctx.api()
-  const project = await findProject(ctx, projectId)
-  const { token, expiresAt } = await api.call<{ token: string; expiresAt: number }>('/cli/projects.setup-token', { projectId })
-  const { snippet: loader } = await api.call<Snippet>('/cli/projects.snippet', { projectId })
+  const project = await findProject(api, projectId)
+  const { token, expiresAt } = await api.call<SetupTokenAnswer>('/cli/projects.setup-token', { projectId })
+  const { snippet: loader } = await api.call<SnippetAnswer>('/cli/projects.snippet', { projectId })
   const prompt = installPrompt({ projectName: project.name, publicKey: project.publicKey, directUrl: ctx.url, snippet: loader, token })
   if (ctx.out.json) return ctx.out.data({ token, expiresAt, projectId, publicKey: project.publicKey, prompt })
   ctx.out.note(`Setup token for ${project.name} minted; it expires ${new Date(expiresAt).toISOString().slice(0, 10)} and reaches this project's path rules and install status only.`)

@@ -5,9 +5,10 @@
  */
 import { groupUrl } from '../../../src/grouping/group.js'
 import { compileRule, compileRules } from '../../../src/grouping/rules.js'
+import type { ProjectAnswer } from '../../../src/schemas/types.js'
+import { findProject } from '../api.js'
 import type { Context } from '../context.js'
 import { CliError } from '../errors.js'
-import { findProject, type Project } from './projects.js'
 
 /** Refuses (usage, exit 2) any pattern that does not compile, naming each and why. */
 export function checkRules(patterns: readonly string[]): void {
@@ -27,7 +28,7 @@ export function checkRules(patterns: readonly string[]): void {
 export async function set(ctx: Context): Promise<void> {
   const [projectId, ...patterns] = ctx.args
   checkRules(patterns)
-  const { project } = await ctx.api().call<{ project: Project }>('/cli/projects.path-rules', { projectId, rules: patterns })
+  const { project } = await ctx.api().call<ProjectAnswer>('/cli/projects.path-rules', { projectId, rules: patterns })
   if (ctx.out.json) return ctx.out.data({ project })
   ctx.out.line(`${ctx.out.green('Saved')} ${patterns.length} path rule${patterns.length === 1 ? '' : 's'} for ${project.name}, first match wins:`)
   for (const [i, rule] of (project.pathRules ?? patterns).entries()) ctx.out.line(`  ${i + 1}. ${rule}`)
@@ -44,7 +45,7 @@ export async function test(ctx: Context): Promise<void> {
     checkRules(given)
     patterns = given
   } else {
-    patterns = (await findProject(ctx, projectId)).pathRules ?? []
+    patterns = (await findProject(ctx.api(), projectId)).pathRules ?? []
   }
   const rules = compileRules(patterns).rules // the server drops patterns that do not compile when it reads them
   const results = urls.map((url) => ({ url, page: groupUrl(url, rules).path, key: groupUrl(url, rules).key }))

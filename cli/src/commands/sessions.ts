@@ -1,6 +1,7 @@
 /** sessions count [--watch], sessions list, export. */
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import type { CountAnswer, SessionSummary, SessionsListAnswer } from '../../../src/schemas/types.js'
 import { parseDuration, parsePositiveInt } from '../args.js'
 import { sleep, type Context } from '../context.js'
 import { CliError } from '../errors.js'
@@ -13,7 +14,7 @@ const WATCH_INTERVAL_MS = 3_000
 export async function count(ctx: Context): Promise<void> {
   const projectId = ctx.args[0]
   const api = ctx.api()
-  const read = async () => (await api.call<{ count: number }>('/cli/sessions.count', { projectId })).count
+  const read = async () => (await api.call<CountAnswer>('/cli/sessions.count', { projectId })).count
   if (!ctx.flags.watch) {
     const n = await read()
     if (ctx.out.json) return ctx.out.data({ projectId, count: n })
@@ -50,10 +51,6 @@ function formatDuration(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`
 }
 
-interface SessionSummary {
-  sessionKey: string
-  [field: string]: unknown
-}
 
 const time = (v: unknown) => (typeof v === 'number' ? new Date(v).toISOString().replace('T', ' ').slice(0, 19) : String(v))
 
@@ -64,14 +61,14 @@ const SESSION_COLUMNS: [title: string, value: (s: SessionSummary) => unknown, fo
   ['PAGES', (s) => s.pageCount, String],
   ['EVENTS', (s) => s.eventCount, String],
   ['ERRORS', (s) => s.errors, String],
-  ['USER', (s) => (s.identity as { userId?: string } | undefined)?.userId, String],
+  ['USER', (s) => s.identity?.userId, String],
   ['ENTRY', (s) => s.entryUrl, String],
 ]
 
 /** A value as one shell word: as it is when it is plain, else single-quoted. */
 const shellWord = (value: string) => (/^[\w./:@%+=,{}-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`)
 
-/** `sessions list` flags that filter, as sessions.list members; they are repeated in the next page's command. */
+/** `sessions list` flags that filter, as sessions.list members; they are repeated in the command for the sessions that follow. */
 const FILTERS: [flag: string, member: string][] = [
   ['page', 'page'],
   ['element', 'selector'],
@@ -91,7 +88,7 @@ export async function list(ctx: Context): Promise<void> {
     body.minDurationMs = parseDuration('min-duration', ctx.flags['min-duration'] as string)
     again.push(`--min-duration ${ctx.flags['min-duration']}`)
   }
-  for (const [flag, member] of [['errors', 'hasErrors'], ['rage', 'hasRage']] as const) {
+  for (const [flag, member] of [['errors', 'hasErrors'], ['rage', 'hasRage'], ['console-errors', 'hasConsoleErrors'], ['failed-requests', 'hasFailedRequests']] as const) {
     if (!ctx.flags[flag]) continue
     body[member] = true
     again.push(`--${flag}`)
@@ -101,7 +98,7 @@ export async function list(ctx: Context): Promise<void> {
     again.push(`--limit ${body.limit}`)
   }
   if (ctx.flags.cursor) body.cursor = ctx.flags.cursor
-  const answer = await ctx.api().call<{ sessions: SessionSummary[]; nextCursor?: string | null }>('/cli/sessions.list', body)
+  const answer = await ctx.api().call<SessionsListAnswer>('/cli/sessions.list', body)
   if (ctx.out.json) return ctx.out.data(answer)
   if (answer.sessions.length === 0) {
     ctx.out.line(again.length ? 'No session matches.' : 'No sessions yet.')

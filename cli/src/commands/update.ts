@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto'
 import { chmodSync, closeSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import type { Release } from '../../../src/schemas/types.js'
 import type { Context } from '../context.js'
 import { CliError } from '../errors.js'
 import { readAll } from '../http.js'
@@ -15,9 +16,6 @@ import { VERSION } from '../version.js'
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 
-interface Release {
-  cli?: { version?: string; sha256?: string }
-}
 
 export async function update(ctx: Context): Promise<void> {
   const api = ctx.publicApi()

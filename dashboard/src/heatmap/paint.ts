@@ -7,7 +7,8 @@
  */
 
 export interface ClickCells {
-  cells: [number, number, number][]
+  /** [column, row, clicks] per cell, as the heatmap answer sends them. */
+  cells: number[][]
   maxCount: number
   /** Columns across the viewport width and rows of document px (src/store/insights.ts: 144 and 10). */
   xBins: number

@@ -35,6 +35,8 @@ export const TAG_COLOURS: Record<string, string> = {
   dead: '#dc6803',
   quickBack: '#7f56d9',
   page: '#1570ef',
+  consoleError: '#c11574',
+  requestFailed: '#6941c6',
 }
 
 let styled = false

@@ -1,6 +1,7 @@
 /** Your account: change your password (your other sessions end), or sign out everywhere (a lost laptop, a shared computer). */
 import { useState } from 'preact/hooks'
 import { api } from '../api.js'
+import type { SessionsEndedAnswer } from '../model.js'
 import { ConfirmButton, ErrorNote, useTitle } from '../components.js'
 
 /** The server refuses shorter ones (src/schemas/members.ts). */
@@ -19,7 +20,7 @@ export function Account({ email, onSignedOutEverywhere }: { email: string; onSig
     setError(undefined)
     setDone(undefined)
     try {
-      const answer = await api.post<{ sessionsEnded: number }>('/auth/password.change', { currentPassword, newPassword })
+      const answer = await api.post<SessionsEndedAnswer>('/auth/password.change', { currentPassword, newPassword })
       form.reset()
       setDone(`Password changed. ${answer.sessionsEnded === 1 ? '1 other session was' : `${answer.sessionsEnded} other sessions were`} signed out.`)
     } catch (e) {

@@ -6,7 +6,7 @@
 import { api } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatPercent } from '../format.js'
-import type { ElementRow, Project } from '../model.js'
+import type { ElementRow, ElementsTopAnswer, Project } from '../model.js'
 import { href, navigate } from '../route.js'
 import { displayPath, pageLabel, PagePicker, usePages } from './page-picker.js'
 
@@ -16,7 +16,7 @@ export function Elements({ project, query }: { project: Project; query: URLSearc
   useTitle(`Elements · ${project.name}`)
   const pages = usePages(project.id)
   const page = query.get('page') ?? ''
-  const top = useAsync(() => api.post<{ elements: ElementRow[] }>('/cli/elements.top', { projectId: project.id, limit: LIMIT, ...(page ? { page } : {}) }).then((a) => a.elements), [project.id, page])
+  const top = useAsync(() => api.post<ElementsTopAnswer>('/cli/elements.top', { projectId: project.id, limit: LIMIT, ...(page ? { page } : {}) }).then((a) => a.elements), [project.id, page])
   const rows = top.data ?? []
   const max = Math.max(1, ...rows.map((r) => r.clicks))
   return (

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatAgo, formatDate, plural } from '../format.js'
-import type { FrictionItem, FrictionKind, FrictionPage, Project } from '../model.js'
+import type { FrictionItem, FrictionKind, FrictionListAnswer, Project } from '../model.js'
 import { href, navigate } from '../route.js'
 import { pageLabel, PagePicker, usePages } from './page-picker.js'
 
@@ -34,7 +34,7 @@ export function Friction({ project, query }: { project: Project; query: URLSearc
   const page = query.get('page') ?? ''
   const pages = usePages(project.id)
   const [more, setMore] = useState<{ key: string; items: FrictionItem[]; cursor?: string | null }>()
-  const first = useAsync(() => api.post<FrictionPage>('/cli/friction.list', { projectId: project.id, limit: 50, ...(page ? { page } : {}) }), [project.id, page])
+  const first = useAsync(() => api.post<FrictionListAnswer>('/cli/friction.list', { projectId: project.id, limit: 50, ...(page ? { page } : {}) }), [project.id, page])
   const key = `${project.id} ${page}`
   const extra = more?.key === key ? more : undefined
   const items = [...(first.data?.items ?? []), ...(extra?.items ?? [])]
@@ -45,7 +45,7 @@ export function Friction({ project, query }: { project: Project; query: URLSearc
     if (!cursor) return
     setLoadingMore(true)
     try {
-      const next = await api.post<FrictionPage>('/cli/friction.list', { projectId: project.id, limit: 50, cursor, ...(page ? { page } : {}) })
+      const next = await api.post<FrictionListAnswer>('/cli/friction.list', { projectId: project.id, limit: 50, cursor, ...(page ? { page } : {}) })
       setMore({ key, items: [...(extra?.items ?? []), ...next.items], cursor: next.nextCursor })
     } catch (e) {
       setError(e)

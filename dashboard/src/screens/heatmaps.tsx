@@ -10,7 +10,7 @@ import { compileRules } from '../../../src/grouping/rules.js'
 import { api } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatDate, plural } from '../format.js'
-import type { ClickHeatmap, Device, HeatKind, Heatmap, PageRow, Project, ScrollHeatmap, SessionPage, SessionRow } from '../model.js'
+import type { ClickHeatmap, Device, HeatKind, Heatmap, PageRow, Project, ScrollHeatmap, SessionsListAnswer, SessionSummary } from '../model.js'
 import type { RebuiltPage } from '../heatmap/rebuild.js'
 import { href, navigate } from '../route.js'
 import { pageLabel, PagePicker, usePages } from './page-picker.js'
@@ -47,18 +47,18 @@ interface Snapshot {
   events: any[]
   at: number
   viewport: { width: number; height: number }
-  session: SessionRow
+  session: SessionSummary
 }
 
 /** The newest recorded session on `page` for the device class, and the moment its snapshot of that page is complete. */
 async function findSnapshot(project: Project, page: PageRow, device: Device): Promise<Snapshot | undefined> {
-  const { sessions } = await api.post<SessionPage>('/cli/sessions.list', { projectId: project.id, page: page.page, limit: SNAPSHOT_CANDIDATES })
+  const { sessions } = await api.post<SessionsListAnswer>('/cli/sessions.list', { projectId: project.id, page: page.page, limit: SNAPSHOT_CANDIDATES })
   const live = sessions.filter((s) => !s.purged)
   const ordered = [...live.filter((s) => deviceOf(s.viewport?.w) === device), ...live.filter((s) => deviceOf(s.viewport?.w) !== device)]
   const rules = compileRules(project.pathRules ?? []).rules
   const samePage = (key: string) => key === page.key || key === page.page || key.slice(key.indexOf('/')) === page.page
   /** A page load (rrweb meta event) of this page: by the URLs the server keyed to it, else grouped here under the current rules. */
-  const isPage = (session: SessionRow, url: string) => {
+  const isPage = (session: SessionSummary, url: string) => {
     if (session.pages?.some((p) => p.url === url && samePage(p.page))) return true
     return samePage(groupUrl(url, rules).key)
   }
@@ -135,7 +135,7 @@ function Segmented<T extends string>({ label, name, options, value, onChange }: 
 }
 
 function HeatmapView({ project, page, kind, device }: { project: Project; page: PageRow; kind: HeatKind; device: Device }) {
-  const heat = useAsync(() => api.post<Heatmap | { heatmap: Heatmap }>('/cli/heatmap', { projectId: project.id, page: page.page, kind, device }).then((a) => ('heatmap' in a ? a.heatmap : a)), [project.id, page.page, kind, device])
+  const heat = useAsync(() => api.post<Heatmap>('/cli/heatmap', { projectId: project.id, page: page.page, kind, device }), [project.id, page.page, kind, device])
   const snapshot = useAsync(() => findSnapshot(project, page, device), [project.id, page.page, device])
   const outer = useRef<HTMLDivElement>(null)
   const stage = useRef<HTMLDivElement>(null)

@@ -7,17 +7,17 @@ import { useEffect } from 'preact/hooks'
 import { api } from '../api.js'
 import { Code, CopyButton, ErrorNote, Loading, useAsync, useInterval, type Async } from '../components.js'
 import { plural } from '../format.js'
-import type { Project, Snippet } from '../model.js'
+import type { CountAnswer, Project, SnippetAnswer } from '../model.js'
 
 /** How often an empty project's count is polled: a visitor's first flush lands within 10 s (contract, section 1). */
 const POLL_MS = 4000
 
-export function useSnippet(projectId: string): Async<Snippet> {
-  return useAsync(() => api.post<Snippet>('/cli/projects.snippet', { projectId }), [projectId])
+export function useSnippet(projectId: string): Async<SnippetAnswer> {
+  return useAsync(() => api.post<SnippetAnswer>('/cli/projects.snippet', { projectId }), [projectId])
 }
 
-export function InstallCheck({ project, snippet, onFirstSession }: { project: Project; snippet: Async<Snippet>; onFirstSession: () => void }) {
-  const count = useAsync(() => api.post<{ count: number }>('/cli/sessions.count', { projectId: project.id }).then((a) => a.count), [project.id])
+export function InstallCheck({ project, snippet, onFirstSession }: { project: Project; snippet: Async<SnippetAnswer>; onFirstSession: () => void }) {
+  const count = useAsync(() => api.post<CountAnswer>('/cli/sessions.count', { projectId: project.id }).then((a) => a.count), [project.id])
   const live = (count.data ?? project.sessionCount) > 0
   useInterval(() => {
     count.reload()

@@ -7,19 +7,15 @@ import { useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { ConfirmButton, CopyButton, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatAgo, formatDate } from '../format.js'
-import type { InviteRow } from '../model.js'
+import type { InviteAnswer, InviteListAnswer, InviteRow } from '../model.js'
 
-interface NewInvite {
-  inviteId: string
-  inviteUrl: string
-  expiresAt: number
-}
+type NewInvite = InviteAnswer
 
 const STATUS: Record<InviteRow['status'], string> = { pending: 'Waiting', used: 'Used', revoked: 'Revoked', expired: 'Expired' }
 
 export function Invites({ orgName }: { orgName: string }) {
   useTitle('Invite people')
-  const list = useAsync(() => api.post<{ invites: InviteRow[] }>('/auth/invites.list').then((a) => a.invites), [])
+  const list = useAsync(() => api.post<InviteListAnswer>('/auth/invites.list').then((a) => a.invites), [])
   // Links are shown only in the answer that created them; the list knows them by id.
   const [links, setLinks] = useState<NewInvite[]>([])
   const [error, setError] = useState<unknown>()

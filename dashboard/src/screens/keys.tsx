@@ -3,18 +3,13 @@ import { useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { ConfirmButton, CopyButton, Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatAgo, formatDate } from '../format.js'
-import type { ApiKeyRow } from '../model.js'
+import type { ApiKeyRow, KeyCreatedAnswer, KeyListAnswer } from '../model.js'
 
-interface Created {
-  keyId: string
-  apiKey: string
-  label?: string
-  createdAt: number
-}
+type Created = KeyCreatedAnswer
 
 export function Keys() {
   useTitle('API keys')
-  const list = useAsync(() => api.post<{ keys: ApiKeyRow[] }>('/cli/keys.list').then((a) => a.keys), [])
+  const list = useAsync(() => api.post<KeyListAnswer>('/cli/keys.list').then((a) => a.keys), [])
   const [label, setLabel] = useState('')
   const [created, setCreated] = useState<Created>()
   const [error, setError] = useState<unknown>()

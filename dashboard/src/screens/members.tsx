@@ -7,19 +7,14 @@ import { useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { ConfirmButton, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatAgo, formatDate } from '../format.js'
-import type { MemberRow } from '../model.js'
+import type { MemberListAnswer, MemberRemoveAnswer, MemberRow } from '../model.js'
 import { href } from '../route.js'
 
-interface Removed {
-  email: string
-  sessionsEnded: number
-  keysRevoked: number
-  invitesRevoked: number
-}
+type Removed = MemberRemoveAnswer & { email: string }
 
 export function Members({ orgName }: { orgName: string }) {
   useTitle('Members')
-  const list = useAsync(() => api.post<{ members: MemberRow[] }>('/auth/members.list').then((a) => a.members), [])
+  const list = useAsync(() => api.post<MemberListAnswer>('/auth/members.list').then((a) => a.members), [])
   const [error, setError] = useState<unknown>()
   const [removed, setRemoved] = useState<Removed>()
   const members = list.data ?? []
@@ -27,7 +22,7 @@ export function Members({ orgName }: { orgName: string }) {
   const remove = async (member: MemberRow) => {
     setError(undefined)
     try {
-      const answer = await api.post<Omit<Removed, 'email'>>('/auth/members.remove', { userId: member.userId })
+      const answer = await api.post<MemberRemoveAnswer>('/auth/members.remove', { userId: member.userId })
       setRemoved({ email: member.email, ...answer })
     } catch (e) {
       setError(e)

@@ -2,7 +2,7 @@
 import { api } from '../api.js'
 import { useAsync, type Async } from '../components.js'
 import { plural } from '../format.js'
-import type { PageRow } from '../model.js'
+import type { PageRow, PagesListAnswer } from '../model.js'
 
 const pageLists = new Map<string, Promise<PageRow[]>>()
 
@@ -10,7 +10,7 @@ export function usePages(projectId: string): Async<PageRow[]> {
   return useAsync(() => {
     let pending = pageLists.get(projectId)
     if (!pending) {
-      pending = api.post<{ pages: PageRow[] }>('/cli/pages.list', { projectId }).then((a) => [...a.pages].sort((x, y) => (y.views ?? 0) - (x.views ?? 0)))
+      pending = api.post<PagesListAnswer>('/cli/pages.list', { projectId }).then((a) => [...a.pages].sort((x, y) => (y.views ?? 0) - (x.views ?? 0)))
       pageLists.set(projectId, pending)
       pending.catch(() => pageLists.delete(projectId))
       // Fresh within a minute: new pages appear as traffic lands.

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatDate } from '../format.js'
-import { loadProjects, type Project } from '../model.js'
+import { loadProjects, type Project, type ProjectAnswer } from '../model.js'
 import { href, navigate } from '../route.js'
 import { RulesField, splitLines } from './rules-editor.js'
 
@@ -100,7 +100,7 @@ function CreateProject({ onCancel }: { onCancel: () => void }) {
     setError(undefined)
     try {
       const pathRules = splitLines(rules)
-      const { project } = await api.post<{ project: Project }>('/cli/projects.create', {
+      const { project } = await api.post<ProjectAnswer>('/cli/projects.create', {
         name,
         ...(domain.trim() ? { domain: domain.trim() } : {}),
         ...(pathRules.length ? { pathRules } : {}),

@@ -2,7 +2,8 @@
  * Replay of one session: the recording (POST /cli/sessions.events) played by
  * rrweb-player, loaded on demand, with the session's friction (rage, dead
  * and error clicks, JS errors, quick backs) and its page changes as moments
- * on the timeline. Each moment is a button that jumps there; `?t=<epoch ms>`
+ * on the timeline, with console errors and failed requests when the project
+ * captures them (and their panels, replay-panels.tsx). Each moment is a button that jumps there; `?t=<epoch ms>`
  * opens the replay at a moment (the friction feed links that way).
  */
 import type { JSX } from 'preact'
@@ -10,10 +11,11 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, ApiFailure } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatClock, formatDate, formatDuration } from '../format.js'
-import type { FrictionItem, FrictionPage, Project } from '../model.js'
+import type { FrictionItem, FrictionListAnswer, Project } from '../model.js'
 import type { Marker, PlayerHandle } from '../player/player.js'
 import { href } from '../route.js'
 import { describeFriction, FRICTION_LABELS } from './friction.js'
+import { CapturePanels, captureMoments } from './replay-panels.js'
 import { pathOf } from './sessions.js'
 
 /** Opening at a moment starts a little before it, so the lead-up is seen too. */
@@ -21,6 +23,8 @@ const LEAD_IN_MS = 3000
 const SEEK_STEP_MS = 5000
 /** rrweb event types (rrweb `EventType`): 2 full snapshot, 4 meta (a page load: href, width, height). */
 const META = 4
+
+const MOMENT_LABELS: Record<string, string> = { page: 'Page change', consoleError: 'Console error', requestFailed: 'Failed request' }
 
 interface Moment extends Marker {
   offset: number
@@ -40,7 +44,7 @@ async function loadFriction(projectId: string, sessionKey: string, since: number
   let cursor: string | undefined
   // A session's friction fits in a few pages; the bound stops a runaway loop.
   for (let i = 0; i < 10; i++) {
-    const page = await api.post<FrictionPage>('/cli/friction.list', { projectId, sessionKey, since, until, limit: 200, ...(cursor ? { cursor } : {}) })
+    const page = await api.post<FrictionListAnswer>('/cli/friction.list', { projectId, sessionKey, since, until, limit: 200, ...(cursor ? { cursor } : {}) })
     items.push(...page.items.filter((item) => item.sessionKey === sessionKey))
     if (!page.nextCursor) break
     cursor = page.nextCursor
@@ -61,6 +65,7 @@ async function loadRecording(projectId: string, sessionKey: string): Promise<Rec
   const moments: Moment[] = [
     ...metas.slice(1).map((e) => ({ ts: e.timestamp, tag: 'page', kind: 'page', label: `Page: ${pathOf(e.data?.href ?? '')}` })),
     ...friction.map((item) => ({ ts: clamp(item.ts), tag: item.kind, kind: item.kind, label: describeFriction(item) })),
+    ...captureMoments(events, start).map((m) => ({ ...m, ts: clamp(m.ts) })),
   ]
     .map((m) => ({ ...m, offset: m.ts - start }))
     .sort((a, b) => a.ts - b.ts)
@@ -202,7 +207,7 @@ function ReplayView({ project, sessionKey, recording: r, at, back }: { project: 
                     <span class="time">{formatClock(m.offset)}</span>
                     <span class={`dot tick-${m.kind}`} aria-hidden="true" />
                     <span>
-                      <span class="kind">{m.kind === 'page' ? 'Page change' : FRICTION_LABELS[m.kind as keyof typeof FRICTION_LABELS] ?? m.kind}</span>
+                      <span class="kind">{MOMENT_LABELS[m.kind] ?? FRICTION_LABELS[m.kind as keyof typeof FRICTION_LABELS] ?? m.kind}</span>
                       <span class="muted small"> {m.label}</span>
                     </span>
                   </button>
@@ -212,6 +217,7 @@ function ReplayView({ project, sessionKey, recording: r, at, back }: { project: 
           )}
         </aside>
       </div>
+      <CapturePanels events={r.events} start={r.start} now={now} jump={jump} />
     </section>
   )
 }

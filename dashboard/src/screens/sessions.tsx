@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatAgo, formatDate, formatDuration, plural } from '../format.js'
-import type { FrictionPage, Project, SessionPage, SessionRow } from '../model.js'
+import type { FrictionListAnswer, Project, SessionsListAnswer, SessionSummary } from '../model.js'
 import { href, navigate } from '../route.js'
 import { FRICTION_LABELS } from './friction.js'
 import { PagePicker, usePages } from './page-picker.js'
@@ -23,6 +23,10 @@ export interface SessionFilters {
   minSec: string
   errors: boolean
   rage: boolean
+  /** Console capture: sessions with a console error. */
+  consoleErrors: boolean
+  /** Network capture: sessions with a request that failed or answered 500 or more. */
+  failedRequests: boolean
   range: string
   /** An element's selector (with `page`), from the element leaderboard: sessions that clicked it. */
   element: string
@@ -38,6 +42,8 @@ function filtersOf(query: URLSearchParams): SessionFilters {
     minSec: query.get('minSec') ?? '',
     errors: query.get('errors') === '1',
     rage: query.get('rage') === '1',
+    consoleErrors: query.get('consoleErrors') === '1',
+    failedRequests: query.get('failedRequests') === '1',
     range: query.get('range') ?? '',
     element: query.get('element') ?? '',
     label: query.get('label') ?? '',
@@ -55,6 +61,8 @@ function bodyOf(projectId: string, f: SessionFilters, cursor: string | undefined
     ...(Number(f.minSec) > 0 ? { minDurationMs: Math.round(Number(f.minSec) * 1000) } : {}),
     ...(f.errors ? { hasErrors: true } : {}),
     ...(f.rage ? { hasRage: true } : {}),
+    ...(f.consoleErrors ? { hasConsoleErrors: true } : {}),
+    ...(f.failedRequests ? { hasFailedRequests: true } : {}),
     ...(RANGES[f.range] ? { since: Date.now() - RANGES[f.range] } : {}),
     ...(cursor ? { cursor } : {}),
   }
@@ -67,7 +75,7 @@ export function Sessions({ project, query }: { project: Project; query: URLSearc
   // cursors[i] opens page i + 1; page 1 needs none. New filters start again from page 1.
   const [pager, setPager] = useState<{ key: string; cursors: string[]; index: number }>({ key, cursors: [], index: 0 })
   const { cursors, index } = pager.key === key ? pager : { cursors: [] as string[], index: 0 }
-  const page = useAsync(() => api.post<SessionPage>('/cli/sessions.list', bodyOf(project.id, filters, index === 0 ? undefined : cursors[index - 1])), [project.id, key, index])
+  const page = useAsync(() => api.post<SessionsListAnswer>('/cli/sessions.list', bodyOf(project.id, filters, index === 0 ? undefined : cursors[index - 1])), [project.id, key, index])
   const sessions = page.data?.sessions ?? []
   const next = page.data?.nextCursor
   return (
@@ -137,7 +145,7 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
   const apply = (f: SessionFilters) => {
     // The element stays while its page does: the other filters narrow the sessions that clicked it.
     const element = f.page === filters.page ? { element: f.element, label: f.label } : {}
-    navigate(href('p', project.id, 'sessions', { page: f.page, ...element, user: f.user.trim(), account: f.account.trim(), minSec: f.minSec, errors: f.errors ? 1 : '', rage: f.rage ? 1 : '', range: f.range }))
+    navigate(href('p', project.id, 'sessions', { page: f.page, ...element, user: f.user.trim(), account: f.account.trim(), minSec: f.minSec, errors: f.errors ? 1 : '', rage: f.rage ? 1 : '', consoleErrors: f.consoleErrors ? 1 : '', failedRequests: f.failedRequests ? 1 : '', range: f.range }))
   }
   const set = (patch: Partial<SessionFilters>) => setDraft({ ...draft, ...patch })
   return (
@@ -179,6 +187,12 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
         <label class="check">
           <input type="checkbox" name="rage" checked={draft.rage} onChange={(e) => set({ rage: e.currentTarget.checked })} /> With rage clicks
         </label>
+        <label class="check">
+          <input type="checkbox" name="consoleErrors" checked={draft.consoleErrors} onChange={(e) => set({ consoleErrors: e.currentTarget.checked })} /> With console errors
+        </label>
+        <label class="check">
+          <input type="checkbox" name="failedRequests" checked={draft.failedRequests} onChange={(e) => set({ failedRequests: e.currentTarget.checked })} /> With failed requests
+        </label>
       </fieldset>
       <div class="row align-end">
         <button type="submit">Filter</button>
@@ -198,7 +212,7 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
  */
 function ElementClicks({ project, page, selector, label }: { project: Project; page: string; selector: string; label?: string }) {
   const items = useAsync(
-    () => api.post<FrictionPage>('/cli/friction.list', { projectId: project.id, limit: 500, ...(page ? { page } : {}) }).then((a) => a.items.filter((i) => i.selector === selector)),
+    () => api.post<FrictionListAnswer>('/cli/friction.list', { projectId: project.id, limit: 500, ...(page ? { page } : {}) }).then((a) => a.items.filter((i) => i.selector === selector)),
     [project.id, page, selector],
   )
   const name = label ? `“${label}”` : selector
@@ -232,7 +246,7 @@ function ElementClicks({ project, page, selector, label }: { project: Project; p
   )
 }
 
-export function identityOf(s: SessionRow): { primary: string; secondary?: string; known: boolean } {
+export function identityOf(s: SessionSummary): { primary: string; secondary?: string; known: boolean } {
   const id = s.identity
   if (id && (id.name || id.email || id.userId)) {
     return { primary: id.name || id.email || id.userId!, secondary: [id.name && id.email ? id.email : undefined, id.accountId ? `account ${id.accountId}` : undefined].filter(Boolean).join(' · ') || undefined, known: true }
@@ -240,7 +254,7 @@ export function identityOf(s: SessionRow): { primary: string; secondary?: string
   return { primary: 'Anonymous', secondary: s.visitorId ? `visitor ${s.visitorId.slice(0, 10)}` : undefined, known: false }
 }
 
-function SessionLine({ project, session: s }: { project: Project; session: SessionRow }) {
+function SessionLine({ project, session: s }: { project: Project; session: SessionSummary }) {
   const who = identityOf(s)
   const replay = href('p', project.id, 'replay', s.sessionKey)
   const duration = s.durationMs ?? (s.lastActivityAt ? s.lastActivityAt - s.startedAt : undefined)
@@ -300,13 +314,15 @@ function SessionLine({ project, session: s }: { project: Project; session: Sessi
   )
 }
 
-function Signals({ s }: { s: SessionRow }) {
+function Signals({ s }: { s: SessionSummary }) {
   const items: [string, number | undefined, string][] = [
     ['click', s.clicks, ''],
     ['rage click', s.rage, 'bad'],
     ['dead click', s.dead, 'warn'],
     ['error click', s.errorClicks, 'bad'],
     ['JS error', s.errors, 'bad'],
+    ['console error', s.consoleErrors, 'bad'],
+    ['failed request', s.failedRequests, 'bad'],
   ]
   return (
     <span class="signals">

@@ -1,14 +1,16 @@
 /**
  * A project's Settings: the public key and snippet, the install check, the
  * install prompt for an agent (with a fresh setup token), setup-token
- * revocation, and the path rules with their live preview.
+ * revocation, the path rules with their live preview, and what is recorded
+ * (capture-settings.tsx).
  */
 import { useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { Code, ConfirmButton, CopyButton, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatDate, plural } from '../format.js'
 import { directUrlOf, installPrompt } from '../install-prompt.js'
-import { loadProjects, type Project, type Snippet } from '../model.js'
+import { loadProjects, type BackfillStatus, type Project, type RevokedAnswer, type SetupTokenAnswer, type SnippetAnswer } from '../model.js'
+import { CaptureForm } from './capture-settings.js'
 import { InstallCheck, useSnippet } from './install-check.js'
 import { RulesField, splitLines } from './rules-editor.js'
 
@@ -36,18 +38,19 @@ export function Settings({ project, justCreated, onChanged }: { project: Project
       </section>
       <AgentInstall project={project} snippet={snippet.data} />
       <PathRules project={project} onSaved={onChanged} />
+      <CaptureForm project={project} onSaved={onChanged} />
     </div>
   )
 }
 
-function AgentInstall({ project, snippet }: { project: Project; snippet?: Snippet }) {
+function AgentInstall({ project, snippet }: { project: Project; snippet?: SnippetAnswer }) {
   const [minted, setMinted] = useState<{ prompt: string; expiresAt: number }>()
   const [revoked, setRevoked] = useState<number>()
   const [error, setError] = useState<unknown>()
   const mintPrompt = async () => {
     setError(undefined)
     setRevoked(undefined)
-    const { token, expiresAt } = await api.post<{ token: string; expiresAt: number }>('/cli/projects.setup-token', { projectId: project.id })
+    const { token, expiresAt } = await api.post<SetupTokenAnswer>('/cli/projects.setup-token', { projectId: project.id })
     const prompt = installPrompt({ projectName: project.name, publicKey: project.publicKey, directUrl: directUrlOf(snippet?.trackerUrl), snippet: snippet?.snippet, token })
     setMinted({ prompt, expiresAt })
     return prompt
@@ -66,7 +69,7 @@ function AgentInstall({ project, snippet }: { project: Project; snippet?: Snippe
           onConfirm={async () => {
             setError(undefined)
             try {
-              const answer = await api.post<{ ok: boolean; revoked: number }>('/cli/projects.setup-token.revoke', { projectId: project.id })
+              const answer = await api.post<RevokedAnswer>('/cli/projects.setup-token.revoke', { projectId: project.id })
               setRevoked(answer.revoked)
               setMinted(undefined)
             } catch (e) {
@@ -91,15 +94,6 @@ function AgentInstall({ project, snippet }: { project: Project; snippet?: Snippe
       )}
     </section>
   )
-}
-
-interface BackfillStatus {
-  state: 'none' | 'running' | 'done'
-  done: boolean
-  sessionsTotal?: number
-  sessionsRekeyed?: number
-  pagesBefore?: number
-  pagesAfter?: number
 }
 
 function PathRules({ project, onSaved }: { project: Project; onSaved: () => void }) {

@@ -13,6 +13,7 @@ import { ownerOf } from '../../accounts/credentials.js'
 import { ApiError } from '../../errors.js'
 import { acceptInviteBody, authStateAnswer, inviteAnswer, inviteListAnswer, inviteRevokeBody, loginBody, setupBody, signedInAnswer } from '../../schemas/accounts.js'
 import { okAnswer } from '../../schemas/control.js'
+import type { InviteRow } from '../../schemas/types.js'
 import { mintSecret, newId, parseSecret, secretMatches } from '../../accounts/secrets.js'
 import type { InviteRecord, Store, UserRecord } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
@@ -20,7 +21,7 @@ import { currentSession, csrfMatches, sessionCookie, SESSION_TTL_MS, startSessio
 import { clientAddress } from '../front-link.js'
 import type { LoginThrottle } from '../login-throttle.js'
 import { DUMMY_HASH, hashPassword, verifyPassword } from '../passwords.js'
-import type { Operation, RequestContext } from '../router.js'
+import { operation, type Operation, type RequestContext } from '../router.js'
 import { requireSameOriginJson } from '../same-origin.js'
 
 /** An invite link lives 7 days. */
@@ -35,8 +36,6 @@ export interface AccountDeps {
   now: () => number
   throttle: LoginThrottle
 }
-
-type Body = Record<string, string>
 
 export function accountOperations(deps: AccountDeps): Operation<any>[] {
   const { store, throttle } = deps
@@ -64,7 +63,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
   }
 
   return [
-    {
+    operation({
       operationId: 'getAuthState',
       method: 'GET',
       route: '/auth/state',
@@ -78,8 +77,8 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         if (!session || !user) return { firstRun, signedIn: false }
         return { firstRun, signedIn: true, user: { userId: user.id, email: user.email, orgId: user.orgId, orgName: store.getOrg(user.orgId)?.name ?? '' }, csrfToken: session.csrfToken }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'createFirstOwner',
       method: 'POST',
       route: '/auth/setup',
@@ -90,7 +89,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       errors: ['invalid_request'],
       async handle(ctx) {
         requireSameOriginJson(ctx.req, ownOrigins)
-        const { orgName, email, password } = ctx.body as Body
+        const { orgName, email, password } = ctx.body
         const now = deps.now()
         const org = { id: newId('org'), name: orgName.trim(), createdAt: now }
         const user: UserRecord = { id: newId('usr'), orgId: org.id, email: email.toLowerCase(), createdAt: now, passwordHash: await hashPassword(password), role: 'owner' }
@@ -99,8 +98,8 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         }
         return signIn(ctx, user)
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'signIn',
       method: 'POST',
       route: '/auth/login',
@@ -111,7 +110,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       errors: ['invalid_request'],
       async handle(ctx) {
         requireSameOriginJson(ctx.req, ownOrigins)
-        const { email, password } = ctx.body as Body
+        const { email, password } = ctx.body
         const key = email.trim().toLowerCase()
         const address = clientAddress(ctx.req)
         throttle.attempt(key, address)
@@ -121,8 +120,8 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         throttle.succeeded(key, address)
         return signIn(ctx, user)
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'signOut',
       method: 'POST',
       route: '/auth/logout',
@@ -136,8 +135,8 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         ctx.responseHeaders['Set-Cookie'] = [sessionCookie(ctx.req, deps.publicUrl, '', 0)]
         return { ok: true }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'createInvite',
       method: 'POST',
       route: '/auth/invite',
@@ -154,8 +153,8 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         await store.putInvite({ id: secret.id, digestHex: secret.digestHex, orgId: auth.orgId, invitedBy: auth.userId, createdAt: now, expiresAt: now + INVITE_TTL_MS })
         return { inviteId: secret.id, inviteUrl: `${deps.directUrl}/app/#/invite/${secret.token}`, expiresAt: now + INVITE_TTL_MS }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'listInvites',
       method: 'POST',
       route: '/auth/invites.list',
@@ -168,7 +167,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
           invites: store
             .listInvites(auth.orgId)
             .sort((a, b) => b.createdAt - a.createdAt)
-            .map((invite) => ({
+            .map((invite): InviteRow => ({
               inviteId: invite.id,
               status: invite.usedAt ? 'used' : invite.revokedAt ? 'revoked' : invite.expiresAt <= now ? 'expired' : 'pending',
               createdAt: invite.createdAt,
@@ -179,8 +178,8 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
             })),
         }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'revokeInvite',
       method: 'POST',
       route: '/auth/invites.revoke',
@@ -197,8 +196,8 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         if (after?.usedAt) throw new ApiError('invalid_request', { error: 'This invite was already used: its person has joined.', hint: 'Nothing to revoke; the link works only once.' })
         return { ok: true }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'acceptInvite',
       method: 'POST',
       route: '/auth/accept-invite',
@@ -209,7 +208,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       errors: ['invalid_request'],
       async handle(ctx) {
         requireSameOriginJson(ctx.req, ownOrigins)
-        const { token, email, password } = ctx.body as Body
+        const { token, email, password } = ctx.body
         const parsed = parseSecret(token)
         const invite = parsed?.kind === 'iv' ? store.getInvite(parsed.id) : undefined
         if (!parsed || !invite || !secretMatches(parsed.token, invite.digestHex)) {
@@ -223,6 +222,6 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         if (outcome === 'email_taken') throw new ApiError('invalid_request', { error: 'That email already has an account; this invite link is now used up.', hint: 'Sign in with that email, or ask for a new link for another one.' })
         return signIn(ctx, { ...user, invitedBy: invite.invitedBy })
       },
-    },
+    }),
   ]
 }

@@ -1,13 +1,13 @@
 /**
  * Heatmaps, the element leaderboard, the friction feed and the page list
- * (issue 6; documented extensions of section 4.3). Each reads aggregates kept
+ * (documented extensions of section 4.3). Each reads aggregates kept
  * by page and hour (src/store/aggregates/, src/store/lmdb/derived-keys.ts), folded in behind ingest by the
  * fold thread and, for what is still pending, by the read itself first; a 30-day
  * query reads at most 720 buckets per page. Hour resolution shows in the answers: `since` and `until`
  * come back rounded out to whole hours (the friction feed, a list of events,
  * keeps exact times).
  */
-import { HEAT_X_BINS, HEAT_Y_BIN_PX, hoursOf, HOUR_MS, type Device, type HeatKind } from '../../store/insights.js'
+import { HEAT_X_BINS, HEAT_Y_BIN_PX, hoursOf, HOUR_MS } from '../../store/insights.js'
 import {
   elementsTopAnswer,
   elementsTopBody,
@@ -21,10 +21,11 @@ import {
 import type { PageRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { decodeCursor, encodeCursor, foldBeforeRead, rangeOf, resolvePages, type Range } from '../reading.js'
-import type { Operation } from '../router.js'
+import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
 
-type Body = Record<string, any>
+/** The grid of the click kinds, as literals: the answer schema pins both values. */
+const CLICK_BINS = { xBins: HEAT_X_BINS, yBinPx: HEAT_Y_BIN_PX } as const
 
 /** The range the hourly buckets actually cover. */
 function hourRange(range: Range): Range {
@@ -34,7 +35,7 @@ function hourRange(range: Range): Range {
 
 export function insightOperations(store: Store, now: () => number = Date.now): Operation<ApiKeyAuth>[] {
   return [
-    {
+    operation({
       operationId: 'getHeatmap',
       method: 'POST',
       route: '/cli/heatmap',
@@ -44,18 +45,18 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       response: heatmapAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         await foldBeforeRead(store)
         const range = rangeOf(b, now())
         const pages = resolvePages(store, project, b.page)
-        const result = store.heatmap(project.id, { ...range, pages, kind: b.kind as HeatKind, device: b.device as Device | undefined })
+        const result = store.heatmap(project.id, { ...range, pages, kind: b.kind, device: b.device })
         const head = { page: b.page, pages, ...(b.device ? { device: b.device } : {}), ...hourRange(range) }
         if (result.kind === 'scroll') return { ...head, ...result }
-        return { ...head, ...result, xBins: HEAT_X_BINS, yBinPx: HEAT_Y_BIN_PX }
+        return { ...head, ...result, ...CLICK_BINS }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'listTopElements',
       method: 'POST',
       route: '/cli/elements.top',
@@ -65,7 +66,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       response: elementsTopAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         await foldBeforeRead(store)
         const range = rangeOf(b, now())
@@ -73,22 +74,22 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
         const elements = store.topElements(project.id, { ...range, pages, limit: b.limit ?? 20 })
         return { ...hourRange(range), elements }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'listFriction',
       method: 'POST',
       route: '/cli/friction.list',
       credential: 'apiKey',
-      summary: 'The friction feed, newest first: rage, dead and error clicks and quick backs, and JavaScript errors grouped by message with counts and first and last seen; each with the session key and time to open the replay at. Follow nextCursor; the first page pins `until`, so later pages do not shift as new signals arrive.',
+      summary: 'The friction feed, newest first: rage, dead and error clicks and quick backs, and JavaScript errors grouped by message with counts and first and last seen; each with the session key and time to open the replay at. Follow nextCursor; the first answer pins `until`, so the answers that follow do not shift as new signals arrive.',
       body: frictionListBody,
       response: frictionListAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         await foldBeforeRead(store)
         const cursor = b.cursor ? decodeCursor(b.cursor, { t: 'number', i: 'string', u: 'number', s: 'number' }) : undefined
-        // Later pages keep the window of the first, whose `until` defaulted to the time it was asked.
+        // Later answers keep the window of the first, whose `until` defaulted to the time it was asked.
         const range = cursor ? { since: cursor.s, until: cursor.u } : rangeOf(b, now())
         const pages = b.page === undefined ? undefined : resolvePages(store, project, b.page)
         const feed = store.listFriction(project.id, {
@@ -103,8 +104,8 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
           nextCursor: feed.next ? encodeCursor({ t: feed.next.ts, i: feed.next.id, u: range.until, s: range.since }) : null,
         }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'listPages',
       method: 'POST',
       route: '/cli/pages.list',
@@ -116,14 +117,14 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       response: pagesListAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         await foldBeforeRead(store)
         const range = rangeOf(b, now())
         const pages = store.pageInsights(project.id, range).map(({ page, path, ...rest }) => ({ page: path, key: page, ...rest }))
         return { ...hourRange(range), pages: withQuietPages(pages, store.listPages(project.id), range) }
       },
-    },
+    }),
   ]
 }
 

@@ -5,11 +5,11 @@ import { keyCreatedAnswer, keyListAnswer, keysCreateBody, keysRevokeBody, okAnsw
 import { maskSecret } from '../../accounts/secrets.js'
 import type { Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
-import type { Operation } from '../router.js'
+import { operation, type Operation } from '../router.js'
 
 export function keyOperations(store: Store): Operation<ApiKeyAuth>[] {
   return [
-    {
+    operation({
       operationId: 'listApiKeys',
       method: 'POST',
       route: '/cli/keys.list',
@@ -29,8 +29,8 @@ export function keyOperations(store: Store): Operation<ApiKeyAuth>[] {
             masked: maskSecret('sk', k.lastFour),
           })),
       }),
-    },
-    {
+    }),
+    operation({
       operationId: 'createApiKey',
       method: 'POST',
       route: '/cli/keys.create',
@@ -43,8 +43,8 @@ export function keyOperations(store: Store): Operation<ApiKeyAuth>[] {
         const { record, apiKey } = await createApiKey(store, auth.orgId, auth.userId, (body as { label?: string }).label)
         return { keyId: record.id, apiKey, ...(record.label ? { label: record.label } : {}), createdAt: record.createdAt }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'revokeApiKey',
       method: 'POST',
       route: '/cli/keys.revoke',
@@ -60,6 +60,6 @@ export function keyOperations(store: Store): Operation<ApiKeyAuth>[] {
         await store.updateApiKey(keyId, { revokedAt: Date.now() })
         return { ok: true }
       },
-    },
+    }),
   ]
 }

@@ -8,13 +8,14 @@
 import { ownerOf } from '../../accounts/credentials.js'
 import { ApiError } from '../../errors.js'
 import { memberListAnswer, memberRemoveAnswer, memberRemoveBody, passwordChangeBody, sessionsEndedAnswer } from '../../schemas/members.js'
+import type { MemberRow } from '../../schemas/types.js'
 import type { Store, UserRecord } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { sessionCookie } from '../dashboard-session.js'
 import { clientAddress } from '../front-link.js'
 import type { LoginThrottle } from '../login-throttle.js'
 import { hashPassword, verifyPassword } from '../passwords.js'
-import type { Operation, RequestContext } from '../router.js'
+import { operation, type Operation, type RequestContext } from '../router.js'
 
 export interface MemberDeps {
   store: Store
@@ -35,7 +36,7 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
   }
 
   return [
-    {
+    operation({
       operationId: 'listMembers',
       method: 'POST',
       route: '/auth/members.list',
@@ -46,7 +47,7 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
         const users = store.listUsers(auth.orgId)
         const owner = ownerOf(users)
         return {
-          members: users.map((user) => ({
+          members: users.map((user): MemberRow => ({
             userId: user.id,
             email: user.email,
             role: user.id === owner?.id ? 'owner' : 'member',
@@ -57,8 +58,8 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
           })),
         }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'removeMember',
       method: 'POST',
       route: '/auth/members.remove',
@@ -78,8 +79,8 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
         if (!removed) throw new ApiError('not_found', { error: 'No such member.', hint: 'List members with POST /auth/members.list.' })
         return { ok: true, sessionsEnded: removed.sessionsEnded, keysRevoked: removed.keysRevoked, invitesRevoked: removed.invitesRevoked }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'changePassword',
       method: 'POST',
       route: '/auth/password.change',
@@ -99,8 +100,8 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
         await store.updateUser(user.id, { passwordHash: await hashPassword(newPassword) })
         return { ok: true, sessionsEnded: await store.endDashboardSessions(user.id, auth.sessionId) }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'signOutEverywhere',
       method: 'POST',
       route: '/auth/sessions.end',
@@ -113,6 +114,6 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
         if (auth.sessionId) responseHeaders['Set-Cookie'] = [sessionCookie(req, deps.publicUrl, '', 0)]
         return { ok: true, sessionsEnded }
       },
-    },
+    }),
   ]
 }

@@ -1,40 +1,21 @@
 /** Page lifecycle (extension): re-key a project's pages under its current rules, and watch it happen. */
 import { ApiError } from '../../errors.js'
 import type { BackfillRunner } from '../../grouping/backfill.js'
-import { projectIdBody } from '../../schemas/control.js'
+import { backfillStatusSchema, projectIdBody } from '../../schemas/control.js'
+import type { BackfillStatus } from '../../schemas/types.js'
 import type { BackfillState, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
-import type { Operation } from '../router.js'
+import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
 
-export const backfillStatusSchema = {
-  type: 'object',
-  required: ['projectId', 'state', 'done'],
-  properties: {
-    projectId: { type: 'string' },
-    state: { type: 'string', enum: ['none', 'running', 'done'] },
-    done: { type: 'boolean' },
-    phase: { type: 'string', enum: ['sessions', 'signals', 'finish', 'done'] },
-    rules: { type: 'array', items: { type: 'string' } },
-    startedAt: { type: 'number' },
-    updatedAt: { type: 'number' },
-    finishedAt: { type: 'number' },
-    pagesBefore: { type: 'integer' },
-    pagesAfter: { type: 'integer' },
-    sessionsTotal: { type: 'integer' },
-    sessionsRekeyed: { type: 'integer' },
-    signalBatchesRekeyed: { type: 'integer' },
-  },
-} as const
-
-function statusOf(projectId: string, state: BackfillState | undefined) {
+function statusOf(projectId: string, state: BackfillState | undefined): BackfillStatus {
   if (!state) return { projectId, state: 'none', done: false }
   return { ...state, done: state.state === 'done' }
 }
 
 export function pageOperations(store: Store, runner: BackfillRunner): Operation<ApiKeyAuth>[] {
   return [
-    {
+    operation({
       operationId: 'backfillProjectPages',
       method: 'POST',
       route: '/cli/projects.backfill',
@@ -47,8 +28,8 @@ export function pageOperations(store: Store, runner: BackfillRunner): Operation<
         const project = ownedProject(store, auth, (body as { projectId: string }).projectId)
         return statusOf(project.id, await runner.start(project.id, project.pathRules))
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'getBackfillStatus',
       method: 'GET',
       route: '/cli/projects.backfill.status',
@@ -63,6 +44,6 @@ export function pageOperations(store: Store, runner: BackfillRunner): Operation<
         const project = ownedProject(store, auth, projectId)
         return statusOf(project.id, store.getBackfill(project.id))
       },
-    },
+    }),
   ]
 }

@@ -6,6 +6,7 @@ import {
   createProjectBody,
   projectAnswer,
   projectIdBody,
+  projectCaptureBody,
   projectListAnswer,
   projectPathRulesBody,
   revokedAnswer,
@@ -13,21 +14,14 @@ import {
 } from '../../schemas/control.js'
 import { apiKeyIdentitySchema } from '../../schemas/common.js'
 import { newId, newPublicKey } from '../../accounts/secrets.js'
+import type { Project } from '../../schemas/types.js'
+import { captureOf, invalidCapturePatterns } from '../../recordings/capture.js'
 import type { ProjectRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
-import type { Operation } from '../router.js'
+import { operation, type Operation } from '../router.js'
 
-export interface ProjectView {
-  id: string
-  name: string
-  domain: string | null
-  publicKey: string
-  sessionCount: number
-  createdAt: number
-  pathRules: string[]
-}
-
-export function projectView(store: Store, project: ProjectRecord): ProjectView {
+/** A project as the API answers it. */
+export function projectView(store: Store, project: ProjectRecord): Project {
   return {
     id: project.id,
     name: project.name,
@@ -36,6 +30,7 @@ export function projectView(store: Store, project: ProjectRecord): ProjectView {
     sessionCount: store.projectStats(project.id).sessionCount,
     createdAt: project.createdAt,
     pathRules: project.pathRules,
+    capture: captureOf(project),
   }
 }
 
@@ -51,11 +46,9 @@ export function ownedProject(store: Store, auth: ApiKeyAuth, projectId: string):
   return project
 }
 
-type Body = Record<string, any>
-
 export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
   return [
-    {
+    operation({
       operationId: 'getApiKeyIdentity',
       method: 'POST',
       route: '/cli/whoami',
@@ -63,8 +56,8 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       summary: 'Who the API key belongs to.',
       response: apiKeyIdentitySchema,
       handle: ({ auth }) => ({ orgId: auth.orgId, userId: auth.userId, ...(auth.label ? { label: auth.label } : {}) }),
-    },
-    {
+    }),
+    operation({
       operationId: 'listProjects',
       method: 'POST',
       route: '/cli/projects.list',
@@ -72,8 +65,8 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       summary: 'Every project in the key\'s organisation.',
       response: projectListAnswer,
       handle: ({ auth }) => ({ projects: store.listProjects(auth.orgId).map((p) => projectView(store, p)) }),
-    },
-    {
+    }),
+    operation({
       operationId: 'createProject',
       method: 'POST',
       route: '/cli/projects.create',
@@ -83,7 +76,7 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: projectAnswer,
       errors: ['invalid_request'],
       async handle({ auth, body }) {
-        const { name, domain, pathRules } = body as Body
+        const { name, domain, pathRules } = body
         const project = await store.createProject({
           id: newId('prj'),
           orgId: auth.orgId,
@@ -95,8 +88,8 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
         })
         return { project: projectView(store, project) }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'setProjectPathRules',
       method: 'POST',
       route: '/cli/projects.path-rules',
@@ -106,14 +99,35 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: projectAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
-        const { projectId, rules } = body as Body
+        const { projectId, rules } = body
         ownedProject(store, auth, projectId)
         const updated = await store.updateProject(projectId, { pathRules: rules })
         if (!updated) throw new ApiError('not_found')
         return { project: projectView(store, updated) }
       },
-    },
-    {
+    }),
+    operation({
+      operationId: 'setProjectCapture',
+      method: 'POST',
+      route: '/cli/projects.capture',
+      credential: 'apiKey',
+      summary: 'Changes what the tracker records: sampling, minimum duration, URL triggers and exclusions, console and network capture. Fields left out keep their value; trackers learn the change within 5 minutes.',
+      body: projectCaptureBody,
+      response: projectAnswer,
+      errors: ['invalid_request', 'not_found'],
+      async handle({ auth, body }) {
+        const { projectId, capture } = body
+        const project = ownedProject(store, auth, projectId)
+        const invalid = invalidCapturePatterns(capture)
+        if (invalid.length) {
+          throw new ApiError('invalid_request', { error: `Pattern ${JSON.stringify(invalid[0].pattern)}: ${invalid[0].reason}.`, hint: 'Write patterns as path rules: /literal/{name}/* .', invalid: invalid.map((i) => i.pattern) })
+        }
+        const updated = await store.updateProject(projectId, { capture: { ...captureOf(project), ...capture } })
+        if (!updated) throw new ApiError('not_found')
+        return { project: projectView(store, updated) }
+      },
+    }),
+    operation({
       operationId: 'countProjectSessions',
       method: 'POST',
       route: '/cli/sessions.count',
@@ -123,11 +137,11 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: countAnswer,
       errors: ['invalid_request', 'not_found'],
       handle({ auth, body }) {
-        const project = ownedProject(store, auth, (body as Body).projectId)
+        const project = ownedProject(store, auth, body.projectId)
         return { count: store.projectStats(project.id).sessionCount }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'mintSetupToken',
       method: 'POST',
       route: '/cli/projects.setup-token',
@@ -137,12 +151,12 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: setupTokenAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
-        const project = ownedProject(store, auth, (body as Body).projectId)
+        const project = ownedProject(store, auth, body.projectId)
         const { token, record } = await mintSetupToken(store, project.id)
         return { token, expiresAt: record.expiresAt }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'revokeSetupTokens',
       method: 'POST',
       route: '/cli/projects.setup-token.revoke',
@@ -152,10 +166,10 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: revokedAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
-        const project = ownedProject(store, auth, (body as Body).projectId)
+        const project = ownedProject(store, auth, body.projectId)
         return { ok: true, revoked: await revokeSetupTokens(store, project.id) }
       },
-    },
+    }),
   ]
 }
 

@@ -1,5 +1,5 @@
 /**
- * Sessions and recordings, read back (issue 6; documented extensions of
+ * Sessions and recordings, read back (documented extensions of
  * section 4.3, API-key bearer, POST with JSON bodies): the session list, a
  * session's chunks, one chunk's bytes exactly as received, and the whole
  * recording as one stream of rrweb events.
@@ -8,6 +8,7 @@
  * it is listed with `purged: true`, its chunk list is empty, and its chunk and
  * events endpoints answer 404 not_found with a hint that says why.
  */
+import { storedChunkBytes, type ChunkBytes } from '../../recordings/chunk-bytes.js'
 import { ApiError } from '../../errors.js'
 import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES, recordingEvents } from '../../recordings/events.js'
 import {
@@ -23,10 +24,8 @@ import type { SessionSignals } from '../../store/insights.js'
 import type { ProjectRecord, SessionRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { decodeCursor, encodeCursor, foldBeforeRead, resolvePages } from '../reading.js'
-import type { Operation } from '../router.js'
+import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
-
-type Body = Record<string, any>
 
 /** Response header carrying a chunk's encoding (`gzip` or `json`); the front exposes it to browsers through CORS. */
 export const ENCODING_HEADER = 'X-Svc-Encoding'
@@ -54,6 +53,8 @@ export function sessionView(session: SessionRecord, signals: SessionSignals) {
     dead: signals.dead,
     errorClicks: signals.errorClicks,
     errors: signals.errors,
+    consoleErrors: session.consoleErrors ?? 0,
+    failedRequests: session.failedRequests ?? 0,
     purged: session.purgedAt !== undefined,
     purgedAt: session.purgedAt ?? null,
   }
@@ -73,19 +74,19 @@ function refusePurged(session: SessionRecord): void {
   })
 }
 
-export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
+export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedChunkBytes(store)): Operation<ApiKeyAuth>[] {
   return [
-    {
+    operation({
       operationId: 'listSessions',
       method: 'POST',
       route: '/cli/sessions.list',
       credential: 'apiKey',
-      summary: 'Sessions newest first, filtered, a page at a time: follow nextCursor. The order is by start time, which never changes, so paging neither skips nor repeats a session while new ones arrive.',
+      summary: 'Sessions newest first, filtered, `limit` at a time: follow nextCursor. The order is by start time, which never changes, so following it neither skips nor repeats a session while new ones arrive.',
       body: sessionsListBody,
       response: sessionsListAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         await foldBeforeRead(store)
         if (b.since !== undefined && b.until !== undefined && b.since >= b.until) throw new ApiError('invalid_request', { error: 'since must be before until.' })
@@ -93,7 +94,7 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
           throw new ApiError('invalid_request', { error: 'selector needs page: an element is a selector on a page.', hint: 'Send the page of the elements.list row with its selector.' })
         }
         const after = b.cursor ? decodeCursor(b.cursor, { s: 'number', k: 'string' }) : undefined
-        const page = store.listSessionPage(project.id, {
+        const slice = store.listSessionPage(project.id, {
           since: b.since,
           until: b.until,
           pages: b.page === undefined ? undefined : resolvePages(store, project, b.page),
@@ -103,16 +104,18 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
           minDurationMs: b.minDurationMs,
           hasErrors: b.hasErrors,
           hasRage: b.hasRage,
+          hasConsoleErrors: b.hasConsoleErrors,
+          hasFailedRequests: b.hasFailedRequests,
           limit: b.limit ?? DEFAULT_LIMIT,
           after: after && { startedAt: after.s, sk: after.k },
         })
         return {
-          sessions: page.sessions.map(({ session, signals }) => sessionView(session, signals)),
-          nextCursor: page.next ? encodeCursor({ s: page.next.startedAt, k: page.next.sk }) : null,
+          sessions: slice.sessions.map(({ session, signals }) => sessionView(session, signals)),
+          nextCursor: slice.next ? encodeCursor({ s: slice.next.startedAt, k: slice.next.sk }) : null,
         }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'listSessionChunks',
       method: 'POST',
       route: '/cli/sessions.chunks',
@@ -122,14 +125,15 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: sessionChunksAnswer,
       errors: ['invalid_request', 'not_found'],
       handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         const session = sessionOf(store, project, b.sessionKey)
         if (session.purgedAt !== undefined) return { chunks: [], purged: true }
-        return { chunks: store.listChunks(project.id, session.sk), purged: false }
+        // Where the bytes are (cluster mode) is this deployment's business, not the answer's.
+        return { chunks: store.listChunks(project.id, session.sk).map(({ journal: _, ...info }) => info), purged: false }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'getSessionChunk',
       method: 'POST',
       route: '/cli/sessions.chunk',
@@ -140,13 +144,13 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       responseType: 'application/octet-stream',
       answerHeaders: { [ENCODING_HEADER]: { description: 'The chunk\'s encoding: `gzip` or `json`.', schema: { type: 'string', enum: ['gzip', 'json'] } } },
       errors: ['invalid_request', 'not_found'],
-      handle({ auth, body }) {
-        const b = body as Body
+      async handle({ auth, body }) {
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         const session = sessionOf(store, project, b.sessionKey)
         refusePurged(session)
         const info = store.listChunks(project.id, session.sk).find((c) => c.seq === b.seq)
-        const bytes = info && store.getChunk(project.id, session.sk, b.seq)
+        const bytes = info && (await chunkBytes(project.id, session.sk, info))
         if (!info || !bytes) throw new ApiError('not_found', { error: 'No such chunk.', hint: 'List the session\'s chunks with POST /cli/sessions.chunks.' })
         const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
         return {
@@ -155,8 +159,8 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
           headers: { [ENCODING_HEADER]: info.encoding, 'Content-Length': String(raw.byteLength), 'Cache-Control': 'private, max-age=86400, immutable' },
         }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'getSessionEvents',
       method: 'POST',
       route: '/cli/sessions.events',
@@ -167,17 +171,17 @@ export function sessionOperations(store: Store): Operation<ApiKeyAuth>[] {
       response: sessionEventsAnswer,
       errors: ['invalid_request', 'not_found'],
       handle({ auth, body }) {
-        const b = body as Body
+        const b = body
         const project = ownedProject(store, auth, b.projectId)
         const session = sessionOf(store, project, b.sessionKey)
         refusePurged(session)
         const chunks = store.listChunks(project.id, session.sk).map((info) => ({
           seq: info.seq,
           encoding: info.encoding,
-          load: () => store.getChunk(project.id, session.sk, info.seq),
+          load: () => chunkBytes(project.id, session.sk, info),
         }))
         return { raw: recordingEvents(chunks, { maxAnswerBytes: b.maxBytes }), contentType: 'application/json' }
       },
-    },
+    }),
   ]
 }

@@ -5,7 +5,7 @@ import { setupPathRulesAnswer, setupPathRulesBody } from '../../schemas/control.
 import { setupProjectSchema } from '../../schemas/common.js'
 import type { ProjectRecord, Store } from '../../store/store.js'
 import type { SetupAuth } from '../auth.js'
-import type { Operation } from '../router.js'
+import { operation, type Operation } from '../router.js'
 import { holdsPages } from './projects.js'
 
 function tokenProject(store: Store, auth: SetupAuth): ProjectRecord {
@@ -19,7 +19,7 @@ const sameRules = (a: readonly string[], b: readonly string[]) => a.length === b
 
 export function setupOperations(store: Store): Operation<SetupAuth>[] {
   return [
-    {
+    operation({
       operationId: 'getSetupTokenProject',
       method: 'POST',
       route: '/setup/whoami',
@@ -32,8 +32,8 @@ export function setupOperations(store: Store): Operation<SetupAuth>[] {
           project: { name: project.name, domain: project.domain, pathRules: project.pathRules, sessionCount: store.projectStats(project.id).sessionCount },
         }
       },
-    },
-    {
+    }),
+    operation({
       operationId: 'setSetupPathRules',
       method: 'POST',
       route: '/setup/path-rules',
@@ -58,6 +58,6 @@ export function setupOperations(store: Store): Operation<SetupAuth>[] {
         const updated = await store.updateProject(previous.id, { pathRules: rules })
         return { ok: true, project: { name: updated?.name ?? previous.name }, pathRules: rules, backfillNeeded }
       },
-    },
+    }),
   ]
 }

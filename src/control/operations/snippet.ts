@@ -4,12 +4,12 @@ import { snippetAnswer } from '../../schemas/snippet.js'
 import { snippetFor, trackerUrlFor } from '../../install/snippet.js'
 import type { Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
-import type { Operation } from '../router.js'
+import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
 
 export function snippetOperations(store: Store, directUrl: string): Operation<ApiKeyAuth>[] {
   return [
-    {
+    operation({
       operationId: 'getProjectSnippet',
       method: 'POST',
       route: '/cli/projects.snippet',
@@ -22,6 +22,6 @@ export function snippetOperations(store: Store, directUrl: string): Operation<Ap
         const project = ownedProject(store, auth, (body as { projectId: string }).projectId)
         return { snippet: snippetFor(project.publicKey, directUrl), publicKey: project.publicKey, trackerUrl: trackerUrlFor(directUrl) }
       },
-    },
+    }),
   ]
 }

@@ -5,6 +5,7 @@
  * contribution: a new copy withdraws the old contribution and adds the new.
  */
 import { clampTime, hourOf, SCROLL_STEPS, scrollStep } from '../insights.js'
+import type { PageInsight } from '../insights.js'
 import type { View } from '../records.js'
 import { slotOf, type DeviceSlot } from './slots.js'
 
@@ -99,3 +100,29 @@ export function contributeView(bucket: PageBucket, view: ViewState, sign: 1 | -1
  * view's hour, answers whether the count moves to the view's hour.
  */
 export const movesFirstView = (countedHour: number | undefined, hour: number): boolean => countedHour === undefined || hour < countedHour
+
+/** Rates and shares are answered to four decimals: finer than any chart shows, and equal whichever backend summed them. */
+export const round = (x: number): number => Math.round(x * 10_000) / 10_000
+
+/** A page's row of the page insights, from its buckets summed over the range; undefined for a page with nothing in it. */
+export function pageInsightOf(page: string, b: Omit<PageBucket, 'sh'>): PageInsight | undefined {
+  if (b.v === 0 && b.s === 0 && b.cl === 0 && b.er === 0) return undefined
+  const slash = page.indexOf('/')
+  const ratio = (n: number, d: number) => (d === 0 ? null : round(n / d))
+  return {
+    page,
+    host: slash === -1 ? page : page.slice(0, slash),
+    path: slash === -1 ? '/' : page.slice(slash),
+    sessions: b.s,
+    views: b.v,
+    avgActiveMs: b.av === 0 ? null : Math.round(b.am / b.av),
+    avgScrollPct: b.sv === 0 ? null : Math.round(b.sp / b.sv / 10) / 10,
+    exitRate: ratio(b.ex, b.v),
+    quickBackRate: ratio(b.qb, b.v),
+    errors: b.er,
+    clicks: b.cl,
+  }
+}
+
+/** Most viewed pages first, then most clicked, then by key. */
+export const byViews = (a: PageInsight, b: PageInsight): number => b.views - a.views || b.clicks - a.clicks || (a.page < b.page ? -1 : 1)

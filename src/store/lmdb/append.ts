@@ -4,17 +4,11 @@
  * read-modify-write of a session record is atomic).
  */
 import { threadId } from 'node:worker_threads'
-import type { ChunkInfo, IngestItem, IngestOutcome, PageRecord, ProjectStats, SessionRecord } from '../records.js'
+import type { IngestItem, IngestOutcome, PageRecord, ProjectStats } from '../records.js'
 import { shortId } from '../aggregates/ids.js'
+import { chunkInfoOf, emptyStats, sessionWithChunk } from '../recording-records.js'
 import { logForFold } from './fold-log.js'
 import type { Key, Tables } from './tables.js'
-
-/** A session keeps the URL of at most this many page views; later ones still count in chunkCount. */
-const MAX_SESSION_PAGES = 500
-
-export function emptyStats(): ProjectStats {
-  return { sessionCount: 0, chunkCount: 0, bytes: 0, signalBatches: 0 }
-}
 
 type ChunkItem = Extract<IngestItem, { kind: 'chunk' }>
 type SignalsItem = Extract<IngestItem, { kind: 'signals' }>
@@ -55,53 +49,14 @@ function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates): In
   // A repeated seq is a retry of a chunk already acknowledged: keep the first copy.
   if (tables.chunkInfo.doesExist(key)) return 'duplicate'
 
-  const info: ChunkInfo = {
-    seq: meta.seq,
-    pageIndex: meta.pageIndex ?? 0,
-    url: meta.url ?? '',
-    firstTs: meta.firstTs ?? receivedAt,
-    lastTs: meta.lastTs ?? meta.firstTs ?? receivedAt,
-    eventCount: meta.eventCount ?? 0,
-    encoding: meta.encoding,
-    size: body.byteLength,
-    receivedAt,
-  }
-  tables.chunks.put(key, Buffer.from(body.buffer, body.byteOffset, body.byteLength))
+  const info = chunkInfoOf(item)
+  if (!item.journal) tables.chunks.put(key, Buffer.from(body.buffer, body.byteOffset, body.byteLength))
   tables.chunkInfo.put(key, info)
 
   const sessionKey = [projectId, meta.sk]
   const existing = tables.sessions.get(sessionKey)
-  const session: SessionRecord = existing
-    ? { ...existing }
-    : {
-        projectId,
-        sk: meta.sk,
-        vid: meta.vid,
-        startedAt: meta.startedAt ?? info.firstTs,
-        firstTs: info.firstTs,
-        lastTs: info.lastTs,
-        chunkCount: 0,
-        bytes: 0,
-        eventCount: 0,
-        pages: [],
-        createdAt: receivedAt,
-        updatedAt: receivedAt,
-      }
-  session.firstTs = Math.min(session.firstTs, info.firstTs)
-  session.lastTs = Math.max(session.lastTs, info.lastTs)
-  session.chunkCount += 1
-  session.bytes += info.size
-  session.eventCount += info.eventCount
-  session.updatedAt = receivedAt
-  if (meta.identity && Object.keys(meta.identity).length > 0) session.identity = { ...session.identity, ...meta.identity }
-  if (meta.viewport) session.viewport = meta.viewport
-  if (meta.screen) session.screen = meta.screen
-  if (info.url && session.pages.length < MAX_SESSION_PAGES && !session.pages.some((p) => p.pageIndex === info.pageIndex)) {
-    // The page is decided now, under the rules in force, and kept: later rule changes move it only through a backfill.
-    const page = item.page?.key ?? ''
-    session.pages = [...session.pages, { pageIndex: info.pageIndex, url: info.url, page }].sort((a, b) => a.pageIndex - b.pageIndex)
-    if (item.page) notePage(tables, projectId, item.page)
-  }
+  const { session, newPage } = sessionWithChunk(existing, item, info)
+  if (newPage && item.page) notePage(tables, projectId, item.page)
   tables.sessions.put(sessionKey, session)
   if (!existing) {
     tables.sessionsByTime.put([receivedAt, projectId, meta.sk], true)

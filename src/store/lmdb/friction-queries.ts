@@ -2,7 +2,7 @@
 import {
   HOUR_MS,
   type FrictionItem,
-  type FrictionPage,
+  type FrictionSlice,
   type FrictionPosition,
   type FrictionQuery,
   type TimeRange,
@@ -23,7 +23,7 @@ import { MAX_KEY_PART } from './keys.js'
 
 const olderThan = (a: FrictionPosition, b: FrictionPosition) => a.ts < b.ts || (a.ts === b.ts && a.id < b.id)
 
-export function friction(tables: Tables, projectId: string, query: FrictionQuery): FrictionPage {
+export function friction(tables: Tables, projectId: string, query: FrictionQuery): FrictionSlice {
   const gen = liveGen(tables, projectId)
   const base = [projectId, gen]
   let range_: TimeRange = { since: query.since, until: query.until }

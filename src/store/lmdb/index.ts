@@ -29,18 +29,19 @@ import type {
   ClickHeatmap,
   ElementRow,
   ElementsQuery,
-  FrictionPage,
+  FrictionSlice,
   FrictionQuery,
   HeatmapQuery,
   PageInsight,
   ScrollHeatmap,
-  SessionListPage,
+  SessionListSlice,
   SessionListQuery,
   SessionSignals,
   TimeRange,
 } from '../insights.js'
 import { LmdbAccounts } from './accounts.js'
-import { applyItems, emptyStats } from './append.js'
+import { applyItems } from './append.js'
+import { emptyStats } from '../recording-records.js'
 import type { LmdbOptions } from './environment.js'
 import { isStorageFailure, surviveFailedCommits } from './failures.js'
 import { advanceCursors, foldLogged, readUnfolded, unfoldedCount } from './fold-log.js'
@@ -114,7 +115,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
       .sort((a, b) => a.createdAt - b.createdAt)
   }
 
-  updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules'>>): Promise<ProjectRecord | undefined> {
+  updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules' | 'capture'>>): Promise<ProjectRecord | undefined> {
     return this.update<ProjectRecord>(this.tables.projects, id, patch)
   }
 
@@ -288,7 +289,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
 
   // ---- reading back ----
 
-  listSessionPage(projectId: string, query: SessionListQuery): SessionListPage {
+  listSessionPage(projectId: string, query: SessionListQuery): SessionListSlice {
     return sessionPage(this.tables, projectId, query)
   }
 
@@ -308,7 +309,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
     return topElements(this.tables, projectId, query)
   }
 
-  listFriction(projectId: string, query: FrictionQuery): FrictionPage {
+  listFriction(projectId: string, query: FrictionQuery): FrictionSlice {
     return friction(this.tables, projectId, query)
   }
 

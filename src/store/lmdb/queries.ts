@@ -20,7 +20,7 @@ import {
 } from '../insights.js'
 import { shortId } from '../aggregates/ids.js'
 import { ALL_SLOTS, DEVICE_SLOT, type DeviceSlot } from '../aggregates/slots.js'
-import { emptyPageBucket, type PageBucket } from '../aggregates/views.js'
+import { byViews, emptyPageBucket, pageInsightOf, round, type PageBucket } from '../aggregates/views.js'
 import {
   ALL_SCOPE,
   ELEMENT_FIELDS,
@@ -141,10 +141,6 @@ export function heatmap(tables: Tables, projectId: string, query: HeatmapQuery):
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
-function round(x: number): number {
-  return Math.round(x * 10_000) / 10_000
-}
-
 // ---- element leaderboard ----
 
 export function topElements(tables: Tables, projectId: string, query: ElementsQuery): ElementRow[] {
@@ -215,23 +211,8 @@ export function pageInsights(tables: Tables, projectId: string, query: TimeRange
   const base = [projectId, liveGen(tables, projectId)]
   const pages: PageInsight[] = []
   for (const page of derivedPages(tables, projectId)) {
-    const b = sumPageBuckets(tables, base, shortId(page), query.since, query.until)
-    if (b.v === 0 && b.s === 0 && b.cl === 0 && b.er === 0) continue
-    const slash = page.indexOf('/')
-    const ratio = (n: number, d: number) => (d === 0 ? null : round(n / d))
-    pages.push({
-      page,
-      host: slash === -1 ? page : page.slice(0, slash),
-      path: slash === -1 ? '/' : page.slice(slash),
-      sessions: b.s,
-      views: b.v,
-      avgActiveMs: b.av === 0 ? null : Math.round(b.am / b.av),
-      avgScrollPct: b.sv === 0 ? null : Math.round(b.sp / b.sv / 10) / 10,
-      exitRate: ratio(b.ex, b.v),
-      quickBackRate: ratio(b.qb, b.v),
-      errors: b.er,
-      clicks: b.cl,
-    })
+    const row = pageInsightOf(page, sumPageBuckets(tables, base, shortId(page), query.since, query.until))
+    if (row) pages.push(row)
   }
-  return pages.sort((a, b) => b.views - a.views || b.clicks - a.clicks || (a.page < b.page ? -1 : 1))
+  return pages.sort(byViews)
 }

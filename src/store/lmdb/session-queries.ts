@@ -3,7 +3,7 @@ import {
   SESSION_SCAN_BUDGET,
   emptySessionSignals,
   type SessionListQuery,
-  type SessionListPage,
+  type SessionListSlice,
   type SessionPosition,
   type SessionSignals,
 } from '../insights.js'
@@ -31,7 +31,7 @@ export function durationOf(session: SessionRecord): number {
  * examined per call, so a selective filter answers a short page with a cursor
  * rather than scanning the whole project.
  */
-export function sessionPage(tables: Tables, projectId: string, query: SessionListQuery): SessionListPage {
+export function sessionPage(tables: Tables, projectId: string, query: SessionListQuery): SessionListSlice {
   const gen = liveGen(tables, projectId)
   const elements = query.selector !== undefined ? (query.pages ?? []).map((page) => elementIdOf(page, query.selector!)) : undefined
   const clicked = elements && fewClickedBy(tables, projectId, gen, elements)
@@ -39,7 +39,7 @@ export function sessionPage(tables: Tables, projectId: string, query: SessionLis
   const start = query.after ? [projectId, query.after.startedAt, query.after.sk] : [projectId, query.until ?? MAX_KEY_PART]
   const end = query.since !== undefined ? [projectId, query.since] : [projectId]
   const pages = query.pages ? new Set(query.pages) : undefined
-  const sessions: SessionListPage['sessions'] = []
+  const sessions: SessionListSlice['sessions'] = []
   let scanned = 0
   let last: { startedAt: number; sk: string } | undefined
   for (const key of tables.sessionsByStart.getKeys({ start, end, reverse: true })) {
@@ -56,13 +56,15 @@ export function sessionPage(tables: Tables, projectId: string, query: SessionLis
 }
 
 /** The session `sk` with its signal counts if it passes the query's filters (all but the time range and the element). */
-function matching(tables: Tables, projectId: string, gen: number, sk: string, query: SessionListQuery, pages: Set<string> | undefined): SessionListPage['sessions'][number] | undefined {
+function matching(tables: Tables, projectId: string, gen: number, sk: string, query: SessionListQuery, pages: Set<string> | undefined): SessionListSlice['sessions'][number] | undefined {
   const session = tables.sessions.get([projectId, sk])
   if (!session) return undefined
   if (query.userId !== undefined && session.identity?.userId !== query.userId) return undefined
   if (query.accountId !== undefined && session.identity?.accountId !== query.accountId) return undefined
   if (query.minDurationMs !== undefined && durationOf(session) < query.minDurationMs) return undefined
   if (pages && !session.pages.some((p) => pages.has(p.page))) return undefined
+  if (query.hasConsoleErrors !== undefined && (session.consoleErrors ?? 0) > 0 !== query.hasConsoleErrors) return undefined
+  if (query.hasFailedRequests !== undefined && (session.failedRequests ?? 0) > 0 !== query.hasFailedRequests) return undefined
   const signals = sessionSignals(tables, projectId, sk, gen)
   if (query.hasErrors !== undefined && signals.errors > 0 !== query.hasErrors) return undefined
   if (query.hasRage !== undefined && signals.rage > 0 !== query.hasRage) return undefined
@@ -86,10 +88,10 @@ function fewClickedBy(tables: Tables, projectId: string, gen: number, elements: 
 }
 
 /** The list for an element clicked in few sessions: those sessions, in the list's order, without scanning the project. */
-function clickedSessionPage(tables: Tables, projectId: string, gen: number, query: SessionListQuery, clicked: Set<string>): SessionListPage {
+function clickedSessionPage(tables: Tables, projectId: string, gen: number, query: SessionListQuery, clicked: Set<string>): SessionListSlice {
   const pages = query.pages ? new Set(query.pages) : undefined
   const before = (a: SessionPosition, b: SessionPosition) => a.startedAt - b.startedAt || (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0)
-  const found: SessionListPage['sessions'] = []
+  const found: SessionListSlice['sessions'] = []
   for (const sk of clicked) {
     const match = matching(tables, projectId, gen, sk, query, pages)
     if (!match) continue

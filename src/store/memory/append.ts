@@ -1,13 +1,8 @@
 /** What one ingest item does to the in-memory store: the same records, counted the same way, as lmdb/append.ts writes. */
-import type { ChunkInfo, IngestItem, IngestOutcome, PageRecord, ProjectStats, SessionRecord } from '../records.js'
+import type { IngestItem, IngestOutcome, PageRecord, ProjectStats } from '../records.js'
+import { chunkInfoOf, emptyStats, sessionWithChunk } from '../recording-records.js'
 import { inner, sessionId, type MemoryData } from './data.js'
 
-/** A session keeps the URL of at most this many page views, as in the LMDB store. */
-const MAX_SESSION_PAGES = 500
-
-export function emptyStats(): ProjectStats {
-  return { sessionCount: 0, chunkCount: 0, bytes: 0, signalBatches: 0 }
-}
 
 function statsOf(data: MemoryData, projectId: string): ProjectStats {
   let stats = data.projectStats.get(projectId)
@@ -20,48 +15,13 @@ export function appendChunk(data: MemoryData, item: Extract<IngestItem, { kind: 
   const chunks = inner(data.chunks, sessionId(projectId, meta.sk))
   // A repeated seq is a retry of a chunk already acknowledged: keep the first copy.
   if (chunks.has(meta.seq)) return 'duplicate'
-  const info: ChunkInfo = {
-    seq: meta.seq,
-    pageIndex: meta.pageIndex ?? 0,
-    url: meta.url ?? '',
-    firstTs: meta.firstTs ?? receivedAt,
-    lastTs: meta.lastTs ?? meta.firstTs ?? receivedAt,
-    eventCount: meta.eventCount ?? 0,
-    encoding: meta.encoding,
-    size: body.byteLength,
-    receivedAt,
-  }
-  chunks.set(meta.seq, { info, body: Uint8Array.from(body) })
+  const info = chunkInfoOf(item)
+  chunks.set(meta.seq, item.journal ? { info } : { info, body: Uint8Array.from(body) })
 
   const sessions = inner(data.sessions, projectId)
   const existing = sessions.get(meta.sk)
-  const session: SessionRecord = existing ?? {
-    projectId,
-    sk: meta.sk,
-    vid: meta.vid,
-    startedAt: meta.startedAt ?? info.firstTs,
-    firstTs: info.firstTs,
-    lastTs: info.lastTs,
-    chunkCount: 0,
-    bytes: 0,
-    eventCount: 0,
-    pages: [],
-    createdAt: receivedAt,
-    updatedAt: receivedAt,
-  }
-  session.firstTs = Math.min(session.firstTs, info.firstTs)
-  session.lastTs = Math.max(session.lastTs, info.lastTs)
-  session.chunkCount += 1
-  session.bytes += info.size
-  session.eventCount += info.eventCount
-  session.updatedAt = receivedAt
-  if (meta.identity && Object.keys(meta.identity).length > 0) session.identity = { ...session.identity, ...meta.identity }
-  if (meta.viewport) session.viewport = meta.viewport
-  if (meta.screen) session.screen = meta.screen
-  if (info.url && session.pages.length < MAX_SESSION_PAGES && !session.pages.some((p) => p.pageIndex === info.pageIndex)) {
-    session.pages = [...session.pages, { pageIndex: info.pageIndex, url: info.url, page: item.page?.key ?? '' }].sort((a, b) => a.pageIndex - b.pageIndex)
-    if (item.page) notePage(data, projectId, item.page)
-  }
+  const { session, newPage } = sessionWithChunk(existing, item, info)
+  if (newPage && item.page) notePage(data, projectId, item.page)
   sessions.set(meta.sk, session)
 
   const stats = statsOf(data, projectId)

@@ -25,19 +25,20 @@ import type {
   ClickHeatmap,
   ElementRow,
   ElementsQuery,
-  FrictionPage,
+  FrictionSlice,
   FrictionQuery,
   HeatmapQuery,
   PageInsight,
   ScrollHeatmap,
-  SessionListPage,
+  SessionListSlice,
   SessionListQuery,
   SessionSignals,
   TimeRange,
 } from '../insights.js'
 import type { Store } from '../store.js'
 import { MemoryAccounts } from './accounts.js'
-import { appendChunk, appendSignals, emptyStats } from './append.js'
+import { appendChunk, appendSignals } from './append.js'
+import { emptyStats } from '../recording-records.js'
 import { byBytes, MemoryData, sessionId, type StoredBatch } from './data.js'
 import { DerivedCache } from './derived.js'
 import { friction, heatmap, pageInsights, topElements } from './reads.js'
@@ -75,7 +76,7 @@ export class MemoryStore extends MemoryAccounts implements Store {
     return [...this.data.projects.values()].filter((p) => p.orgId === orgId).sort((a, b) => a.createdAt - b.createdAt).map(copy)
   }
 
-  async updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules'>>): Promise<ProjectRecord | undefined> {
+  async updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules' | 'capture'>>): Promise<ProjectRecord | undefined> {
     return this.patch(this.data.projects, id, patch)
   }
 
@@ -207,7 +208,7 @@ export class MemoryStore extends MemoryAccounts implements Store {
     return this.data.signals.length - this.data.applied
   }
 
-  listSessionPage(projectId: string, query: SessionListQuery): SessionListPage {
+  listSessionPage(projectId: string, query: SessionListQuery): SessionListSlice {
     const sessions = [...(this.data.sessions.get(projectId)?.values() ?? [])]
     const page = sessionPage(sessions, this.derived.of(projectId), query)
     return { ...page, sessions: page.sessions.map(copy) }
@@ -229,7 +230,7 @@ export class MemoryStore extends MemoryAccounts implements Store {
     return topElements(this.derived.of(projectId), query)
   }
 
-  listFriction(projectId: string, query: FrictionQuery): FrictionPage {
+  listFriction(projectId: string, query: FrictionQuery): FrictionSlice {
     return friction(this.derived.of(projectId), query)
   }
 

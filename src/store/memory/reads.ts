@@ -7,7 +7,7 @@ import {
   type ElementRow,
   type ElementsQuery,
   type FrictionItem,
-  type FrictionPage,
+  type FrictionSlice,
   type FrictionPosition,
   type FrictionQuery,
   type HeatmapQuery,
@@ -16,10 +16,9 @@ import {
   type TimeRange,
 } from '../insights.js'
 import { ALL_SLOTS, DEVICE_SLOT } from '../aggregates/slots.js'
-import { emptyPageBucket, type PageBucket } from '../aggregates/views.js'
+import { byViews, emptyPageBucket, pageInsightOf, round, type PageBucket } from '../aggregates/views.js'
 import { ALL, pageScope, type Derived } from './derived.js'
 
-const round = (x: number): number => Math.round(x * 10_000) / 10_000
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** The entries of an hourly map whose hour a [since, until) range reads. */
@@ -101,7 +100,7 @@ export function topElements(derived: Derived, query: ElementsQuery): ElementRow[
 
 const olderThan = (a: FrictionPosition, b: FrictionPosition) => a.ts < b.ts || (a.ts === b.ts && a.id < b.id)
 
-export function friction(derived: Derived, query: FrictionQuery): FrictionPage {
+export function friction(derived: Derived, query: FrictionQuery): FrictionSlice {
   let range: TimeRange = { since: query.since, until: query.until }
   const pages = query.pages ? new Set(query.pages) : undefined
   if (query.sessionKey !== undefined) {
@@ -143,23 +142,8 @@ export function friction(derived: Derived, query: FrictionQuery): FrictionPage {
 export function pageInsights(derived: Derived, query: TimeRange): PageInsight[] {
   const insights: PageInsight[] = []
   for (const page of derived.pageKeys()) {
-    const b = pageTotals(derived, page, query)
-    if (b.v === 0 && b.s === 0 && b.cl === 0 && b.er === 0) continue
-    const slash = page.indexOf('/')
-    const ratio = (n: number, d: number) => (d === 0 ? null : round(n / d))
-    insights.push({
-      page,
-      host: slash === -1 ? page : page.slice(0, slash),
-      path: slash === -1 ? '/' : page.slice(slash),
-      sessions: b.s,
-      views: b.v,
-      avgActiveMs: b.av === 0 ? null : Math.round(b.am / b.av),
-      avgScrollPct: b.sv === 0 ? null : Math.round(b.sp / b.sv / 10) / 10,
-      exitRate: ratio(b.ex, b.v),
-      quickBackRate: ratio(b.qb, b.v),
-      errors: b.er,
-      clicks: b.cl,
-    })
+    const row = pageInsightOf(page, pageTotals(derived, page, query))
+    if (row) insights.push(row)
   }
-  return insights.sort((a, b) => b.views - a.views || b.clicks - a.clicks || (a.page < b.page ? -1 : 1))
+  return insights.sort(byViews)
 }

@@ -1,5 +1,5 @@
 /** The session list over the in-memory store, in the LMDB store's order and with its cursor: newest first by [startedAt, sk]. */
-import { SESSION_SCAN_BUDGET, type SessionListPage, type SessionListQuery, type SessionPosition } from '../insights.js'
+import { SESSION_SCAN_BUDGET, type SessionListSlice, type SessionListQuery, type SessionPosition } from '../insights.js'
 import { elementIdOf } from '../aggregates/ids.js'
 import type { SessionRecord } from '../records.js'
 import { byBytes } from './data.js'
@@ -8,7 +8,7 @@ import type { Derived } from './derived.js'
 const durationOf = (session: SessionRecord): number => Math.max(0, session.lastTs - Math.min(session.startedAt, session.firstTs))
 const before = (a: SessionPosition, b: SessionPosition) => a.startedAt - b.startedAt || byBytes(a.sk, b.sk)
 
-export function sessionPage(all: SessionRecord[], derived: Derived, query: SessionListQuery): SessionListPage {
+export function sessionPage(all: SessionRecord[], derived: Derived, query: SessionListQuery): SessionListSlice {
   const pages = query.pages ? new Set(query.pages) : undefined
   const clicked = query.selector !== undefined ? new Set((query.pages ?? []).flatMap((page) => [...(derived.clickedBy.get(elementIdOf(page, query.selector!)) ?? [])])) : undefined
   const matching = (session: SessionRecord) => {
@@ -17,6 +17,8 @@ export function sessionPage(all: SessionRecord[], derived: Derived, query: Sessi
     if (query.accountId !== undefined && session.identity?.accountId !== query.accountId) return undefined
     if (query.minDurationMs !== undefined && durationOf(session) < query.minDurationMs) return undefined
     if (pages && !session.pages.some((p) => pages.has(p.page))) return undefined
+    if (query.hasConsoleErrors !== undefined && (session.consoleErrors ?? 0) > 0 !== query.hasConsoleErrors) return undefined
+    if (query.hasFailedRequests !== undefined && (session.failedRequests ?? 0) > 0 !== query.hasFailedRequests) return undefined
     const signals = derived.sessionSignals(session.sk)
     if (query.hasErrors !== undefined && signals.errors > 0 !== query.hasErrors) return undefined
     if (query.hasRage !== undefined && signals.rage > 0 !== query.hasRage) return undefined
@@ -26,7 +28,7 @@ export function sessionPage(all: SessionRecord[], derived: Derived, query: Sessi
     .filter((s) => (query.since === undefined || s.startedAt >= query.since) && (query.until === undefined || s.startedAt < query.until))
     .filter((s) => !query.after || before(s, query.after) < 0)
     .sort((a, b) => before(b, a))
-  const sessions: SessionListPage['sessions'] = []
+  const sessions: SessionListSlice['sessions'] = []
   if (clicked) {
     // Few sessions clicked an element: the LMDB store lists them whole, without a scan budget.
     const found = ordered.map(matching).filter((m) => m !== undefined)

@@ -1,0 +1,22 @@
+/**
+ * A chunk's bytes in the cluster mode: from this node's LMDB when it keeps
+ * them (NATS_CHUNK_BYTES=lmdb), otherwise read by sequence from any replica
+ * of its recording stream (JetStream direct get), so that recordings take
+ * the NATS cluster's disks, not each node's.
+ */
+import type { ChunkBytes } from '../recordings/chunk-bytes.js'
+import type { Store } from '../store/store.js'
+import type { Journal } from './connect.js'
+import { decodeIngest } from './entries.js'
+
+export function journalChunkBytes(store: Store, journal: Journal): ChunkBytes {
+  return async (projectId, sk, info) => {
+    const held = store.getChunk(projectId, sk, info.seq)
+    if (held || !info.journal) return held
+    // Gone from the log: the stream's max_age (RETENTION_DAYS) expired it.
+    const message = await journal.jsm.direct.getMessage(info.journal.stream, { seq: info.journal.seq })
+    if (!message) return undefined
+    const { item } = decodeIngest(message.data)
+    return item.kind === 'chunk' ? item.body : undefined
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * A project's capture settings: what the tracker records beyond the DOM
+ * (console, network) and which sessions it records at all (sampling, minimum
+ * duration, URL triggers and exclusions). Console and network capture are off
+ * until a project turns them on: they may carry what a site never meant to
+ * share.
+ */
+import { compileRules } from '../grouping/rules.js'
+import type { CaptureSettings, ProjectRecord } from '../store/store.js'
+
+export const DEFAULT_CAPTURE: CaptureSettings = {
+  sampleRate: 1,
+  minDurationMs: 0,
+  triggerUrls: [],
+  excludeUrls: [],
+  console: false,
+  network: false,
+  networkQuery: false,
+}
+
+export function captureOf(project: ProjectRecord): CaptureSettings {
+  return { ...DEFAULT_CAPTURE, ...project.capture }
+}
+
+/** The patterns among `patch`'s triggers and exclusions that do not compile (the path-rule syntax), with why. */
+export function invalidCapturePatterns(patch: Partial<CaptureSettings>): { pattern: string; reason: string }[] {
+  return compileRules([...(patch.triggerUrls ?? []), ...(patch.excludeUrls ?? [])]).invalid
+}

@@ -1,0 +1,22 @@
+/** JSON Schema of a project's capture settings (the project answer's `capture`; projects.capture's body in control.ts). */
+
+const pattern = { type: 'string', maxLength: 2000 } as const
+const patterns = (description: string) => ({ type: 'array', maxItems: 50, items: pattern, description }) as const
+
+export const captureProperties = {
+  sampleRate: { type: 'number', minimum: 0, maximum: 1, description: 'Share of sessions recorded, drawn once per session; unsampled sessions still send signals. Default 1.' },
+  minDurationMs: { type: 'integer', minimum: 0, maximum: 3_600_000, description: 'Recordings of sessions shorter than this are not sent (milliseconds). Default 0.' },
+  triggerUrls: patterns('Path patterns (path-rule syntax): when any is set, a session records from its first page view matching one. Default none: every page.'),
+  excludeUrls: patterns('Path patterns (path-rule syntax) never recorded. Default none.'),
+  console: { type: 'boolean', description: 'Record console messages and uncaught errors beside the DOM. Default false.' },
+  network: { type: 'boolean', description: 'Record fetch and XMLHttpRequest requests (method, URL, status, timing, sizes; never headers or bodies). Default false.' },
+  networkQuery: { type: 'boolean', description: 'Keep the query string of recorded request URLs. Default false.' },
+} as const
+
+export const captureSettingsSchema = {
+  $id: 'CaptureSettings',
+  type: 'object',
+  additionalProperties: false,
+  required: ['sampleRate', 'minDurationMs', 'triggerUrls', 'excludeUrls', 'console', 'network', 'networkQuery'],
+  properties: captureProperties,
+} as const

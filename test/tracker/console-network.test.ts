@@ -1,0 +1,167 @@
+/**
+ * Console and network capture in a real browser (capture.js, loaded on demand):
+ * off by default (capture.js is not even fetched); when on, console calls,
+ * uncaught errors and fetch/XHR requests land in the recording as plugin
+ * events, within their bounds; the page's own console override and fetch
+ * wrapper behave exactly as before; what was typed into password, masked and
+ * ignored fields never appears, even when the page logs or requests it; a
+ * logging loop of 10,000 messages leaves the page responsive.
+ */
+import t from 'tap'
+import type { Page } from 'playwright-core'
+import { call } from '../helpers/api.js'
+import { flushTracker, openPage, storedChunks, trackerStarted, until } from '../helpers/browser.js'
+import { recordingHarness } from '../helpers/recording.js'
+
+const SECRETS = { pw: 'TypedPw1234', card: 'CardSecret9876', coupon: 'CouponSecret5555' }
+
+t.test('console and network capture', async (t) => {
+  const { cluster, seeded, projectId, store, fixtures, browser } = await recordingHarness(t)
+  const setCapture = async (capture: Record<string, unknown>) => {
+    const answer = await call(cluster.url, '/cli/projects.capture', { token: seeded.apiKey, body: { projectId, capture } })
+    if (answer.status !== 200) throw new Error(`projects.capture answered ${answer.status}`)
+  }
+  const pluginEvents = (sk: string, plugin: string) =>
+    storedChunks(store, projectId)
+      .filter((c) => c.sk === sk)
+      .flatMap((c) => c.events)
+      .filter((e) => e.type === 6 && e.data.plugin === plugin)
+      .map((e) => e.data.payload)
+  const open = async (t: Parameters<typeof recordingHarness>[0]) => {
+    const tab = await openPage(browser, { noIdle: true })
+    t.teardown(tab.close)
+    await tab.page.goto(`${fixtures.url}/capture.html`, { waitUntil: 'load' })
+    await tab.page.mouse.move(5, 5)
+    await trackerStarted(tab.page)
+    const sk = (await tab.page.evaluate('window.svc("stats").sk')) as string
+    return { tab, page: tab.page, sk }
+  }
+  const captureRunning = (page: Page) => page.waitForFunction(() => typeof (window as any).svc?.x?.stop === 'function', undefined, { timeout: 30_000 })
+  const typeSecrets = async (page: Page) => {
+    await page.fill('#pw', SECRETS.pw)
+    await page.fill('#card', SECRETS.card)
+    await page.fill('#coupon', SECRETS.coupon)
+    await page.fill('#name', 'Ada')
+  }
+
+  const sessions: Record<string, string> = {}
+  await t.test('off by default: capture.js is not loaded and nothing is captured', async (t) => {
+    const { tab, page, sk } = await open(t)
+    sessions.off = sk
+    await typeSecrets(page)
+    await page.evaluate('window.logSecrets()')
+    t.same(await page.evaluate('window.postForm()'), { status: 404, failed: 'TypeError', xhr: 200 })
+    await flushTracker(page)
+    await until('the recording', () => storedChunks(store, projectId).some((c) => c.sk === sk))
+    t.notOk(tab.requests.some((r) => r.url().includes('/capture.js')), 'capture.js never requested')
+    t.same(pluginEvents(sk, 'rrweb/console@1'), [], 'no console events')
+    t.same(pluginEvents(sk, 'svc/network@1'), [], 'no network events')
+  })
+
+  await t.test('console capture: levels, arguments, errors with stacks, and no masked value', async (t) => {
+    await setCapture({ console: true, network: false })
+    const { tab, page, sk } = await open(t)
+    sessions.console = sk
+    await captureRunning(page)
+    await typeSecrets(page)
+    await page.evaluate('window.logSecrets()')
+    await page.waitForFunction(() => true) // the uncaught error's timer runs before the next evaluate settles
+    await page.evaluate('new Promise((resolve) => setTimeout(resolve))')
+    await flushTracker(page)
+    const events = await until('console events', () => {
+      const found = pluginEvents(sk, 'rrweb/console@1')
+      return found.some((e) => e.payload.join(' ').includes('Uncaught')) ? found : false
+    })
+    const levels = events.map((e) => e.level)
+    t.same(levels.slice(0, 5), ['log', 'log', 'info', 'warn', 'error'], 'every level, in order')
+    t.same(events[0].payload, [JSON.stringify('<input#pw>')], 'an element is its tag and id, never its value')
+    t.same(events[1].payload, [JSON.stringify('pw is'), JSON.stringify('*'.repeat(SECRETS.pw.length))], 'a logged password value is starred')
+    t.same(JSON.parse(events[2].payload[0]), { card: '*'.repeat(SECRETS.card.length), nested: { coupon: '*'.repeat(SECRETS.coupon.length) }, name: 'Ada' }, 'masked and ignored values starred in objects; others kept')
+    t.ok(events[4].trace.length > 0, 'console.error carries a stack')
+    const uncaught = events.find((e) => e.payload.join(' ').includes('Uncaught'))!
+    t.equal(uncaught.level, 'error')
+    t.ok(uncaught.trace.length > 0, 'an uncaught error carries its stack')
+    const text = storedChunks(store, projectId).filter((c) => c.sk === sk).map((c) => c.text).join('\n')
+    for (const [name, secret] of Object.entries(SECRETS)) t.notOk(text.includes(secret), `the ${name} value is nowhere in the recording`)
+    t.same(pluginEvents(sk, 'svc/network@1'), [], 'network capture stays off')
+    t.same(await page.evaluate('window.pageLogs.slice(0, 2)'), ['[object HTMLInputElement]', `pw is ${SECRETS.pw}`], 'the page\'s own console override still sees every call, unchanged')
+    t.equal(tab.pageErrors.length, 1, 'the page\'s own uncaught error, and nothing else, reached the page')
+  })
+
+  await t.test('network capture: fetch and XHR, the page\'s wrapper intact, never the service, no query string or secret', async (t) => {
+    await setCapture({ console: false, network: true, networkQuery: false })
+    const { page, sk } = await open(t)
+    sessions.network = sk
+    await captureRunning(page)
+    await typeSecrets(page)
+    t.same(await page.evaluate('window.postForm()'), { status: 404, failed: 'TypeError', xhr: 200 }, 'the page sees the same answers and errors')
+    const seen = (await page.evaluate('window.pageFetches')) as string[]
+    t.ok(seen.some((u) => u.startsWith('/echo?pw=')) && seen.includes('http://127.0.0.1:1/unreachable'), 'the page\'s own fetch wrapper ran for both fetches')
+    await flushTracker(page)
+    const events = await until('three network events', () => {
+      const found = pluginEvents(sk, 'svc/network@1')
+      return found.length >= 3 ? found : false
+    })
+    const post = events.find((e) => e.url.endsWith('/echo'))
+    t.match(post, { method: 'POST', url: `${fixtures.url}/echo`, status: 404, initiator: 'fetch', requestSize: JSON.stringify({ pw: SECRETS.pw }).length }, 'method, URL without its query, status, request size')
+    t.ok(post.duration >= 0 && post.at > 0, 'duration and start time')
+    t.match(events.find((e) => e.url.includes('127.0.0.1:1')), { status: 0, initiator: 'fetch' }, 'a failed request has status 0')
+    const xhr = events.find((e) => e.initiator === 'xhr')
+    t.match(xhr, { method: 'GET', url: `${fixtures.url}/basic.html`, status: 200 }, 'XHR')
+    t.ok(xhr.responseSize > 0, 'response size (no Content-Length here: from resource timing)')
+    t.notOk(events.some((e) => e.url.startsWith(cluster.url)), 'the tracker\'s own uploads are never recorded')
+    const text = storedChunks(store, projectId).filter((c) => c.sk === sk).map((c) => c.text).join('\n')
+    t.notOk(text.includes(SECRETS.pw), 'the posted password is nowhere in the recording')
+  })
+
+  await t.test('with query strings allowed, a masked value in the URL is still starred', async (t) => {
+    await setCapture({ network: true, networkQuery: true })
+    const { page, sk } = await open(t)
+    await captureRunning(page)
+    await typeSecrets(page)
+    await page.evaluate('window.postForm()')
+    await flushTracker(page)
+    const post = await until('the POST', () => pluginEvents(sk, 'svc/network@1').find((e) => e.url.includes('/echo')))
+    t.equal(post.url, `${fixtures.url}/echo?pw=${'*'.repeat(SECRETS.pw.length)}`, 'the query kept, the password starred')
+  })
+
+  await t.test('the session list filters sessions with console errors or failed requests', async (t) => {
+    const list = async (filter: Record<string, boolean>) => {
+      const answer = await call(cluster.url, '/cli/sessions.list', { token: seeded.apiKey, body: { projectId, ...filter } })
+      return (answer.body.sessions as { sessionKey: string }[]).map((s) => s.sessionKey)
+    }
+    const withErrors = await list({ hasConsoleErrors: true })
+    t.ok(withErrors.includes(sessions.console), 'the session that logged an error')
+    t.notOk(withErrors.includes(sessions.off) || withErrors.includes(sessions.network), 'not those without console capture')
+    const failing = await list({ hasFailedRequests: true })
+    t.ok(failing.includes(sessions.network), 'the session whose request failed')
+    t.notOk(failing.includes(sessions.off) || failing.includes(sessions.console), 'not those without network capture')
+  })
+
+  await t.test('a logging loop of 10,000 messages leaves the page responsive and the chunk small', async (t) => {
+    await setCapture({ console: true, network: false })
+    const { page, sk } = await open(t)
+    await captureRunning(page)
+    const timing = (await page.evaluate(`(() => {
+      const loop = (log) => { const start = performance.now(); for (let i = 0; i < 10000; i++) log('message', i, { i }); return performance.now() - start }
+      const base = loop(window.pageConsoleLog)
+      const captured = loop(console.log)
+      return { base, captured }
+    })()`)) as { base: number; captured: number }
+    t.comment(`10,000 console.log calls: ${timing.base.toFixed(0)} ms through the page's own override, ${timing.captured.toFixed(0)} ms with capture`)
+    t.ok(timing.captured < timing.base * 2 + 250, 'capture at most doubles the cost of a logging loop')
+    // Responsive: a timer set now fires promptly, and the tracker still answers.
+    const lag = (await page.evaluate('new Promise((resolve) => { const at = performance.now(); setTimeout(() => resolve(performance.now() - at), 0) })')) as number
+    t.ok(lag < 250, `a timer fires ${lag.toFixed(0)} ms later`)
+    await page.evaluate('new Promise((resolve) => setTimeout(resolve, 1100))') // the next second opens, which records the count left out
+    await page.evaluate('console.log("after the loop")')
+    await flushTracker(page)
+    const events = await until('the note on what was left out', () => {
+      const found = pluginEvents(sk, 'rrweb/console@1')
+      return found.some((e) => e.payload.join(' ').includes('not recorded')) ? found : false
+    })
+    const fromLoop = events.filter((e) => e.payload[0] === JSON.stringify('message')).length
+    t.ok(fromLoop <= 20 * Math.ceil((timing.base + timing.captured) / 1000 + 1), `${fromLoop} of 20,000 loop messages recorded`)
+    t.ok(events.some((e) => e.payload[0] === JSON.stringify('after the loop')), 'and recording goes on afterwards')
+  })
+})

@@ -1,0 +1,30 @@
+/**
+ * What tracker.js hands the on-demand capture bundle (capture.js) on
+ * `svc.x`: the settings, where to put events (the recording, so they are
+ * chunked, gated and sent like rrweb's own), and the guard. Types only: both
+ * bundles import it, neither carries code from it.
+ */
+import type { Capture } from './capture.js'
+import type { Guard } from './guard.js'
+
+/** An rrweb plugin event (type 6), as rrweb's console plugin writes them. */
+export interface PluginEvent {
+  type: 6
+  timestamp: number
+  data: { plugin: string; payload: unknown }
+}
+
+export interface CaptureHost {
+  settings: Capture
+  /** The service's address: requests to it are never recorded. */
+  origin: string
+  /** `mark`: 1 a console error, 2 a failed request (status 0 or >= 500), counted for the session list's filters. */
+  emit(event: PluginEvent, mark?: 1 | 2): void
+  guard: Guard
+  /** Set by capture.js once it runs: undoes its wrappers. */
+  stop?: () => void
+}
+
+/** rrweb's console plugin name: a replayer that knows it shows these events. */
+export const CONSOLE_PLUGIN = 'rrweb/console@1'
+export const NETWORK_PLUGIN = 'svc/network@1'
