@@ -8,7 +8,8 @@
  * then writes bench/SOAK.md and exits 1 if any target failed.
  *
  * Flags: --quick (fewer cycles, shorter loads: a check of the script),
- * --only=kill,front,overload,disk (those scenarios), --out=FILE. A --quick or
+ * --only=kill,front,overload,disk (those scenarios), --out=FILE, --no-pin (the
+ * overload scenario's cluster and load generator share both cores). A --quick or
  * --only run prints its report instead of writing bench/SOAK.md, unless
  * --out is given. Every loop is bounded in count and time; clusters are
  * killed and filesystems unmounted on the way out, Ctrl-C included.
