@@ -43,7 +43,6 @@ export class Applier {
   private readonly applied = new Map<string, number>()
   private readonly progress = new Set<() => void>()
   private stopped = false
-  private readonly loops: Promise<void>[] = []
   /** Each follower's way to end its current consumer, so that the watchdog can restart it. */
   private readonly restarts = new Map<string, () => void>()
   private watchdog?: NodeJS.Timeout
@@ -69,7 +68,7 @@ export class Applier {
   start(): void {
     for (const stream of this.streams) {
       this.applied.set(stream, this.store.journalPosition(stream))
-      this.loops.push(this.follow(stream, stream === this.control ? (msgs) => this.applyControl(msgs) : (msgs) => this.applyIngest(stream, msgs)))
+      void this.follow(stream, stream === this.control ? (msgs) => this.applyControl(msgs) : (msgs) => this.applyIngest(stream, msgs))
     }
     let seen = new Map<string, number>()
     this.watchdog = setInterval(() => {

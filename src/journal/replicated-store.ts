@@ -37,12 +37,15 @@ export const REPLICATED_MUTATIONS = [
 export const LOCAL_OPERATIONS = ['appendBatch', 'setJournalPosition', 'continueBackfill', 'purgeRecordingsBefore', 'applyDerivations', 'close'] as const satisfies readonly (keyof Store)[]
 
 export function replicatedStore(local: Store, applier: Applier, deadlineMs: number): Store {
+  return withMutations(local, (op, args) => applier.submit(op, args, Date.now() + deadlineMs))
+}
+
+/** `local`, with every replicated mutation routed to `mutate` and everything else answered by `local` itself. */
+function withMutations(local: Store, mutate: (op: string, args: unknown[]) => Promise<unknown>): Store {
   const replicated = new Set<string>(REPLICATED_MUTATIONS)
   return new Proxy(local, {
     get(target, property, receiver) {
-      if (typeof property === 'string' && replicated.has(property)) {
-        return (...args: unknown[]) => applier.submit(property, args, Date.now() + deadlineMs)
-      }
+      if (typeof property === 'string' && replicated.has(property)) return (...args: unknown[]) => mutate(property, args)
       const value = Reflect.get(target, property, receiver)
       return typeof value === 'function' ? value.bind(target) : value
     },
@@ -64,22 +67,13 @@ const READ_BACK: Partial<Record<(typeof REPLICATED_MUTATIONS)[number], (store: S
  * answer the record as it then is; other mutations answer nothing.
  */
 export function submittingStore(local: Store, controlStream: string, submit: (op: string, args: unknown[]) => Promise<number>, deadlineMs: number): Store {
-  const replicated = new Set<string>(REPLICATED_MUTATIONS)
-  return new Proxy(local, {
-    get(target, property, receiver) {
-      if (typeof property === 'string' && replicated.has(property)) {
-        return async (...args: unknown[]) => {
-          const seq = await submit(property, args)
-          const deadline = Date.now() + deadlineMs
-          while (target.journalPosition(controlStream) < seq) {
-            if (Date.now() > deadline) throw new Error(`the log holds the change (control entry ${seq}) but this node has not applied it within ${deadlineMs} ms: is the node running on this DATA_DIR?`)
-            await sleep(20)
-          }
-          return READ_BACK[property as keyof typeof READ_BACK]?.(target, args)
-        }
-      }
-      const value = Reflect.get(target, property, receiver)
-      return typeof value === 'function' ? value.bind(target) : value
-    },
+  return withMutations(local, async (op, args) => {
+    const seq = await submit(op, args)
+    const deadline = Date.now() + deadlineMs
+    while (local.journalPosition(controlStream) < seq) {
+      if (Date.now() > deadline) throw new Error(`the log holds the change (control entry ${seq}) but this node has not applied it within ${deadlineMs} ms: is the node running on this DATA_DIR?`)
+      await sleep(20)
+    }
+    return READ_BACK[op as keyof typeof READ_BACK]?.(local, args)
   })
 }
