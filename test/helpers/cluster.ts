@@ -59,6 +59,21 @@ function canListen(port: number): Promise<boolean> {
   })
 }
 
+/** A running node of the cluster mode, as the helpers that read and seed its store need it. */
+export interface LogNode {
+  url: string
+  natsUrl: string
+  partitions: number
+  replicas: number
+}
+
+/** Running cluster-mode nodes by data directory: seed.ts writes through their log and waits for their read model. */
+const logNodes = new Map<string, LogNode>()
+
+export function logNodeAt(dataDir: string): LogNode | undefined {
+  return logNodes.get(dataDir)
+}
+
 export function tempDataDir(name = 'svc-test-'): string {
   return mkdtempSync(join(tmpdir(), name))
 }
@@ -116,6 +131,12 @@ async function startClusterOnce(options: ClusterOptions, dataDir: string): Promi
     })
   })
   const url = `http://127.0.0.1:${port}`
+  const env = { ...clusterEnv, ...options.env }
+  if (env.NATS_URL) {
+    const node = { url, natsUrl: env.NATS_URL, partitions: Number(env.NATS_PARTITIONS ?? 3), replicas: Number(env.NATS_REPLICAS ?? 3) }
+    logNodes.set(dataDir, node)
+    child.once('exit', () => logNodes.get(dataDir) === node && logNodes.delete(dataDir))
+  }
   return {
     url,
     port,
