@@ -11,7 +11,9 @@
  * store as they always do.
  */
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads'
-import { openJournal, type Journal } from '../../src/journal/connect.js'
+import { jetstream } from '@nats-io/jetstream'
+import { connect, type NatsConnection } from '@nats-io/transport-node'
+import { natsServers } from '../../src/journal/connect.js'
 import { decodeIngest, encodeControl } from '../../src/journal/entries.js'
 import { publishUntil } from '../../src/journal/publish.js'
 import { REPLICATED_MUTATIONS, submittingStore } from '../../src/journal/replicated-store.js'
@@ -73,22 +75,27 @@ function layoutOf(node: LogNode): JournalLayout {
   return { ...DEFAULT_LAYOUT, partitions: node.partitions, replicas: node.replicas }
 }
 
-/** Publishes a change to `node`'s control log the way `npm run admin` does, on a connection opened when needed. */
+/**
+ * Publishes a change to `node`'s control log the way `npm run admin` does, on
+ * a connection opened when needed and closed once idle: a connection left
+ * open would keep the test process alive, reconnecting to the stopped node's
+ * NATS server.
+ */
 function logWriter(node: LogNode): (op: string, args: unknown[]) => Promise<number> {
   const layout = layoutOf(node)
-  let journal: Promise<Journal> | undefined
+  let connection: Promise<NatsConnection> | undefined
   let idle: NodeJS.Timeout | undefined
   return async (op, args) => {
     clearTimeout(idle)
-    journal ??= openJournal(node.natsUrl, layout, CHANGE_DEADLINE_MS)
-    const open = journal
+    connection ??= connect({ servers: natsServers(node.natsUrl), name: 'svc-test-seed' })
+    const open = connection
     try {
-      const ack = await publishUntil((await open).js, controlSubject(layout, op), encodeControl({ op, args, node: 'test', ticket: 0 }), { deadline: Date.now() + CHANGE_DEADLINE_MS })
+      const ack = await publishUntil(jetstream(await open), controlSubject(layout, op), encodeControl({ op, args, node: 'test', ticket: 0 }), { deadline: Date.now() + CHANGE_DEADLINE_MS })
       return ack.seq
     } finally {
       idle = setTimeout(() => {
-        if (journal === open) journal = undefined
-        void open.then((j) => j.close()).catch(() => undefined)
+        if (connection === open) connection = undefined
+        void open.then((nc) => nc.close()).catch(() => undefined)
       }, IDLE_CLOSE_MS)
     }
   }
