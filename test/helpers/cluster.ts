@@ -93,7 +93,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 /**
  * SVC_TEST_CLUSTER_MODE=1 runs a test file against the cluster mode: each
  * cluster it starts is a node on its own one-server NATS (test/cluster-mode/
- * api-files.test.ts runs existing API test files this way).
+ * api-files-*.test.ts run existing API test files this way).
  */
 async function logFor(options: ClusterOptions, dataDir: string): Promise<NatsCluster | undefined> {
   if (process.env.SVC_TEST_CLUSTER_MODE !== '1' || options.env?.NATS_URL) return undefined
