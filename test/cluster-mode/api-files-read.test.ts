@@ -12,3 +12,4 @@ process.env.SVC_TEST_CLUSTER_MODE = '1'
 await import('../control/sessions.test.js')
 await import('../control/recording-stream.test.js')
 await import('../control/insights.test.js')
+await import('../front/ingest-signals-entries.test.js')
