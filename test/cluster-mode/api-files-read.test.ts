@@ -1,8 +1,8 @@
 /**
  * Existing read-API test files run again against the cluster mode (see
  * api-files-control.test.ts): sessions, recordings (chunk bytes read back
- * from the log by direct get) and insights, each read answered after the
- * node's read barrier.
+ * from the log by direct get), insights and stored signal batches, each
+ * read answered after the node's read barrier.
  */
 import t from 'tap'
 

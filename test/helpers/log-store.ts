@@ -103,8 +103,9 @@ function logWriter(node: LogNode): (op: string, args: unknown[]) => Promise<numb
 
 /**
  * `local`, whose reads wait until the node running on `dataDir` has applied
- * what the log held, once per turn of the event loop (reads in one
- * synchronous run cannot be separated by a write).
+ * what the log held, once per synchronous run of the test (reads in one
+ * cannot be separated by a write; the next starts after an await, and may
+ * follow one).
  */
 function settledReads(local: Store, dataDir: string): Store {
   let settled = false
@@ -112,7 +113,7 @@ function settledReads(local: Store, dataDir: string): Store {
     if (settled) return
     callSync('settle', { url: node.url })
     settled = true
-    setImmediate(() => (settled = false))
+    queueMicrotask(() => (settled = false))
   }
   const getChunk: Store['getChunk'] = (projectId, sk, seq) => {
     const node = logNodeAt(dataDir)
