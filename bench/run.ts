@@ -31,7 +31,8 @@
  * --wait-quiet=SECONDS (wait up to that long for the rest of this shared
  * machine to use less than a third of a core before starting),
  * --ab=NAME=VALUE,… [--rounds=N] (only the service's defaults against those
- * settings, alternating, printed), --profile=DIR (the service writes V8 CPU
+ * settings, alternating, printed; BENCH_MAIN=PATH runs another build's
+ * main.js as B), --profile=DIR (the service writes V8 CPU
  * profiles there in the peer and A/B stages), --no-pin (pin nothing).
  */
 import { execFileSync, execSync } from 'node:child_process'
