@@ -11,7 +11,7 @@ import { trackClicks } from './clicks.js'
 import { FLUSH_INTERVAL_MS, INTERNAL_NAV_MS, QUICK_BACK_MS } from './config.js'
 import { trackErrors } from './errors.js'
 import { listen, type Guard, type Off } from './guard.js'
-import { startRecording } from './recorder.js'
+import { createRecorder } from './recorder.js'
 import { watchRoutes } from './routes.js'
 import { cleanIdentity, createSessions } from './session.js'
 import { createSignals } from './signals.js'
@@ -84,9 +84,24 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
   // What was held while the settings were unknown goes at the next flush, as it would have anyway.
   const capture = loadCapture(store, `svc_c_${namespace}`, `${origin}/api/capture?pk=${encodeURIComponent(publicKey)}`, guard, () => {
     markTrigger()
+    syncRecorder()
     loadExtras()
   })
   markTrigger()
+  /** Whether this page view is recorded: yes until the settings are known (held meanwhile), then as they say. */
+  const recorded = () => verdict(capture.current, ctx, ctx.u, sessions.trigger(ctx.sk)) !== 2
+  /**
+   * rrweb runs only while this page view is recorded: an unsampled session, an excluded page or one before
+   * the session's trigger pays nothing for it. Stopping drops what was held for it; starting takes a full
+   * snapshot, so a page view that becomes recorded (a route onto a trigger URL) replays from there.
+   */
+  const syncRecorder = () => {
+    if (stopped) return
+    if (!recorded()) {
+      recorder.stop()
+      chunks.flush() // the pump drops what this page view holds
+    } else if (!recorder.running) recorder.start()
+  }
 
   const signals = createSignals(transport, guard, () => ({ sk: ctx.sk, vid: ctx.vid, startedAt: ctx.startedAt }))
   const chunks = createChunks({
@@ -99,11 +114,12 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
   })
   loadExtras()
   const views = trackViews(guard, now, signals.view)
-  const clicks = trackClicks({ guard, now, emit: signals.click, onInternalLink: (event) => (lastLinkClick = { at: now(), event }) })
-  const recorder = startRecording(guard, (event) => {
+  const clicks = trackClicks({ guard, now, emit: signals.click, onInternalLink: (event) => (lastLinkClick = { at: now(), event }), recording: () => recorder.running })
+  const recorder = createRecorder(guard, (event) => {
     if (event.type === 3 && ANSWERS.has(event.data.source)) clicks.answered()
     chunks.push(event)
   })
+  syncRecorder()
 
   const referrer = document.referrer && sameSite(document.referrer) ? document.referrer.split('#')[0] : undefined
   views.begin(referrer)
@@ -120,7 +136,8 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
     ctx = newContext()
     markTrigger()
     chunks.setContext(ctx)
-    recorder.snapshot()
+    if (recorder.running && recorded()) recorder.snapshot()
+    else syncRecorder()
     views.begin(previousUrl)
   }
   /**
@@ -177,6 +194,7 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
   const flush = guard.wrap(() => {
     capture.refresh()
     followSession(false)
+    syncRecorder() // the settings may have changed
     signals.flush()
     chunks.flush()
   })
@@ -234,6 +252,7 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
           ...chunks.stats,
           droppedSignals: signals.dropped,
           snapshotMs: recorder.snapshotMs,
+          recording: recorder.running,
           sk: ctx.sk,
           vid: ctx.vid,
           pageIndex: ctx.pageIndex,
