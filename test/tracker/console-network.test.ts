@@ -88,6 +88,50 @@ t.test('console and network capture', async (t) => {
     t.equal(tab.pageErrors.length, 1, 'the page\'s own uncaught error, and nothing else, reached the page')
   })
 
+  await t.test('console calls made from load on, before capture.js runs, are recorded with their own times', async (t) => {
+    await setCapture({ console: true, network: false })
+    const tab = await openPage(browser) // idle loading on: tracker.js arrives soon after load, before any interaction
+    t.teardown(tab.close)
+    const { page } = tab
+    // A first page load caches the settings that say console capture is on.
+    await page.goto(`${fixtures.url}/basic.html`, { waitUntil: 'load' })
+    await page.mouse.move(5, 5)
+    await trackerStarted(page)
+    await page.waitForFunction(() => Object.keys(localStorage).some((k) => k.startsWith('svc_c_')), undefined, { timeout: 30_000 })
+    // capture.js a slow round trip away, so that there is a stretch it alone would miss.
+    await page.route('**/capture.js', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      await route.continue()
+    })
+    await page.goto(`${fixtures.url}/console-early.html`, { waitUntil: 'load' })
+    await page.waitForFunction(() => (window as any).ticks.some((tick: any) => tick.phase === 'tracker'), undefined, { timeout: 30_000 })
+    await page.mouse.move(5, 5)
+    await trackerStarted(page)
+    await page.waitForFunction(() => (window as any).ticks.length === 40, undefined, { timeout: 30_000 })
+    const sk = (await page.evaluate('window.svc("stats").sk')) as string
+    await flushTracker(page)
+    const ticks = (await page.evaluate('window.ticks')) as { n: number; phase: string; at: number }[]
+    const early = ticks.filter((tick) => tick.phase === 'tracker')
+    t.ok(early.length >= 10, `${early.length} lines logged after tracker.js ran and before capture.js did (before and after the interaction)`)
+    t.ok(ticks.some((tick) => tick.phase === 'capture'), 'and more once capture.js ran')
+    const events = await until('the last line', () => {
+      const found = storedChunks(store, projectId).filter((c) => c.sk === sk).flatMap((c) => c.events).filter((e) => e.type === 6 && e.data.plugin === 'rrweb/console@1' && e.data.payload.payload[0] === '"tick"')
+      return found.some((e) => e.data.payload.payload[1] === '39') ? found : false
+    })
+    for (const tick of [...early, ...ticks.filter((tick) => tick.phase === 'capture')]) {
+      const event = events.find((e) => e.data.payload.payload[1] === String(tick.n))
+      if (!event) {
+        t.fail(`line ${tick.n} (${tick.phase}) is missing`)
+        continue
+      }
+      if (event.timestamp < tick.at || event.timestamp > tick.at + 50) t.fail(`line ${tick.n} recorded at ${event.timestamp}, logged at ${tick.at}`)
+    }
+    t.pass('every line logged since tracker.js ran is recorded, at the time it was logged')
+    t.equal(events.filter((e) => e.data.payload.payload[1] === String(early[0].n)).length, 1, 'once each')
+    t.same(await page.evaluate('window.pageLogs.length'), 40, 'the page\'s own console override saw every call')
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+
   await t.test('network capture: fetch and XHR, the page\'s wrapper intact, never the service, no query string or secret', async (t) => {
     await setCapture({ console: false, network: true, networkQuery: false })
     const { page, sk } = await open(t)

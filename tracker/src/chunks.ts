@@ -120,8 +120,9 @@ export function createChunks(deps: ChunkDeps): Chunks {
       seq,
       pageIndex: batch.ctx.pageIndex,
       url: batch.ctx.url.slice(0, MAX_URL),
-      firstTs: int(batch.times[0]),
-      lastTs: int(batch.times[batch.times.length - 1]),
+      // Not first and last: console calls kept before capture.js ran arrive after later events, with their own times.
+      firstTs: int(Math.min(...batch.times)),
+      lastTs: int(Math.max(...batch.times)),
       eventCount: batch.parts.length,
       encoding,
       startedAt: int(batch.ctx.startedAt),

@@ -118,6 +118,12 @@ export const CAPTURE_FRESH_MS = 5 * 60_000
  * next recorded second starts with one line saying how many were left out.
  */
 export const CONSOLE_PER_SECOND = 20
+/**
+ * Console calls kept by tracker.js before capture.js runs (the last ones win):
+ * enough for a page's start-up logging, and a bounded cost in memory for the
+ * arguments they hold.
+ */
+export const EARLY_CONSOLE_CALLS = 100
 /** Arguments recorded per console call, and characters of each once serialised: 10 KB per event at most. */
 export const CONSOLE_ARGS = 10
 export const CONSOLE_ARG_CHARS = 1000

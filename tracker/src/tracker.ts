@@ -4,11 +4,12 @@
  * takes what it needs as arguments; this file owns only the order of things
  * when a page view or a session changes.
  */
-import { anyMatch, loadCapture, verdict } from './capture.js'
+import { anyMatch, captureKey, loadCapture, verdict } from './capture.js'
 import type { CaptureHost } from './capture-host.js'
 import { createChunks, type PageContext } from './chunks.js'
 import { trackClicks } from './clicks.js'
 import { FLUSH_INTERVAL_MS, INTERNAL_NAV_MS, QUICK_BACK_MS } from './config.js'
+import type { HandOver } from './early-console.js'
 import { trackErrors } from './errors.js'
 import { listen, type Guard, type Off } from './guard.js'
 import { createRecorder } from './recorder.js'
@@ -26,6 +27,8 @@ export interface TrackerOptions {
   guard: Guard
   /** The CSP nonce of tracker.js's own script tag, passed on to capture.js. */
   nonce?: string
+  /** The console calls kept since tracker.js ran (early-console.ts), for capture.js. */
+  early?: HandOver
 }
 
 export interface Tracker {
@@ -44,7 +47,7 @@ const sameSite = (url: string) => {
   }
 }
 
-export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions): Tracker {
+export function startTracker({ origin, publicKey, guard, nonce, early }: TrackerOptions): Tracker {
   const now = () => performance.now()
   const store = openStorage()
   const namespace = publicKey.slice(-12)
@@ -72,8 +75,15 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
   /** Console or network capture on: load capture.js (once), which records through `host` into this recording. */
   const loadExtras = () => {
     const settings = capture.current
-    if (host || stopped || !settings || !(settings.console || settings.network)) return
-    host = { settings, origin, guard, emit: (event, mark) => chunks.push(event, mark) }
+    if (host || stopped || !settings) return
+    // An unsampled session records nothing, console and network included.
+    const wanted = ctx.u < settings.sampleRate
+    if (early && !(wanted && settings.console)) {
+      early() // no console capture to hand the early calls to: unhook and let them go
+      early = undefined
+    }
+    if (!wanted || !(settings.console || settings.network)) return
+    host = { settings, origin, guard, emit: (event, mark) => chunks.push(event, mark), early }
     ;(window as unknown as { svc: { x?: CaptureHost } }).svc.x = host
     const script = document.createElement('script')
     script.async = true
@@ -82,7 +92,7 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
     ;(document.head || document.documentElement).appendChild(script)
   }
   // What was held while the settings were unknown goes at the next flush, as it would have anyway.
-  const capture = loadCapture(store, `svc_c_${namespace}`, `${origin}/api/capture?pk=${encodeURIComponent(publicKey)}`, guard, () => {
+  const capture = loadCapture(store, captureKey(publicKey), `${origin}/api/capture?pk=${encodeURIComponent(publicKey)}`, guard, () => {
     markTrigger()
     syncRecorder()
     loadExtras()
@@ -139,6 +149,7 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
     if (recorder.running && recorded()) recorder.snapshot()
     else syncRecorder()
     views.begin(previousUrl)
+    loadExtras() // a new session may be sampled where the last was not
   }
   /**
    * Another tab reset or started a session, or (on activity) this one expired: move this page to the live
@@ -229,6 +240,7 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
     stopped = true
     clearInterval(interval)
     if (host?.stop) guard.run(host.stop)
+    if (early) guard.run(early)
     recorder.stop()
     clicks.stop()
     views.stop()
