@@ -59,6 +59,13 @@ export const REQUEST_TIMEOUT_MS = 20_000
 export const MAX_QUEUED_BYTES = 4 * 1024 * 1024
 
 /**
+ * Recording held at unload (a session under the minimum duration) kept for
+ * the tab's next page load, in sessionStorage: about 1 MB of JSON text, a
+ * fifth of the 5 MB browsers give an origin there, so the site keeps room.
+ */
+export const HELD_CAP_CHARS = 1_000_000
+
+/**
  * Rage click: 3 or more clicks within 1 s, each within 30 px of the first.
  * Three, because a double click is a normal gesture and a third rapid click is
  * not (FullStory and Microsoft Clarity both start counting rage at three rapid

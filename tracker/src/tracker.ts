@@ -12,6 +12,7 @@ import { FLUSH_INTERVAL_MS, INTERNAL_NAV_MS, QUICK_BACK_MS } from './config.js'
 import type { HandOver } from './early-console.js'
 import { trackErrors } from './errors.js'
 import { listen, type Guard, type Off } from './guard.js'
+import { heldChunks } from './held.js'
 import { createRecorder } from './recorder.js'
 import { watchRoutes } from './routes.js'
 import { cleanIdentity, createSessions } from './session.js'
@@ -121,7 +122,10 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
     nextSeq: sessions.nextSeq,
     identity: () => sessions.current().identity,
     verdict: (c) => verdict(capture.current, c, c.u, sessions.trigger(c.sk)),
+    keep: (batches) => guard.run(() => held.save(batches)),
   })
+  const held = heldChunks(namespace)
+  chunks.restore(held.take(ctx.sk))
   loadExtras()
   const views = trackViews(guard, now, signals.view)
   const clicks = trackClicks({ guard, now, emit: signals.click, onInternalLink: (event) => (lastLinkClick = { at: now(), event }), recording: () => recorder.running })
@@ -231,7 +235,10 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
     }),
     listen(guard, window, 'pageshow', (event: PageTransitionEvent) => {
       // Restored from the back/forward cache: the visitor is back on this page, a new page view.
-      if (event.persisted) openView()
+      if (event.persisted) {
+        chunks.restore(held.take(ctx.sk)) // what pagehide kept for the next page load: this page goes on instead
+        openView()
+      }
     }),
   )
 
