@@ -169,6 +169,40 @@ t.test('console and network capture', async (t) => {
     t.equal(post.url, `${fixtures.url}/echo?pw=${'*'.repeat(SECRETS.pw.length)}`, 'the query kept, the password starred')
   })
 
+  await t.test('under a nonce-only CSP: the stub, tracker.js and capture.js load, both captures work, no violation', async (t) => {
+    await setCapture({ console: true, network: true, networkQuery: false })
+    const tab = await openPage(browser, { noIdle: true })
+    t.teardown(tab.close)
+    const { page } = tab
+    await page.addInitScript('window.__violations = []; document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI))')
+    const response = await page.goto(`${fixtures.url}/csp-nonce-capture.html`, { waitUntil: 'load' })
+    const policy = response!.headers()['content-security-policy']
+    t.match(policy, /script-src 'nonce-[^']+'(;|$)/, 'scripts need the nonce')
+    t.notMatch(policy, /strict-dynamic|unsafe-inline|unsafe-eval/, 'nothing looser')
+    await page.mouse.move(5, 5)
+    await trackerStarted(page)
+    await captureRunning(page)
+    t.same(await page.evaluate('window.work()'), { fetch: 200, xhr: 200 }, 'the page\'s own requests answer as before')
+    const sk = (await page.evaluate('window.svc("stats").sk')) as string
+    await flushTracker(page)
+    const consoleEvents = await until('console events', () => {
+      const found = pluginEvents(sk, 'rrweb/console@1')
+      return found.length >= 2 ? found : false
+    })
+    t.same(consoleEvents.map((e) => e.payload[0]), [JSON.stringify('under a nonce-only csp'), JSON.stringify('still here')], 'console captured')
+    const network = await until('network events', () => {
+      const found = pluginEvents(sk, 'svc/network@1')
+      return found.length >= 2 ? found : false
+    })
+    t.same(network.map((e) => `${e.initiator} ${e.status}`).sort(), ['fetch 200', 'xhr 200'], 'fetch and XHR captured')
+    for (const file of ['/tracker.js', '/capture.js']) {
+      const request = tab.requests.find((r) => new URL(r.url()).pathname === file)
+      t.equal((await request?.response())?.status(), 200, `${file} loaded`)
+    }
+    t.same(await page.evaluate('window.__violations'), [], 'no securitypolicyviolation event')
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+
   await t.test('the session list filters sessions with console errors or failed requests', async (t) => {
     const list = async (filter: Record<string, boolean>) => {
       const answer = await call(cluster.url, '/cli/sessions.list', { token: seeded.apiKey, body: { projectId, ...filter } })
