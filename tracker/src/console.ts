@@ -40,13 +40,13 @@ export function captureConsole(host: CaptureHost): Off {
     return false
   }
 
-  /** `at`: when the call was made, for those tracker.js kept before this ran (early-console.ts). */
-  const record = host.guard.wrap((level: string, args: unknown[], error?: unknown, at: number = Date.now()) => {
+  /** `at`: when the call was made, for those tracker.js kept before this ran (early-console.ts), which share one `known` set of secrets. */
+  const record = host.guard.wrap((level: string, args: unknown[], error?: unknown, at: number = Date.now(), known?: string[]) => {
     // A getter or toJSON that logs while we serialise must not recurse into us.
     if (stopped || busy || !admit(at)) return
     busy = true
     try {
-      const secrets = collectSecrets()
+      const secrets = known || collectSecrets()
       emit(level, args.slice(0, CONSOLE_ARGS).map((arg) => serialize(arg, secrets)), stackOf(error ?? (level === 'error' ? new Error() : undefined), secrets), at)
     } finally {
       busy = false
@@ -70,8 +70,10 @@ export function captureConsole(host: CaptureHost): Off {
     })
   }
 
-  // Recorded now, at the times they were made, within the same per-second bound.
-  for (const [level, at, args, error] of early) record(level, args, error, at)
+  // Recorded now, at the times they were made, within the same per-second bound; the page's masked values are
+  // read once for all of them (up to 100 walks of the document on capture.js's start otherwise).
+  const known = early.length ? collectSecrets() : undefined
+  for (const [level, at, args, error] of early) record(level, args, error, at, known)
 
   const uncaught = (message: string, error: unknown) => record('error', [message], error)
   restores.push(
