@@ -141,6 +141,29 @@ t.test('capture settings', async (t) => {
     t.same(chunksOf(sk), [], 'no recording of the short session')
   })
 
+  await t.test('what a tab holds across page loads stays under its cap, the oldest page view dropped first', async (t) => {
+    await setCapture({ sampleRate: 1, minDurationMs: 600_000 })
+    const tab = await openPage(browser, { noIdle: true })
+    t.teardown(tab.close)
+    const { page } = tab
+    const grow = (marker: string) => page.evaluate(`(() => { const p = document.createElement('p'); p.textContent = '${marker}' + 'x'.repeat(700000); document.body.appendChild(p) })()`)
+    const first = await visit(page, '/basic.html')
+    await grow('FirstPageMarker')
+    await flushTracker(page)
+    const second = await visit(page, '/clicks.html')
+    t.ok((await heldInTab(page)) === 0, 'the second page load took what the first held')
+    await grow('SecondPageMarker')
+    await flushTracker(page)
+    await page.goto(`${fixtures.url}/form.html`)
+    const held = (await page.evaluate(`(() => { const key = Object.keys(sessionStorage).find((k) => k.startsWith('svc_h_')); return key ? sessionStorage.getItem(key) : '' })()`)) as string
+    t.ok(held.length > 700_000 && held.length <= 1_000_000 + 2, `${held.length} characters held, within the 1,000,000 cap`)
+    const pages = new Set((JSON.parse(held) as [{ pageIndex: number }][]).map(([ctx]) => ctx.pageIndex))
+    t.same([...pages], [second.pageIndex], 'only the newer page view is kept')
+    t.notOk(held.includes('FirstPageMarker'), 'the oldest page view was dropped whole')
+    t.same(chunksOf(first.sk), [], 'and nothing was sent')
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+
   await t.test('a first page shorter than the minimum is sent once the session passes it on the next page', async (t) => {
     const MIN = 6_000
     await setCapture({ sampleRate: 1, minDurationMs: MIN })
