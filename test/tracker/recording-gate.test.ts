@@ -59,8 +59,8 @@ t.test('recording gate', async (t) => {
     t.equal(tab.pageErrors.length, 0, 'no page errors')
   })
 
-  await t.test('a route onto a trigger URL starts rrweb there, with a full snapshot', async (t) => {
-    await setCapture({ sampleRate: 1, minDurationMs: 0, triggerUrls: ['/spa/products'], excludeUrls: [] })
+  await t.test('a route onto a trigger URL starts rrweb there, with a full snapshot; an excluded route stops it until the next', async (t) => {
+    await setCapture({ sampleRate: 1, minDurationMs: 0, triggerUrls: ['/spa/products'], excludeUrls: ['/spa/about'] })
     const tab = await openPage(browser, { noIdle: true })
     t.teardown(tab.close)
     const { page } = tab
@@ -85,5 +85,16 @@ t.test('recording gate', async (t) => {
     t.ok(events.some((e) => e.type === 2), 'and a full snapshot')
     t.ok(events[0].data.href.endsWith('/spa/products'), 'of the trigger route')
     t.notOk(storedChunks(store, projectId).some((c) => c.sk === home.sk && c.pageIndex < products.pageIndex), 'nothing before the trigger')
+    await page.click('#to-about')
+    t.equal((await stats(page)).recording, false, 'onto an excluded route: rrweb stops')
+    await page.goBack()
+    const back = await until('back on products', async () => {
+      const now = await stats(page)
+      return now.pageIndex > products.pageIndex + 1 ? now : false
+    })
+    t.equal(back.recording, true, 'off the excluded route: rrweb runs again')
+    await flushTracker(page)
+    const again = await until('the new page view\'s snapshot', () => storedChunks(store, projectId).filter((c) => c.sk === home.sk && c.pageIndex === back.pageIndex).flatMap((c) => c.events).find((e) => e.type === 2))
+    t.ok(again, 'which starts with a full snapshot')
   })
 })
