@@ -1,6 +1,7 @@
 /**
- * WRITER_THREADS=0: the front writes on its own thread, with the same answers
- * and the same stored records as through the writer pool: an acknowledgement
+ * WRITER_THREADS=0 (the default: the front writes on its own thread) and
+ * WRITER_THREADS=1 (a piscina writer thread per front) give the same answers
+ * and the same stored records: an acknowledgement
  * after the commit, the idempotent (sk, seq), a signals body that is no batch
  * refused alone while its batch-mates are stored; and the body buffers it
  * reuses once a batch is committed (src/front/body-pool.ts) never mix one
@@ -13,26 +14,28 @@ import { ingestCluster, isIngestError } from '../helpers/ingest.js'
 
 const click = { url: 'https://shop.test/', ts: Date.now(), xRatio: 0.5, yDoc: 120, selector: 'button.buy', kind: 'click' }
 
-t.test('chunks are stored once per (sk, seq) and counted, with no writer thread', async (t) => {
-  const { cluster, pk, projectId, store } = await ingestCluster(t, { env: { WRITER_THREADS: '0' } })
-  const bodies = Array.from({ length: 30 }, (_, i) => jsonChunk(1 + (i % 4)))
-  // Sent at once so that they share transactions; seq 7 twice, as a retry would.
-  const answers = await Promise.all(bodies.map((body, i) => postChunk(cluster.url, { pk, body, meta: meta({ sk: 'S', seq: i === 29 ? 7 : i }) })))
-  for (const answer of answers) t.same(answer.json, { ok: true })
-  t.equal(store.listChunks(projectId, 'S').length, 29)
-  t.equal(store.getSession(projectId, 'S')!.chunkCount, 29)
-  t.equal(store.projectStats(projectId).chunkCount, 29)
-  t.same(Buffer.from(store.getChunk(projectId, 'S', 3)!), bodies[3])
-})
+for (const threads of ['0', '1']) {
+  t.test(`chunks are stored once per (sk, seq) and counted, WRITER_THREADS=${threads}`, async (t) => {
+    const { cluster, pk, projectId, store } = await ingestCluster(t, { env: { WRITER_THREADS: threads } })
+    const bodies = Array.from({ length: 30 }, (_, i) => jsonChunk(1 + (i % 4)))
+    // Sent at once so that they share transactions; seq 7 twice, as a retry would.
+    const answers = await Promise.all(bodies.map((body, i) => postChunk(cluster.url, { pk, body, meta: meta({ sk: 'S', seq: i === 29 ? 7 : i }) })))
+    for (const answer of answers) t.same(answer.json, { ok: true })
+    t.equal(store.listChunks(projectId, 'S').length, 29)
+    t.equal(store.getSession(projectId, 'S')!.chunkCount, 29)
+    t.equal(store.projectStats(projectId).chunkCount, 29)
+    t.same(Buffer.from(store.getChunk(projectId, 'S', 3)!), bodies[3])
+  })
 
-t.test('a signals body that is no batch is refused alone; its batch-mates are stored', async (t) => {
-  const { cluster, pk, projectId, store } = await ingestCluster(t, { env: { WRITER_THREADS: '0' } })
-  const bodies = Array.from({ length: 20 }, (_, i) => (i % 4 === 0 ? '{' : JSON.stringify({ sk: `s${i}`, vid: 'v', clicks: [click] })))
-  const answers = await Promise.all(bodies.map((body) => postSignals(cluster.url, pk, body)))
-  answers.forEach((answer, i) => (i % 4 === 0 ? isIngestError(t, answer, 400, 'invalid_request', `body ${i}`) : t.same(answer.json, { ok: true }, `body ${i}`)))
-  t.equal(Array.from(store.listSignals(projectId)).length, 15)
-  t.equal(store.projectStats(projectId).signalBatches, 15)
-})
+  t.test(`a signals body that is no batch is refused alone; its batch-mates are stored, WRITER_THREADS=${threads}`, async (t) => {
+    const { cluster, pk, projectId, store } = await ingestCluster(t, { env: { WRITER_THREADS: threads } })
+    const bodies = Array.from({ length: 20 }, (_, i) => (i % 4 === 0 ? '{' : JSON.stringify({ sk: `s${i}`, vid: 'v', clicks: [click] })))
+    const answers = await Promise.all(bodies.map((body) => postSignals(cluster.url, pk, body)))
+    answers.forEach((answer, i) => (i % 4 === 0 ? isIngestError(t, answer, 400, 'invalid_request', `body ${i}`) : t.same(answer.json, { ok: true }, `body ${i}`)))
+    t.equal(Array.from(store.listSignals(projectId)).length, 15)
+    t.equal(store.projectStats(projectId).signalBatches, 15)
+  })
+}
 
 t.test('reused body buffers: wave after wave of chunks of many sizes, each stored byte for byte', async (t) => {
   const { cluster, pk, projectId, store } = await ingestCluster(t, { env: { WRITER_THREADS: '0' } })
