@@ -153,7 +153,7 @@ export function sectionDetail(r: Results, d: Derived): string[] {
   out.push('')
   out.push(
     'The store write path appends the same chunks through the store module as a front\'s writer thread does (chunk, chunk info, session record, project counters, in batches, ' +
-      `${r.defaults.writerThreads * r.defaults.writerTasks} batches in flight per process), with no HTTP and no writer pool: in one process, then split over ${r.workers} processes like the fronts. ` +
+      `${Math.max(1, r.defaults.writerThreads) * r.defaults.writerTasks} batches in flight per process), with no HTTP and no writer pool: in one process, then split over ${r.workers} processes like the fronts. ` +
       'It is what the cluster could reach if requests cost nothing.',
   )
   out.push('')

@@ -10,8 +10,8 @@ function threadsSentence(r: Results): string {
   if (gridSpread(r.grid) > GRID_MAX_SPREAD) return 'The grid below was too noisy in this run to say whether more writer threads per front help.'
   const ratio = mean(more.flatMap(gridRatios))
   return ratio < 1
-    ? `More writer threads per front were slower in the grid below (${pct(ratio)} of the defaults' throughput on average): they cut the same requests into more, smaller transactions.`
-    : `More writer threads per front were not slower in the grid below (${pct(ratio)} of the defaults' throughput on average).`
+    ? `Writer threads per front (piscina, WRITER_THREADS ≥ 1) were slower in the grid below (${pct(ratio)} of the defaults' throughput on average): each batch is cloned to another thread, and each body is a fresh buffer there, which V8 must collect.`
+    : `Writer threads per front (piscina, WRITER_THREADS ≥ 1) were not slower in the grid below (${pct(ratio)} of the defaults' throughput on average).`
 }
 
 export function sectionIntro(r: Results, d: Derived): string[] {

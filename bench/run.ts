@@ -31,7 +31,8 @@
  * --wait-quiet=SECONDS (wait up to that long for the rest of this shared
  * machine to use less than a third of a core before starting),
  * --ab=NAME=VALUE,… [--rounds=N] (only the service's defaults against those
- * settings, alternating, printed), --profile=DIR (the service writes V8 CPU
+ * settings, alternating, printed; BENCH_MAIN=PATH runs another build's
+ * main.js as B), --profile=DIR (the service writes V8 CPU
  * profiles there in the peer and A/B stages), --no-pin (pin nothing).
  */
 import { execFileSync, execSync } from 'node:child_process'
@@ -78,17 +79,17 @@ const PEER_ROUNDS = QUICK ? 1 : 2
 /** Rounds of /signals with the aggregates off, then on. */
 const AGGREGATE_ROUNDS = QUICK ? 1 : 2
 /**
- * Settings tried against the defaults, [WRITER_THREADS, WRITE_BATCH_ITEMS, WRITER_TASKS]: one transaction in
- * flight per thread (the setting before WRITER_TASKS existed), two, smaller batches, and two threads. With 100
- * connections over two fronts no front has more than about 50 items waiting, so limits above that (the default
+ * Settings tried against the defaults, [WRITER_THREADS, WRITE_BATCH_ITEMS, WRITER_TASKS]: a piscina writer thread
+ * per front (the default before the front wrote its own batches), two, one transaction in flight, and smaller
+ * batches. With 100 connections no front has more than about 50 items waiting, so limits above that (the default
  * is 64) all behave alike.
  */
 const GRID_POINTS: [number, number, number][] = [
-  [1, 64, 1],
-  [1, 64, 2],
-  [1, 16, 4],
-  [1, 32, 4],
+  [1, 64, 4],
   [2, 64, 2],
+  [0, 64, 1],
+  [0, 16, 4],
+  [0, 32, 4],
 ]
 
 
@@ -149,7 +150,7 @@ const defaults = loadConfig({})
 
 /** The store's write path (appendBatch) from `processes` processes, each with WRITER_TASKS batches of `batch` chunks pending, commit durability. */
 function storePath(processes: number, batch: number): StorageFigures {
-  const inFlight = defaults.writerThreads * defaults.writerTasks
+  const inFlight = Math.max(1, defaults.writerThreads) * defaults.writerTasks
   progress(`store write path: appendBatch of ${batch} × ${chunk.byteLength} B chunks, ${processes} process(es) × ${inFlight} in flight, ${MAIN_S} s…`)
   return storageRun('store-path.js', 'chunks/s', (dir) => [dir, String(MAIN_S), String(processes), String(inFlight), String(batch)])
 }

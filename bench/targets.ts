@@ -22,9 +22,11 @@ const DIST = fileURLToPath(new URL('../', import.meta.url))
 
 /** Starts `main.js` and resolves once the primary logs "listening" (every front and the control worker are up). */
 function startMain(port: number, dataDir: string, env: Record<string, string>, nodeArgs: string[]): Promise<ChildProcess> {
-  const [command, args] = serverCommand([...nodeArgs, join(DIST, 'main.js')])
+  // BENCH_MAIN (an --ab setting) runs another build's main.js: an A/B of two versions of the code.
+  const { BENCH_MAIN, ...serviceEnv } = env
+  const [command, args] = serverCommand([...nodeArgs, BENCH_MAIN ?? join(DIST, 'main.js')])
   const child = spawn(command, args, {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ...env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ...serviceEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

@@ -164,9 +164,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: url(env, 'PUBLIC_URL', `${directUrl}/api/v1`),
     directUrl,
     durability,
-    // 1 thread, 64 items: kept by the benchmark's writer-pool grid (bench/RESULTS.md, "Writer pool"): no setting,
-    // smaller batches or two writer threads per front, beat them beyond the noise of the machine it ran on.
-    writerThreads: int(env, 'WRITER_THREADS', 1, 0, 16),
+    // 0: the front writes its own batches (lmdb-js commits off its thread) and reuses each body's buffer after the
+    // commit; a piscina thread per front cost more CPU per request on both ingest routes (README, WRITER_THREADS).
+    writerThreads: int(env, 'WRITER_THREADS', 0, 0, 16),
     // Transactions each writer thread keeps pending at once. With one, the thread sat idle while its commit ran and
     // the next batch waited for the reply; with several, lmdb-js starts the next transaction as the last one commits.
     writerTasks: int(env, 'WRITER_TASKS', 4, 1, 64),

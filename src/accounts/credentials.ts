@@ -5,30 +5,15 @@
  */
 import { ApiError } from '../errors.js'
 import { mintSecret, newId } from './secrets.js'
-import type { ApiKeyRecord, InviteRecord, OrgRecord, SetupTokenRecord, Store, UserRecord } from '../store/store.js'
+import type { ApiKeyRecord, InviteRecord, OrgAndUser, SetupTokenRecord, Store, UserRecord } from '../store/store.js'
 
-export interface OrgAndUser {
-  org: OrgRecord
-  user: UserRecord
-}
-
-/** Finds or creates the organisation `orgName` and the user `email` in it. */
+/** Finds or creates the organisation `orgName` and the user `email` in it (the store decides both at once, see AccountStore.ensureOrgAndUser). */
 export async function ensureOrgAndUser(store: Store, orgName: string, email: string, now = Date.now()): Promise<OrgAndUser> {
-  let org = store.findOrgByName(orgName)
-  if (!org) {
-    org = { id: newId('org'), name: orgName, createdAt: now }
-    await store.putOrg(org)
-  }
-  let user = store.findUserByEmail(email)
-  if (user && user.orgId !== org.id) {
+  const found = await store.ensureOrgAndUser({ id: newId('org'), name: orgName, createdAt: now }, { id: newId('usr'), email: email.toLowerCase(), createdAt: now })
+  if (found.user.orgId !== found.org.id) {
     throw new ApiError('invalid_request', { error: 'That email belongs to a user of another organisation.', hint: 'Use the organisation the user already belongs to.' })
   }
-  if (!user) {
-    // Whoever creates the organisation owns it (removes members, and their key may create invites).
-    user = { id: newId('usr'), orgId: org.id, email: email.toLowerCase(), createdAt: now, role: store.listUsers(org.id).length === 0 ? 'owner' : 'member' }
-    await store.putUser(user)
-  }
-  return { org, user }
+  return found
 }
 
 /** The organisation's owner: the user marked so, or for records older than roles, the first user (who created it). */

@@ -5,8 +5,10 @@
  * A body without one (chunked) is counted in onData and refused the moment
  * the count passes the cap; the rest is drained unread, so the 413 is not
  * destroyed by a reset (closing a socket with unread bytes makes the kernel
- * send RST). uWebSockets.js reuses each onData buffer, so chunks are copied.
+ * send RST). uWebSockets.js reuses each onData buffer, so chunks are copied,
+ * into a buffer from `pool` when the caller gives the body back after use.
  */
+import type { BodyPool } from './body-pool.js'
 import { answered } from './request-metrics.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 
@@ -25,10 +27,10 @@ export function declaredLength(req: HttpRequest): number | undefined {
  * after `guard(res)`. Resolves when the body is complete, the cap is passed, or
  * the client goes away.
  */
-export function readBody(res: HttpResponse, declared: number | undefined, cap: number): Promise<BodyResult> {
+export function readBody(res: HttpResponse, declared: number | undefined, cap: number, pool?: BodyPool): Promise<BodyResult> {
   if (declared === 0) return Promise.resolve({ ok: true, body: new Uint8Array(0) })
   return new Promise((resolve) => {
-    let buffer = new Uint8Array(declared !== undefined ? declared : Math.min(cap, 16 * 1024))
+    let buffer = declared === undefined ? new Uint8Array(Math.min(cap, 16 * 1024)) : pool ? pool.take(declared) : new Uint8Array(declared)
     let length = 0
     let settled = false
     const finish = (result: BodyResult) => {

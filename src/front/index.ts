@@ -10,6 +10,7 @@ import type { ChildMessage, WriterInit } from '../cluster/messages.js'
 import { openStore } from '../store/open.js'
 import { answerScrapes, metrics, onScrape } from '../metrics/registry.js'
 import { createFrontApp } from './app.js'
+import { BodyPool } from './body-pool.js'
 import { loadArtifacts } from './artifacts.js'
 import { newCounters } from './ingest.js'
 import { createMetricsRoute } from './metrics-route.js'
@@ -22,6 +23,8 @@ import { JournalIngestSink } from '../journal/ingest-sink.js'
 import { layoutOf } from '../journal/node.js'
 
 const config = loadConfig()
+/** Idle body buffers a front keeps: a batch's worth of chunks several times over, a small part of its queue bound. */
+const BODY_POOL_BYTES = 32 * 1024 * 1024
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
 const engine = loadHttpEngine(config.uwsFallback, { maxHeaderBytes: config.maxHeaderBytes })
 const uws = engine.uws
@@ -37,6 +40,8 @@ const store = openStore(config)
 // Cluster mode: an acknowledgement means the log holds the item (src/journal/); no writer pool here.
 const journal = config.natsUrl ? await openJournal(config.natsUrl, layoutOf(config), 120_000) : undefined
 let pool: WriterPool | undefined
+// Writing on this thread, the front knows when a body is committed and reuses its buffer (body-pool.ts).
+const bodies = !config.natsUrl && config.writerThreads === 0 ? new BodyPool(BODY_POOL_BYTES) : undefined
 const sink = journal
   ? new JournalIngestSink(store, journal, { layout: layoutOf(config), deadlineMs: config.natsDeadlineMs, maxQueuedItems: config.ingestQueueItems, maxQueuedBytes: config.ingestQueueBytes })
   : undefined
@@ -54,6 +59,7 @@ const queue: IngestQueue =
       log.error('storage had a fatal error; front restarts')
       void stop()
     },
+    recycle: bodies && ((body) => bodies.give(body)),
   })
 
 /** WRITER_THREADS=0: the front's own thread writes (lmdb-js still commits off it), with no structured clone or thread hop. */
@@ -79,7 +85,7 @@ onScrape(() => {
 answerScrapes()
 const artifacts = loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name })
 const lateProject = sink && ((pk: string) => sink.lateProject(pk))
-const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, metrics: createMetricsRoute(config.metricsToken), lateProject })
+const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, metrics: createMetricsRoute(config.metricsToken), lateProject, bodies })
 
 let listenSocket: unknown
 app.listen(config.host, config.port, (socket) => {

@@ -18,6 +18,7 @@ import { metrics } from '../metrics/registry.js'
 import type { WriteItem } from '../cluster/messages.js'
 import type { Store } from '../store/store.js'
 import { declaredLength, readBody } from './body.js'
+import type { BodyPool } from './body-pool.js'
 import { guard, sendError, sendOk } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 import type { IngestQueue } from './write-queue.js'
@@ -42,6 +43,8 @@ export interface IngestDeps {
    * the log as far as it stood, with the project then known, or undefined.
    */
   lateProject?: (pk: string) => Promise<string | undefined>
+  /** Buffers for bodies of known length, given back by the queue once committed (WRITER_THREADS=0, body-pool.ts). */
+  bodies?: BodyPool
 }
 
 const KEY_HINT_MISSING = 'Add ?pk=<public key> (svc_pk_…) from the project\'s settings.'
@@ -142,7 +145,7 @@ export function handleChunk(deps: IngestDeps, res: HttpResponse, req: HttpReques
   const parsed = parseChunkMeta(req.getHeader('x-svc-meta'))
   if (!parsed.ok) return refuse(deps, res, 'invalid_request', parsed.error, 'Send X-Svc-Meta as a JSON object with sk, vid, seq and encoding.')
   const receivedAt = Date.now()
-  return readBody(res, declared, LIMITS.chunkBytes).then(async (read) => {
+  return readBody(res, declared, LIMITS.chunkBytes, deps.bodies).then(async (read) => {
     if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
     const known = typeof projectId === 'string' ? projectId : await projectId
     if (!known) return refuseUnknownKey(deps, res)
@@ -163,7 +166,7 @@ export function handleSignals(deps: IngestDeps, res: HttpResponse, req: HttpRequ
   const projectId = projectFor(deps, res, req.getQuery('pk') ?? '')
   if (!projectId) return
   // Any content type: sendBeacon posts text/plain to avoid a CORS preflight.
-  return readBody(res, declared, LIMITS.signalsBytes).then(async (read) => {
+  return readBody(res, declared, LIMITS.signalsBytes, deps.bodies).then(async (read) => {
     if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
     const known = typeof projectId === 'string' ? projectId : await projectId
     if (!known) return refuseUnknownKey(deps, res)

@@ -45,6 +45,8 @@ export interface WriteQueueOptions {
   maxQueuedBytes: number
   /** Called once when the writer reports that storage cannot recover in this process. */
   onFatal?: () => void
+  /** Takes each body back once its batch is written (only with a pool that writes on this thread: a transferred body is gone). */
+  recycle?: (body: Uint8Array) => void
 }
 
 /** What the ingest handlers need of a queue: the writer pool's (embedded mode) or the log's (cluster mode, src/journal/ingest-sink.ts). */
@@ -115,11 +117,14 @@ export class WriteQueue implements IngestQueue {
     this.inFlight += 1
     const task: WriteTask = { items: batch.map((p) => p.item) }
     const sizes = batch.map((p) => p.item.body.byteLength)
-    const transferList = batch.map((p) => p.item.body.buffer as ArrayBuffer)
+    // To a writer thread the bodies are moved, not copied; one that writes here needs neither.
+    const transfer = this.options.recycle ? undefined : { transferList: batch.map((p) => p.item.body.buffer as ArrayBuffer) }
     let outcomes: WriteOutcome[]
     try {
-      const result = (await this.pool.run(task, { transferList })) as WriteResult
+      const result = (await this.pool.run(task, transfer)) as WriteResult
       outcomes = result.outcomes
+      // Committed or refused: LMDB holds no pointer into these bodies any more.
+      if (this.options.recycle) for (const p of batch) this.options.recycle(p.item.body)
       this.written += batch.length
       metrics.batchItems.observe(batch.length)
       if (result.commitMs !== undefined) metrics.commitSeconds.observe(result.commitMs / 1000)

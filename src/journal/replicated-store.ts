@@ -13,6 +13,7 @@ import type { Applier } from './applier.js'
 /** Store methods that change what the service knows: each is one control log entry. */
 export const REPLICATED_MUTATIONS = [
   'putOrg',
+  'ensureOrgAndUser',
   'putUser',
   'createFirstOwner',
   'updateUser',
@@ -58,13 +59,14 @@ const READ_BACK: Partial<Record<(typeof REPLICATED_MUTATIONS)[number], (store: S
   updateApiKey: (store, [id]) => store.getApiKey(id as string),
   updateSetupToken: (store, [id]) => store.getSetupToken(id as string),
   updateProject: (store, [id]) => store.getProject(id as string),
+  ensureOrgAndUser: (store, [org, user]) => ({ org: store.findOrgByName((org as { name: string }).name), user: store.findUserByEmail((user as { email: string }).email) }),
 }
 
 /**
  * The store of a process beside a running node (`npm run admin` in the
  * cluster mode): each mutation is published to the log, then waited for in
  * the node's LMDB, which the node's control worker applies it to. Updates
- * answer the record as it then is; other mutations answer nothing.
+ * answer the record as it then is (and ensureOrgAndUser the pair it settled on); other mutations answer nothing.
  */
 export function submittingStore(local: Store, controlStream: string, submit: (op: string, args: unknown[]) => Promise<number>, deadlineMs: number): Store {
   return withMutations(local, async (op, args) => {

@@ -4,6 +4,7 @@ import type {
   DashboardSessionRecord,
   InviteRecord,
   JoinOutcome,
+  OrgAndUser,
   OrgRecord,
   RemovedMember,
   SetupTokenRecord,
@@ -20,6 +21,13 @@ export interface AccountStore {
   getUser(id: string): UserRecord | undefined
   putUser(user: UserRecord): Promise<void>
   countUsers(): number
+  /**
+   * Finds the organisation by name and the user by email, creating each that
+   * does not exist yet, in one step (atomic; in the cluster mode decided in the
+   * log's order, so two nodes never make two organisations of one name). A new
+   * user gets `org`'s id, and is its owner when it has no user yet.
+   */
+  ensureOrgAndUser(org: OrgRecord, user: Omit<UserRecord, 'orgId' | 'role'>): Promise<OrgAndUser>
   /** First run: creates the organisation and its owner only if no user exists yet (atomic: of two concurrent calls, one creates). */
   createFirstOwner(org: OrgRecord, user: UserRecord): Promise<boolean>
   /** The organisation's users, oldest first. */

@@ -37,6 +37,11 @@ export interface RemovedMember {
 
 export type JoinOutcome = 'joined' | 'invite_gone' | 'email_taken'
 
+export interface OrgAndUser {
+  org: OrgRecord
+  user: UserRecord
+}
+
 /** A signed-in dashboard browser. The cookie holds the secret; only its digest is stored. */
 export interface DashboardSessionRecord {
   id: string

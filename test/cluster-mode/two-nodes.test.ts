@@ -93,6 +93,16 @@ t.test('npm run admin beside a node goes through the log: its key works on every
     const whoami = await call(node.url, '/cli/whoami', { token: apiKey })
     t.equal(whoami.status, 200, `the admin's key works on ${node === a ? 'A' : 'B'}`)
   }
+  // Two operators name one new organisation at once, on two nodes: the log's order decides, so there is one.
+  const [onA, onB] = await Promise.all([
+    adminOn(a.dataDir, nats.url, ['create-key', '--org', 'Globex', '--email', 'one@globex.test']),
+    adminOn(b.dataDir, nats.url, ['create-key', '--org', 'Globex', '--email', 'two@globex.test']),
+  ])
+  t.equal(onA.code, 0, onA.stderr)
+  t.equal(onB.code, 0, onB.stderr)
+  const orgOf = async (url: string, run: { stdout: string }) => (await call(url, '/cli/whoami', { token: (JSON.parse(run.stdout) as { apiKey: string }).apiKey })).body.orgId
+  const orgIds = new Set([await orgOf(a.url, onA), await orgOf(b.url, onB), await orgOf(b.url, onA), await orgOf(a.url, onB)])
+  t.equal(orgIds.size, 1, 'both keys belong to one organisation Globex, as every node sees it')
   const stopped = await adminOn(tempDataDir(), nats.url, ['create-key', '--org', 'Acme', '--email', 'x@acme.test'], { NATS_DEADLINE_MS: '1000' })
   t.equal(stopped.code, 1, 'with no node applying the log on its DATA_DIR, admin says so rather than hang')
   t.match(stopped.stderr, /has not applied it/)

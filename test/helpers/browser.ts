@@ -46,7 +46,8 @@ export const NONCE = 'svcTestNonce123'
  * Serves the fixture pages. In a page, {{SNIPPET}} becomes the install snippet
  * from src/install/snippet.ts (the one the server prints), {{KEY}} the public key,
  * {{CLUSTER}} the service address and {{NONCE}} the CSP nonce. `csp-*.html`
- * pages are served with a strict CSP. Any path under /spa/ serves spa.html.
+ * pages are served with a strict CSP (nonce and strict-dynamic), `csp-nonce-*.html`
+ * with a nonce-only one. Any path under /spa/ serves spa.html.
  */
 export async function fixtureServer(t: Teardown, options: FixtureOptions): Promise<FixtureServer> {
   const requests: string[] = []
@@ -63,7 +64,11 @@ export async function fixtureServer(t: Teardown, options: FixtureOptions): Promi
     const headers: Record<string, string> = { 'content-type': name.endsWith('.js') ? 'text/javascript' : 'text/html; charset=utf-8', 'cache-control': 'no-store' }
     if (name.endsWith('.html')) {
       let snippet = snippetFor(options.publicKey, options.clusterUrl)
-      if (name.startsWith('csp-')) {
+      if (name.startsWith('csp-nonce-')) {
+        snippet = snippet.replace('<script ', `<script nonce="${NONCE}" `)
+        // Nonce only, no 'strict-dynamic': every script the tracker adds must carry the nonce itself; no eval, no inline.
+        headers['content-security-policy'] = [`script-src 'nonce-${NONCE}'`, `connect-src 'self' ${options.clusterUrl}`, `object-src 'none'`, `base-uri 'none'`].join('; ')
+      } else if (name.startsWith('csp-')) {
         snippet = snippet.replace('<script ', `<script nonce="${NONCE}" `)
         // Google's "strict CSP": nonce plus strict-dynamic for scripts, nothing else loads or connects outside the list.
         headers['content-security-policy'] = [

@@ -35,6 +35,24 @@ export function accountsSuite(t: Test, open: StoreFactory): void {
     t.equal(store.getOrg('org_9'), undefined)
   })
 
+  t.test('ensureOrgAndUser makes one organisation of a name and one user of an email, however many calls race', async (t) => {
+    const { store } = await open(t)
+    const org = (n: number) => ({ id: `org_${n}`, name: 'Globex', createdAt: T0 + n })
+    const person = (n: number, email = `p${n}@globex.test`) => ({ id: `usr_${n}`, email, createdAt: T0 + n })
+    const results = await Promise.all([1, 2, 3, 4].map((n) => store.ensureOrgAndUser(org(n), person(n))))
+    const orgIds = new Set(results.map((r) => r.org.id))
+    t.equal(orgIds.size, 1, 'every call settled on the same organisation')
+    t.equal(store.findOrgByName('Globex')?.id, [...orgIds][0])
+    t.same(results.map((r) => r.user.orgId), [...Array(4)].map(() => [...orgIds][0]), 'and put its user in it')
+    t.equal(results.filter((r) => r.user.role === 'owner').length, 1, 'the first user is the owner, the others members')
+    const again = await store.ensureOrgAndUser(org(5), person(5, 'P1@Globex.test'))
+    t.equal(again.user.id, 'usr_1', 'an email already known is that user (case-insensitive), not a new one')
+    t.equal(store.listUsers([...orgIds][0]).length, 4)
+    const elsewhere = await store.ensureOrgAndUser({ id: 'org_other', name: 'Initech', createdAt: T0 }, person(6, 'p2@globex.test'))
+    t.equal(elsewhere.org.id, 'org_other', 'a new name makes a new organisation')
+    t.not(elsewhere.user.orgId, 'org_other', 'while the email stays with the organisation it belongs to, for the caller to refuse')
+  })
+
   t.test('an invite is consumed once, however many calls race, and never when expired or revoked', async (t) => {
     const { store } = await open(t)
     await store.putInvite(invite('inv_live'))

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { ensureOrgAndUser } from '../../src/accounts/credentials.js'
 import { Applier } from '../../src/journal/applier.js'
 import { openJournal } from '../../src/journal/connect.js'
 import { replicatedStore } from '../../src/journal/replicated-store.js'
@@ -51,4 +52,35 @@ storeSuite(t, async (t) => {
       return current.store
     },
   }
+})
+
+t.test('two nodes naming one new organisation at once make one: the log decides, not either node', async (t) => {
+  const layout = { ...DEFAULT_LAYOUT, partitions: 1, replicas: 1, namespace: `t${++logs}` }
+  const node = async () => {
+    const path = mkdtempSync(join(tmpdir(), 'svc-store-'))
+    const local = openLmdbStore({ path, mapSize: 256 * 1024 * 1024, durability: 'commit' })
+    const journal = await openJournal(nats.url, layout, 30_000)
+    const applier = new Applier(local, journal, layout)
+    applier.start()
+    await applier.caughtUp(30_000)
+    t.teardown(async () => {
+      await applier.stop()
+      await journal.close()
+      await local.close()
+      rmSync(path, { recursive: true, force: true })
+    })
+    return { local, applier, store: replicatedStore(local, applier, 10_000) }
+  }
+  const a = await node()
+  const b = await node()
+  // Both calls start before either is applied: a check of each node's own copy would find no Globex on either.
+  const [onA, onB] = await Promise.all([ensureOrgAndUser(a.store, 'Globex', 'one@globex.test'), ensureOrgAndUser(b.store, 'Globex', 'two@globex.test')])
+  t.equal(onA.org.id, onB.org.id, 'both callers got the same organisation')
+  await a.applier.caughtUp(10_000)
+  await b.applier.caughtUp(10_000)
+  for (const { local } of [a, b]) {
+    t.equal(local.findOrgByName('Globex')?.id, onA.org.id)
+    t.same(local.listUsers(onA.org.id).map((u) => [u.email, u.role]).sort(), [['one@globex.test', onA.user.role], ['two@globex.test', onB.user.role]].sort())
+  }
+  t.same([onA.user.role, onB.user.role].sort(), ['member', 'owner'], 'the first applied is the owner')
 })

@@ -1,14 +1,15 @@
 /**
  * Which sessions and pages are recorded, in a real browser: the project's
  * sampling rate (drawn once per session, kept across page loads; unsampled
- * sessions still send signals), the minimum duration (held, then sent once
- * reached; dropped when the session ends sooner), URL triggers and
+ * sessions still send signals), the minimum duration (held, across page
+ * loads of the tab, then sent once reached; not sent when the session ends
+ * sooner), URL triggers and
  * exclusions, and settings read once and cached across page loads.
  */
 import t from 'tap'
 import type { Page } from 'playwright-core'
 import { call } from '../helpers/api.js'
-import { flushTracker, openPage, trackerStarted, until } from '../helpers/browser.js'
+import { flushTracker, openPage, storedChunks, trackerStarted, until } from '../helpers/browser.js'
 import { recordingHarness } from '../helpers/recording.js'
 
 t.test('capture settings', async (t) => {
@@ -120,7 +121,9 @@ t.test('capture settings', async (t) => {
     }
   })
 
-  await t.test('a session shorter than the minimum duration sends no recording', async (t) => {
+  const heldInTab = (page: Page) => page.evaluate(`(() => { const key = Object.keys(sessionStorage).find((k) => k.startsWith('svc_h_')); return key ? JSON.parse(sessionStorage.getItem(key)).length : 0 })()`) as Promise<number>
+
+  await t.test('a session shorter than the minimum duration sends no recording, over two page loads', async (t) => {
     await setCapture({ sampleRate: 1, minDurationMs: 600_000 })
     const tab = await openPage(browser, { noIdle: true })
     t.teardown(tab.close)
@@ -128,9 +131,66 @@ t.test('capture settings', async (t) => {
     const { sk } = await visit(page, '/basic.html')
     await page.click('#grow')
     await flushTracker(page)
-    await page.goto('about:blank') // pagehide: what is held is dropped, the view is sent
-    await until('the view sent at pagehide', () => batchesOf(sk).some((b) => b.views.length > 0))
+    const second = await visit(page, '/clicks.html')
+    t.equal(second.sk, sk, 'one session')
+    await page.click('#works')
+    await flushTracker(page)
+    await page.goto(`${fixtures.url}/form.html`) // pagehide: what is held is kept in the tab, the view is sent
+    await until('both views sent at pagehide', () => batchesOf(sk).flatMap((b) => b.views).length >= 2)
+    t.ok((await heldInTab(page)) >= 2, 'both pages\' recordings are held in the tab, not sent')
     t.same(chunksOf(sk), [], 'no recording of the short session')
+  })
+
+  await t.test('what a tab holds across page loads stays under its cap, the oldest page view dropped first', async (t) => {
+    await setCapture({ sampleRate: 1, minDurationMs: 600_000 })
+    const tab = await openPage(browser, { noIdle: true })
+    t.teardown(tab.close)
+    const { page } = tab
+    const grow = (marker: string) => page.evaluate(`(() => { const p = document.createElement('p'); p.textContent = '${marker}' + 'x'.repeat(700000); document.body.appendChild(p) })()`)
+    const first = await visit(page, '/basic.html')
+    await grow('FirstPageMarker')
+    await flushTracker(page)
+    const second = await visit(page, '/clicks.html')
+    t.ok((await heldInTab(page)) === 0, 'the second page load took what the first held')
+    await grow('SecondPageMarker')
+    await flushTracker(page)
+    await page.goto(`${fixtures.url}/form.html`)
+    const held = (await page.evaluate(`(() => { const key = Object.keys(sessionStorage).find((k) => k.startsWith('svc_h_')); return key ? sessionStorage.getItem(key) : '' })()`)) as string
+    t.ok(held.length > 700_000 && held.length <= 1_000_000 + 2, `${held.length} characters held, within the 1,000,000 cap`)
+    const pages = new Set((JSON.parse(held) as [{ pageIndex: number }][]).map(([ctx]) => ctx.pageIndex))
+    t.same([...pages], [second.pageIndex], 'only the newer page view is kept')
+    t.notOk(held.includes('FirstPageMarker'), 'the oldest page view was dropped whole')
+    t.same(chunksOf(first.sk), [], 'and nothing was sent')
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+
+  await t.test('a first page shorter than the minimum is sent once the session passes it on the next page', async (t) => {
+    const MIN = 6_000
+    await setCapture({ sampleRate: 1, minDurationMs: MIN })
+    const tab = await openPage(browser, { noIdle: true })
+    t.teardown(tab.close)
+    const { page } = tab
+    const first = await visit(page, '/basic.html')
+    const { t0 } = await storedSession(page)
+    await page.click('#grow')
+    const second = await visit(page, '/clicks.html') // the first page goes away under the minimum
+    t.ok(Date.now() - t0 < MIN, 'the first page went away before the minimum')
+    t.equal(second.sk, first.sk, 'one session')
+    t.same(chunksOf(first.sk), [], 'nothing sent yet')
+    await page.click('#works')
+    await page.waitForFunction((start) => Date.now() - start > 6_000, t0, { timeout: 30_000 })
+    await flushTracker(page)
+    const chunks = await until('both pages\' recordings', () => {
+      const found = storedChunks(store, projectId).filter((c) => c.sk === first.sk)
+      const pages = new Set(found.map((c) => c.pageIndex))
+      return pages.has(first.pageIndex) && pages.has(second.pageIndex) ? found : false
+    })
+    const firstPage = chunks.filter((c) => c.pageIndex === first.pageIndex)
+    t.ok(firstPage.some((c) => c.events.some((e: any) => e.type === 2)), 'the first page\'s full snapshot')
+    t.ok(firstPage.some((c) => c.text.includes('grown')), 'and what happened on it')
+    t.ok(firstPage[0].seq < chunks.filter((c) => c.pageIndex === second.pageIndex)[0].seq, 'sent before the second page\'s, in order')
+    t.equal(await heldInTab(page), 0, 'nothing left held in the tab')
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
   })
 
   await t.test('the recording is held until the session reaches the minimum duration, then sent whole', async (t) => {

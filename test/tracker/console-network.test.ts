@@ -88,6 +88,50 @@ t.test('console and network capture', async (t) => {
     t.equal(tab.pageErrors.length, 1, 'the page\'s own uncaught error, and nothing else, reached the page')
   })
 
+  await t.test('console calls made from load on, before capture.js runs, are recorded with their own times', async (t) => {
+    await setCapture({ console: true, network: false })
+    const tab = await openPage(browser) // idle loading on: tracker.js arrives soon after load, before any interaction
+    t.teardown(tab.close)
+    const { page } = tab
+    // A first page load caches the settings that say console capture is on.
+    await page.goto(`${fixtures.url}/basic.html`, { waitUntil: 'load' })
+    await page.mouse.move(5, 5)
+    await trackerStarted(page)
+    await page.waitForFunction(() => Object.keys(localStorage).some((k) => k.startsWith('svc_c_')), undefined, { timeout: 30_000 })
+    // capture.js a slow round trip away, so that there is a stretch it alone would miss.
+    await page.route('**/capture.js', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      await route.continue()
+    })
+    await page.goto(`${fixtures.url}/console-early.html`, { waitUntil: 'load' })
+    await page.waitForFunction(() => (window as any).ticks.some((tick: any) => tick.phase === 'tracker'), undefined, { timeout: 30_000 })
+    await page.mouse.move(5, 5)
+    await trackerStarted(page)
+    await page.waitForFunction(() => (window as any).ticks.length === 40, undefined, { timeout: 30_000 })
+    const sk = (await page.evaluate('window.svc("stats").sk')) as string
+    await flushTracker(page)
+    const ticks = (await page.evaluate('window.ticks')) as { n: number; phase: string; at: number }[]
+    const early = ticks.filter((tick) => tick.phase === 'tracker')
+    t.ok(early.length >= 10, `${early.length} lines logged after tracker.js ran and before capture.js did (before and after the interaction)`)
+    t.ok(ticks.some((tick) => tick.phase === 'capture'), 'and more once capture.js ran')
+    const events = await until('the last line', () => {
+      const found = storedChunks(store, projectId).filter((c) => c.sk === sk).flatMap((c) => c.events).filter((e) => e.type === 6 && e.data.plugin === 'rrweb/console@1' && e.data.payload.payload[0] === '"tick"')
+      return found.some((e) => e.data.payload.payload[1] === '39') ? found : false
+    })
+    for (const tick of [...early, ...ticks.filter((tick) => tick.phase === 'capture')]) {
+      const event = events.find((e) => e.data.payload.payload[1] === String(tick.n))
+      if (!event) {
+        t.fail(`line ${tick.n} (${tick.phase}) is missing`)
+        continue
+      }
+      if (event.timestamp < tick.at || event.timestamp > tick.at + 50) t.fail(`line ${tick.n} recorded at ${event.timestamp}, logged at ${tick.at}`)
+    }
+    t.pass('every line logged since tracker.js ran is recorded, at the time it was logged')
+    t.equal(events.filter((e) => e.data.payload.payload[1] === String(early[0].n)).length, 1, 'once each')
+    t.same(await page.evaluate('window.pageLogs.length'), 40, 'the page\'s own console override saw every call')
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
+  })
+
   await t.test('network capture: fetch and XHR, the page\'s wrapper intact, never the service, no query string or secret', async (t) => {
     await setCapture({ console: false, network: true, networkQuery: false })
     const { page, sk } = await open(t)
@@ -123,6 +167,40 @@ t.test('console and network capture', async (t) => {
     await flushTracker(page)
     const post = await until('the POST', () => pluginEvents(sk, 'svc/network@1').find((e) => e.url.includes('/echo')))
     t.equal(post.url, `${fixtures.url}/echo?pw=${'*'.repeat(SECRETS.pw.length)}`, 'the query kept, the password starred')
+  })
+
+  await t.test('under a nonce-only CSP: the stub, tracker.js and capture.js load, both captures work, no violation', async (t) => {
+    await setCapture({ console: true, network: true, networkQuery: false })
+    const tab = await openPage(browser, { noIdle: true })
+    t.teardown(tab.close)
+    const { page } = tab
+    await page.addInitScript('window.__violations = []; document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI))')
+    const response = await page.goto(`${fixtures.url}/csp-nonce-capture.html`, { waitUntil: 'load' })
+    const policy = response!.headers()['content-security-policy']
+    t.match(policy, /script-src 'nonce-[^']+'(;|$)/, 'scripts need the nonce')
+    t.notMatch(policy, /strict-dynamic|unsafe-inline|unsafe-eval/, 'nothing looser')
+    await page.mouse.move(5, 5)
+    await trackerStarted(page)
+    await captureRunning(page)
+    t.same(await page.evaluate('window.work()'), { fetch: 200, xhr: 200 }, 'the page\'s own requests answer as before')
+    const sk = (await page.evaluate('window.svc("stats").sk')) as string
+    await flushTracker(page)
+    const consoleEvents = await until('console events', () => {
+      const found = pluginEvents(sk, 'rrweb/console@1')
+      return found.length >= 2 ? found : false
+    })
+    t.same(consoleEvents.map((e) => e.payload[0]), [JSON.stringify('under a nonce-only csp'), JSON.stringify('still here')], 'console captured')
+    const network = await until('network events', () => {
+      const found = pluginEvents(sk, 'svc/network@1')
+      return found.length >= 2 ? found : false
+    })
+    t.same(network.map((e) => `${e.initiator} ${e.status}`).sort(), ['fetch 200', 'xhr 200'], 'fetch and XHR captured')
+    for (const file of ['/tracker.js', '/capture.js']) {
+      const request = tab.requests.find((r) => new URL(r.url()).pathname === file)
+      t.equal((await request?.response())?.status(), 200, `${file} loaded`)
+    }
+    t.same(await page.evaluate('window.__violations'), [], 'no securitypolicyviolation event')
+    t.equal(tab.pageErrors.length, 0, 'no page errors')
   })
 
   await t.test('the session list filters sessions with console errors or failed requests', async (t) => {

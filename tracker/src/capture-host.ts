@@ -5,6 +5,7 @@
  * bundles import it, neither carries code from it.
  */
 import type { Capture } from './capture.js'
+import type { HandOver } from './early-console.js'
 import type { Guard } from './guard.js'
 
 /** An rrweb plugin event (type 6), as rrweb's console plugin writes them. */
@@ -21,6 +22,8 @@ export interface CaptureHost {
   /** `mark`: 1 a console error, 2 a failed request (status 0 or >= 500), counted for the session list's filters. */
   emit(event: PluginEvent, mark?: 1 | 2): void
   guard: Guard
+  /** The console calls tracker.js kept before capture.js ran; calling it also removes tracker.js's hook. */
+  early?: HandOver
   /** Set by capture.js once it runs: undoes its wrappers. */
   stop?: () => void
 }

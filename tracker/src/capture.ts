@@ -38,19 +38,24 @@ export interface CaptureSource {
   refresh(): void
 }
 
-export function loadCapture(store: KeyValue, key: string, url: string, guard: Guard, onKnown: (capture: Capture) => void): CaptureSource {
-  let current: Capture | undefined
-  let at = 0
-  let pending = false
+/** Where a project's settings are cached: the end of its public key keeps two projects on one site apart. */
+export const captureKey = (publicKey: string) => `svc_c_${publicKey.slice(-12)}`
+
+/** The cached settings and when they were fetched, if any copy is readable. */
+export function cachedCapture(store: KeyValue, key: string): { c: Capture; t: number } | undefined {
   try {
     const cached = JSON.parse(store.get(key) || 'null')
-    if (cached && cached.c) {
-      current = cached.c
-      at = cached.t
-    }
+    return cached && cached.c ? cached : undefined
   } catch {
-    // unreadable: fetched below like a first visit
+    return undefined // unreadable: fetched like a first visit
   }
+}
+
+export function loadCapture(store: KeyValue, key: string, url: string, guard: Guard, onKnown: (capture: Capture) => void): CaptureSource {
+  const cached = cachedCapture(store, key)
+  let current = cached?.c
+  let at = cached?.t || 0
+  let pending = false
   const refresh = () => {
     if (pending || Date.now() - at < CAPTURE_FRESH_MS) return
     pending = true

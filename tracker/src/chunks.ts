@@ -35,7 +35,7 @@ export interface PageContext {
   u: number
 }
 
-interface Batch {
+export interface Batch {
   ctx: PageContext
   identity?: Identity
   parts: string[]
@@ -63,6 +63,8 @@ export interface Chunks {
   flushNow(): void
   /** Starts a new page view (cuts the previous one's events first). */
   setContext(ctx: PageContext): void
+  /** Queues chunks an earlier page load held (held.ts), ahead of this page's. */
+  restore(batches: Batch[]): void
   stats: ChunkStats
 }
 
@@ -74,6 +76,8 @@ export interface ChunkDeps {
   ctx: PageContext
   /** Whether a chunk of this page view is sent now, held, or dropped (capture.ts). */
   verdict: (ctx: PageContext) => Verdict
+  /** At unload: the chunks still held, for the next page load of the session (held.ts). */
+  keep: (batches: Batch[]) => void
 }
 
 /** Header values must be ISO-8859-1: escape everything else as JSON \u sequences (still the same JSON). */
@@ -120,8 +124,9 @@ export function createChunks(deps: ChunkDeps): Chunks {
       seq,
       pageIndex: batch.ctx.pageIndex,
       url: batch.ctx.url.slice(0, MAX_URL),
-      firstTs: int(batch.times[0]),
-      lastTs: int(batch.times[batch.times.length - 1]),
+      // Not first and last: console calls kept before capture.js ran arrive after later events, with their own times.
+      firstTs: int(Math.min(...batch.times)),
+      lastTs: int(Math.max(...batch.times)),
       eventCount: batch.parts.length,
       encoding,
       startedAt: int(batch.ctx.startedAt),
@@ -222,14 +227,17 @@ export function createChunks(deps: ChunkDeps): Chunks {
     },
     flushNow() {
       cut()
+      const kept: Batch[] = []
       const held = uploading && !uploading.taken ? [uploading] : []
       while ((held.length || queue.length) && !transport.stopped) {
         const batch = held.pop() ?? queue.shift()!
         if (batch === uploading) batch.taken = true
         if (batch.seq === undefined) {
           queuedBytes -= batch.bytes
-          // Held and the page is leaving: not sent (a session shorter than the minimum, or settings never known).
-          if (deps.verdict(batch.ctx)) continue
+          // Held and the page is leaving (a session shorter than the minimum, or settings not known): kept for the next page load.
+          const verdict = deps.verdict(batch.ctx)
+          if (verdict === 1) kept.push(batch)
+          if (verdict) continue
         }
         const body = utf8(text(batch))
         // Sent compressed under its seq, it cannot be sent again raw under the same seq: its fetch may still land.
@@ -251,6 +259,11 @@ export function createChunks(deps: ChunkDeps): Chunks {
           .send('ingest', body, { unloading: true, headers: { 'Content-Type': 'application/octet-stream', 'X-Svc-Meta': metaFor(batch, seq, 'json') } })
           .catch(guard.fault)
       }
+      deps.keep(kept)
+    },
+    restore(batches) {
+      queue.unshift(...batches)
+      for (const batch of batches) queuedBytes += batch.bytes
     },
     setContext(next) {
       cut()

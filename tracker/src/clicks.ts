@@ -40,6 +40,8 @@ export interface ClickDeps {
   emit: (click: ClickSignal) => void
   /** A click on a same-site link: unless the page intercepts it (a client-side router), the next pagehide is navigation within the site. */
   onInternalLink: (event: MouseEvent) => void
+  /** Whether rrweb runs and reports answers through `answered`; when it does not, the clicks watch the DOM themselves. */
+  recording: () => boolean
 }
 
 const round = (n: number, places: number) => Math.round(n * 10 ** places) / 10 ** places
@@ -49,6 +51,27 @@ export function trackClicks(deps: ClickDeps): Clicks {
   const { guard, now } = deps
   let cluster: Pending[] = []
   let timer: ReturnType<typeof setTimeout> | undefined
+  /** Without rrweb, a dead-click candidate's answer window is watched by one observer, only until the clicks settle. */
+  let watch: Off | undefined
+
+  function watchAnswers(): void {
+    if (watch || typeof MutationObserver !== 'function') return
+    const seen = guard.wrap(() => {
+      mark('answered', DEAD_CLICK_MS)
+      unwatch()
+    })
+    const observer = new MutationObserver(seen)
+    observer.observe(document, { childList: true, subtree: true, attributes: true, characterData: true })
+    const offScroll = listen(guard, document, 'scroll', seen)
+    watch = () => {
+      observer.disconnect()
+      offScroll()
+    }
+  }
+  function unwatch(): void {
+    watch?.()
+    watch = undefined
+  }
 
   function kindOf(click: Pending): ClickSignal['kind'] {
     if (click.errored) return 'error'
@@ -61,6 +84,7 @@ export function trackClicks(deps: ClickDeps): Clicks {
   function settle(): void {
     clearTimeout(timer)
     timer = undefined
+    unwatch()
     const clicks = cluster
     cluster = []
     if (!clicks.length) return
@@ -117,6 +141,7 @@ export function trackClicks(deps: ClickDeps): Clicks {
       event,
       link,
     })
+    if (cluster[cluster.length - 1].deadCandidate && !deps.recording()) watchAnswers()
     schedule()
   }
 

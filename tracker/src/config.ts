@@ -59,6 +59,13 @@ export const REQUEST_TIMEOUT_MS = 20_000
 export const MAX_QUEUED_BYTES = 4 * 1024 * 1024
 
 /**
+ * Recording held at unload (a session under the minimum duration) kept for
+ * the tab's next page load, in sessionStorage: about 1 MB of JSON text, a
+ * fifth of the 5 MB browsers give an origin there, so the site keeps room.
+ */
+export const HELD_CAP_CHARS = 1_000_000
+
+/**
  * Rage click: 3 or more clicks within 1 s, each within 30 px of the first.
  * Three, because a double click is a normal gesture and a third rapid click is
  * not (FullStory and Microsoft Clarity both start counting rage at three rapid
@@ -118,6 +125,12 @@ export const CAPTURE_FRESH_MS = 5 * 60_000
  * next recorded second starts with one line saying how many were left out.
  */
 export const CONSOLE_PER_SECOND = 20
+/**
+ * Console calls kept by tracker.js before capture.js runs (the last ones win):
+ * enough for a page's start-up logging, and a bounded cost in memory for the
+ * arguments they hold.
+ */
+export const EARLY_CONSOLE_CALLS = 100
 /** Arguments recorded per console call, and characters of each once serialised: 10 KB per event at most. */
 export const CONSOLE_ARGS = 10
 export const CONSOLE_ARG_CHARS = 1000

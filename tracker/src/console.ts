@@ -6,14 +6,15 @@
  * recorded); recording happens after, guarded. Over CONSOLE_PER_SECOND a
  * call only counts. A wrapper the page has since replaced is left alone at
  * stop (the page's own override keeps working) and records nothing more.
+ * The calls tracker.js kept before this ran (early-console.ts) are recorded
+ * first, with their own times, and its hook steps aside.
  */
 import { CONSOLE_ARGS, CONSOLE_PER_SECOND } from './config.js'
 import { CONSOLE_PLUGIN, type CaptureHost } from './capture-host.js'
+import { CONSOLE_LEVELS } from './early-console.js'
 import { listen, type Off } from './guard.js'
 import { collectSecrets } from './secrets.js'
 import { serialize, stackOf } from './serialize.js'
-
-const LEVELS = ['log', 'info', 'warn', 'error', 'debug'] as const
 
 export function captureConsole(host: CaptureHost): Off {
   const target = console as unknown as Record<string, (...args: unknown[]) => unknown>
@@ -23,14 +24,13 @@ export function captureConsole(host: CaptureHost): Off {
   let count = 0
   let skipped = 0
 
-  const emit = (level: string, payload: string[], trace: string[] = []) =>
-    host.emit({ type: 6, timestamp: Date.now(), data: { plugin: CONSOLE_PLUGIN, payload: { level, trace, payload } } }, level === 'error' ? 1 : undefined)
+  const emit = (level: string, payload: string[], trace: string[] = [], timestamp = Date.now()) =>
+    host.emit({ type: 6, timestamp, data: { plugin: CONSOLE_PLUGIN, payload: { level, trace, payload } } }, level === 'error' ? 1 : undefined)
 
-  /** Whether one more event fits this second; opens a new second with a line for what the last one left out. */
-  const admit = () => {
-    const now = Date.now()
+  /** Whether one more event at `now` fits its second; opens a new second with a line for what the last one left out. */
+  const admit = (now: number) => {
     if (now - second >= 1000) {
-      if (skipped) emit('warn', [JSON.stringify(`[svc] ${skipped} console messages not recorded (over ${CONSOLE_PER_SECOND} a second)`)])
+      if (skipped) emit('warn', [JSON.stringify(`[svc] ${skipped} console messages not recorded (over ${CONSOLE_PER_SECOND} a second)`)], [], now)
       second = now
       count = 0
       skipped = 0
@@ -40,20 +40,23 @@ export function captureConsole(host: CaptureHost): Off {
     return false
   }
 
-  const record = host.guard.wrap((level: string, args: unknown[], error?: unknown) => {
+  /** `at`: when the call was made, for those tracker.js kept before this ran (early-console.ts), which share one `known` set of secrets. */
+  const record = host.guard.wrap((level: string, args: unknown[], error?: unknown, at: number = Date.now(), known?: string[]) => {
     // A getter or toJSON that logs while we serialise must not recurse into us.
-    if (stopped || busy || !admit()) return
+    if (stopped || busy || !admit(at)) return
     busy = true
     try {
-      const secrets = collectSecrets()
-      emit(level, args.slice(0, CONSOLE_ARGS).map((arg) => serialize(arg, secrets)), stackOf(error ?? (level === 'error' ? new Error() : undefined), secrets))
+      const secrets = known || collectSecrets()
+      emit(level, args.slice(0, CONSOLE_ARGS).map((arg) => serialize(arg, secrets)), stackOf(error ?? (level === 'error' ? new Error() : undefined), secrets), at)
     } finally {
       busy = false
     }
   })
 
+  // tracker.js's early hook steps aside first, so the wrappers below call the page's console itself.
+  const early = host.early ? host.early() : []
   const restores: Off[] = []
-  for (const level of LEVELS) {
+  for (const level of CONSOLE_LEVELS) {
     const original = target[level]
     if (typeof original !== 'function') continue
     const wrapper = function (this: unknown, ...args: unknown[]) {
@@ -66,6 +69,11 @@ export function captureConsole(host: CaptureHost): Off {
       if (target[level] === wrapper) target[level] = original
     })
   }
+
+  // Recorded now, at the times they were made, within the same per-second bound; the page's masked values are
+  // read once for all of them (up to 100 walks of the document on capture.js's start otherwise).
+  const known = early.length ? collectSecrets() : undefined
+  for (const [level, at, args, error] of early) record(level, args, error, at, known)
 
   const uncaught = (message: string, error: unknown) => record('error', [message], error)
   restores.push(

@@ -4,7 +4,10 @@
  * records nothing), then starts the tracker and replays the commands the stub
  * queued on `svc.q`. Afterwards `svc(command, ...args)` runs commands directly.
  */
+import { cachedCapture, captureKey } from './capture.js'
+import { hookConsole, type HandOver } from './early-console.js'
 import { createGuard } from './guard.js'
+import { openStorage } from './storage.js'
 import { startTracker, type Tracker } from './tracker.js'
 
 const KEY = /^svc_pk_[0-9a-f]+$/
@@ -40,6 +43,8 @@ function main(): void {
   if (!KEY.test(publicKey)) return
 
   const guard = createGuard()
+  // Console capture on (as cached by an earlier page load): keep the console from now, before capture.js runs.
+  const early: HandOver | undefined = guard.run(() => (cachedCapture(openStorage(), captureKey(publicKey))?.c.console ? hookConsole() : undefined))
   const queued: ArrayLike<unknown>[] = previous && previous.q ? Array.from(previous.q) : []
   let tracker: Tracker | undefined
 
@@ -60,7 +65,7 @@ function main(): void {
   const start = guard.wrap(() => {
     if (tracker) return
     for (const type of INTERACTIONS) removeEventListener(type, start, true)
-    tracker = startTracker({ origin: serviceOrigin(script.src), publicKey, guard, nonce: script.nonce })
+    tracker = startTracker({ origin: serviceOrigin(script.src), publicKey, guard, nonce: script.nonce, early })
     for (const args of queued.splice(0)) guard.run(() => tracker!.command(String(args[0]), Array.prototype.slice.call(args, 1)))
   })
 

@@ -15,9 +15,13 @@ export interface RecordedEvent {
 }
 
 export interface Recorder {
-  /** A new Meta and full snapshot event (a new page view or session starts). */
+  /** A new Meta and full snapshot event (a new page view or session starts); nothing while stopped. */
   snapshot(): void
+  /** Starts rrweb (which begins with a Meta and full snapshot event); nothing if it runs. */
+  start(): void
   stop(): void
+  /** Whether rrweb runs: it does not while the page or session is not recorded, so it costs nothing there. */
+  readonly running: boolean
   /** Milliseconds the first full snapshot took on the main thread. */
   readonly snapshotMs: number
 }
@@ -26,11 +30,12 @@ export interface Recorder {
 const EVERY_INPUT: Record<string, boolean> = { input: true, textarea: true, select: true, password: true }
 for (const type of 'color date datetime-local email month number range search tel text time url week'.split(' ')) EVERY_INPUT[type] = true
 
-export function startRecording(guard: Guard, onEvent: (event: RecordedEvent) => void): Recorder {
+export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => void): Recorder {
   const lookup = (id: number) => record.mirror.getNode(id) as Node | null
   let metaAt = 0
   let snapshotMs = -1
-  const stop = record({
+  let stop: (() => void) | undefined
+  const options: Parameters<typeof record>[0] = {
     emit: guard.wrap((event: any) => {
       // rrweb emits Meta, serializes the document, then emits the full snapshot: the gap is the snapshot's cost.
       if (event.type === 4) metaAt = performance.now()
@@ -57,10 +62,21 @@ export function startRecording(guard: Guard, onEvent: (event: RecordedEvent) => 
       guard.fault()
       return true
     },
-  })
+  }
   return {
-    snapshot: () => guard.run(() => record.takeFullSnapshot()),
-    stop: () => guard.run(() => stop?.()),
+    snapshot: () => stop && guard.run(() => record.takeFullSnapshot()),
+    start() {
+      // rrweb returns no stop function when it cannot start; a no-op one keeps `running` honest.
+      if (!stop) stop = guard.run(() => record(options)) || (() => {})
+    },
+    stop() {
+      const running = stop
+      stop = undefined
+      if (running) guard.run(running)
+    },
+    get running() {
+      return !!stop
+    },
     get snapshotMs() {
       return snapshotMs
     },

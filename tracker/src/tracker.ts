@@ -4,14 +4,16 @@
  * takes what it needs as arguments; this file owns only the order of things
  * when a page view or a session changes.
  */
-import { anyMatch, loadCapture, verdict } from './capture.js'
+import { anyMatch, captureKey, loadCapture, verdict } from './capture.js'
 import type { CaptureHost } from './capture-host.js'
 import { createChunks, type PageContext } from './chunks.js'
 import { trackClicks } from './clicks.js'
 import { FLUSH_INTERVAL_MS, INTERNAL_NAV_MS, QUICK_BACK_MS } from './config.js'
+import type { HandOver } from './early-console.js'
 import { trackErrors } from './errors.js'
 import { listen, type Guard, type Off } from './guard.js'
-import { startRecording } from './recorder.js'
+import { heldChunks } from './held.js'
+import { createRecorder } from './recorder.js'
 import { watchRoutes } from './routes.js'
 import { cleanIdentity, createSessions } from './session.js'
 import { createSignals } from './signals.js'
@@ -26,6 +28,8 @@ export interface TrackerOptions {
   guard: Guard
   /** The CSP nonce of tracker.js's own script tag, passed on to capture.js. */
   nonce?: string
+  /** The console calls kept since tracker.js ran (early-console.ts), for capture.js. */
+  early?: HandOver
 }
 
 export interface Tracker {
@@ -44,7 +48,7 @@ const sameSite = (url: string) => {
   }
 }
 
-export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions): Tracker {
+export function startTracker({ origin, publicKey, guard, nonce, early }: TrackerOptions): Tracker {
   const now = () => performance.now()
   const store = openStorage()
   const namespace = publicKey.slice(-12)
@@ -72,8 +76,15 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
   /** Console or network capture on: load capture.js (once), which records through `host` into this recording. */
   const loadExtras = () => {
     const settings = capture.current
-    if (host || stopped || !settings || !(settings.console || settings.network)) return
-    host = { settings, origin, guard, emit: (event, mark) => chunks.push(event, mark) }
+    if (host || stopped || !settings) return
+    // An unsampled session records nothing, console and network included.
+    const wanted = ctx.u < settings.sampleRate
+    if (early && !(wanted && settings.console)) {
+      early() // no console capture to hand the early calls to: unhook and let them go
+      early = undefined
+    }
+    if (!wanted || !(settings.console || settings.network)) return
+    host = { settings, origin, guard, emit: (event, mark) => chunks.push(event, mark), early }
     ;(window as unknown as { svc: { x?: CaptureHost } }).svc.x = host
     const script = document.createElement('script')
     script.async = true
@@ -82,11 +93,26 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
     ;(document.head || document.documentElement).appendChild(script)
   }
   // What was held while the settings were unknown goes at the next flush, as it would have anyway.
-  const capture = loadCapture(store, `svc_c_${namespace}`, `${origin}/api/capture?pk=${encodeURIComponent(publicKey)}`, guard, () => {
+  const capture = loadCapture(store, captureKey(publicKey), `${origin}/api/capture?pk=${encodeURIComponent(publicKey)}`, guard, () => {
     markTrigger()
+    syncRecorder()
     loadExtras()
   })
   markTrigger()
+  /** Whether this page view is recorded: yes until the settings are known (held meanwhile), then as they say. */
+  const recorded = () => verdict(capture.current, ctx, ctx.u, sessions.trigger(ctx.sk)) !== 2
+  /**
+   * rrweb runs only while this page view is recorded: an unsampled session, an excluded page or one before
+   * the session's trigger pays nothing for it. Stopping drops what was held for it; starting takes a full
+   * snapshot, so a page view that becomes recorded (a route onto a trigger URL) replays from there.
+   */
+  const syncRecorder = () => {
+    if (stopped) return
+    if (!recorded()) {
+      recorder.stop()
+      chunks.flush() // the pump drops what this page view holds
+    } else if (!recorder.running) recorder.start()
+  }
 
   const signals = createSignals(transport, guard, () => ({ sk: ctx.sk, vid: ctx.vid, startedAt: ctx.startedAt }))
   const chunks = createChunks({
@@ -96,14 +122,18 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
     nextSeq: sessions.nextSeq,
     identity: () => sessions.current().identity,
     verdict: (c) => verdict(capture.current, c, c.u, sessions.trigger(c.sk)),
+    keep: (batches) => guard.run(() => held.save(batches)),
   })
+  const held = heldChunks(namespace)
+  chunks.restore(held.take(ctx.sk))
   loadExtras()
   const views = trackViews(guard, now, signals.view)
-  const clicks = trackClicks({ guard, now, emit: signals.click, onInternalLink: (event) => (lastLinkClick = { at: now(), event }) })
-  const recorder = startRecording(guard, (event) => {
+  const clicks = trackClicks({ guard, now, emit: signals.click, onInternalLink: (event) => (lastLinkClick = { at: now(), event }), recording: () => recorder.running })
+  const recorder = createRecorder(guard, (event) => {
     if (event.type === 3 && ANSWERS.has(event.data.source)) clicks.answered()
     chunks.push(event)
   })
+  syncRecorder()
 
   const referrer = document.referrer && sameSite(document.referrer) ? document.referrer.split('#')[0] : undefined
   views.begin(referrer)
@@ -120,8 +150,10 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
     ctx = newContext()
     markTrigger()
     chunks.setContext(ctx)
-    recorder.snapshot()
+    if (recorder.running && recorded()) recorder.snapshot()
+    else syncRecorder()
     views.begin(previousUrl)
+    loadExtras() // a new session may be sampled where the last was not
   }
   /**
    * Another tab reset or started a session, or (on activity) this one expired: move this page to the live
@@ -177,6 +209,7 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
   const flush = guard.wrap(() => {
     capture.refresh()
     followSession(false)
+    syncRecorder() // the settings may have changed
     signals.flush()
     chunks.flush()
   })
@@ -202,7 +235,10 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
     }),
     listen(guard, window, 'pageshow', (event: PageTransitionEvent) => {
       // Restored from the back/forward cache: the visitor is back on this page, a new page view.
-      if (event.persisted) openView()
+      if (event.persisted) {
+        chunks.restore(held.take(ctx.sk)) // what pagehide kept for the next page load: this page goes on instead
+        openView()
+      }
     }),
   )
 
@@ -211,6 +247,7 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
     stopped = true
     clearInterval(interval)
     if (host?.stop) guard.run(host.stop)
+    if (early) guard.run(early)
     recorder.stop()
     clicks.stop()
     views.stop()
@@ -234,6 +271,7 @@ export function startTracker({ origin, publicKey, guard, nonce }: TrackerOptions
           ...chunks.stats,
           droppedSignals: signals.dropped,
           snapshotMs: recorder.snapshotMs,
+          recording: recorder.running,
           sk: ctx.sk,
           vid: ctx.vid,
           pageIndex: ctx.pageIndex,

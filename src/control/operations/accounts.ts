@@ -49,8 +49,9 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
     }
     const passwordHash = await hashPassword(password)
     if (!(await store.consumeInvite(invite.id, deps.now()))) throw new ApiError('unauthorized', { error: 'The invite link was used or has expired.', hint: 'Ask for a new invite link.' })
-    const updated = { ...user, passwordHash }
-    await store.putUser(updated)
+    // An update, not a put of the record read above: a change made meanwhile (on another node) stays.
+    const updated = await store.updateUser(user.id, { passwordHash })
+    if (!updated) throw new ApiError('unauthorized', { error: 'This sign-in link is for a user who was removed.', hint: 'Ask the operator for a new link.' })
     return signIn(ctx, updated)
   }
 

@@ -7,6 +7,7 @@ import type {
   DashboardSessionRecord,
   InviteRecord,
   JoinOutcome,
+  OrgAndUser,
   OrgRecord,
   RemovedMember,
   SetupTokenRecord,
@@ -54,6 +55,29 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
 
   countUsers(): number {
     return this.tables.users.getKeysCount()
+  }
+
+  async ensureOrgAndUser(candidate: OrgRecord, newUser: Omit<UserRecord, 'orgId' | 'role'>): Promise<OrgAndUser> {
+    let found!: OrgAndUser
+    await this.settle(
+      this.root.transaction(() => {
+        const orgId = this.tables.orgsByName.get(candidate.name)
+        const org = orgId ? this.tables.orgs.get(orgId)! : candidate
+        if (!orgId) {
+          this.tables.orgs.put(org.id, org)
+          this.tables.orgsByName.put(org.name, org.id)
+        }
+        const userId = this.tables.usersByEmail.get(newUser.email.toLowerCase())
+        let user = userId ? this.tables.users.get(userId) : undefined
+        if (!user) {
+          user = { ...newUser, orgId: org.id, role: usersOf(this.tables, org.id).length === 0 ? 'owner' : 'member' }
+          this.tables.users.put(user.id, user)
+          this.tables.usersByEmail.put(user.email.toLowerCase(), user.id)
+        }
+        found = { org, user }
+      }),
+    )
+    return found
   }
 
   async createFirstOwner(org: OrgRecord, user: UserRecord): Promise<boolean> {

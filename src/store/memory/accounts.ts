@@ -5,6 +5,7 @@ import type {
   DashboardSessionRecord,
   InviteRecord,
   JoinOutcome,
+  OrgAndUser,
   OrgRecord,
   RemovedMember,
   SetupTokenRecord,
@@ -47,6 +48,17 @@ export abstract class MemoryAccounts implements AccountStore {
 
   countUsers(): number {
     return this.data.users.size
+  }
+
+  async ensureOrgAndUser(candidate: OrgRecord, newUser: Omit<UserRecord, 'orgId' | 'role'>): Promise<OrgAndUser> {
+    const org = this.findOrgByName(candidate.name) ?? candidate
+    if (org === candidate) this.data.orgs.set(org.id, copy(org))
+    let user = this.findUserByEmail(newUser.email)
+    if (!user) {
+      user = { ...newUser, orgId: org.id, role: this.listUsers(org.id).length === 0 ? 'owner' : 'member' }
+      this.data.users.set(user.id, copy(user))
+    }
+    return { org: copy(org), user: copy(user) }
   }
 
   async createFirstOwner(org: OrgRecord, user: UserRecord): Promise<boolean> {
