@@ -11,7 +11,7 @@
  * - test/cluster/*: the embedded mode's processes and DATA_DIR (SIGKILL of the service, data-dir modes, fronts killed).
  * - front/native-uws: which uWebSockets.js binary loads, the same in both modes.
  * - front/ingest-disk-full: the embedded writer on a full LMDB disk; here the node's NATS store would share the full tmpfs.
- * - front/writer-in-thread: the fronts' LMDB writer, which the cluster mode replaces with publishes.
+ * - front/writer-modes: the fronts' LMDB writer (in the front or a thread), which the cluster mode replaces with publishes.
  * - metrics/metrics: counts the embedded writer's batches (a resent chunk reaches it; the log drops it by message id); the cluster mode's are in metrics.test.ts here.
  * - admin: runs `npm run admin` without NATS_URL, so against LMDB alone (two-nodes.test.ts covers admin in the cluster mode).
  * - dashboard/*, tracker/*: Chromium, too slow for npm test's budget.
