@@ -126,11 +126,14 @@ export class Applier {
   /**
    * Resolves once this node has applied every stream up to where it stood
    * when asked: what any node acknowledged before is then readable here.
-   * False when `timeoutMs` passed first.
+   * False when `timeoutMs` passed first, or when the log could not say
+   * where it stands (its servers unreachable): callers then serve what this
+   * node holds, and a rejection here would end the control worker.
    */
   async caughtUp(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs
-    const targets = await this.lastSequences()
+    const targets = await this.lastSequences().catch(() => undefined)
+    if (!targets) return false
     return this.until(() => [...targets].every(([stream, seq]) => this.position(stream) >= seq), deadline)
   }
 
