@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { ApiError } from '../errors.js'
+import { log } from '../log.js'
 import { parseSecret, secretMatches, type SecretKind } from '../accounts/secrets.js'
 import type { Store } from '../store/store.js'
 import { csrfMatches, currentSession, readCookie, SESSION_COOKIE } from './dashboard-session.js'
@@ -78,7 +79,10 @@ export function createAuthenticator(store: Store, now: () => number = Date.now) 
       if (!record || !matches) refuse('The API key is not valid.', 'Check the key, or issue a new one.')
       if (record.revokedAt) refuse('The API key was revoked.', 'Issue a new API key.')
       // Awaited, so that the request that used the key already sees its lastUsedAt (keys.list, for one).
-      if (!record.lastUsedAt || at - record.lastUsedAt > TOUCH_INTERVAL_MS) await store.updateApiKey(record.id, { lastUsedAt: at })
+      // Bookkeeping, not the request: a cluster node whose log is unreachable still answers reads made with the key.
+      if (!record.lastUsedAt || at - record.lastUsedAt > TOUCH_INTERVAL_MS) {
+        await store.updateApiKey(record.id, { lastUsedAt: at }).catch((error: unknown) => log.warn('API key last use not recorded', { keyId: record.id, error: String(error) }))
+      }
       return { kind: 'apiKey', keyId: record.id, orgId: record.orgId, userId: record.userId, label: record.label }
     }
     const record = store.getSetupToken(parsed.id)

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { DeliverPolicy, type JsMsg } from '@nats-io/jetstream'
+import { ApiError } from '../errors.js'
 import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import { StorageUnavailable, type IngestItem, type Store } from '../store/store.js'
@@ -118,7 +119,13 @@ export class Applier {
       await publishUntil(this.journal.js, controlSubject(this.layout, op), encodeControl({ op, args, node: this.node, ticket }), { deadline })
     } catch (error) {
       this.tickets.delete(ticket)
-      throw error
+      log.warn('control change not taken by the log', { op, error: String(error) })
+      // The publish may have reached the log just as it failed: say so rather than claim nothing changed.
+      throw new ApiError('internal_error', {
+        error: 'The cluster\'s log (NATS JetStream) did not take this change in time; it may or may not have been made.',
+        hint: 'Read the resource back in a few seconds, and retry if it is not there; if this persists, check the NATS servers.',
+        retryAfterSeconds: 5,
+      })
     }
     return result
   }
