@@ -94,7 +94,7 @@ export function sectionGrid(r: Results, d: Derived): string[] {
     `Each run is a fresh cluster (DURABILITY=commit, ${r.workers} fronts) and ${r.seconds.grid} s of /ingest. Every setting ran ${rounds === 1 ? 'once' : `${rounds} times`}, each time between two runs of the defaults, ` +
       'and is judged against their mean, since the load from others on this machine drifts within seconds. ' +
       `With ${r.connections} connections over ${r.workers} fronts, a front never has more than about ${Math.ceil(r.connections / r.workers)} requests waiting, so batch limits above that behave alike; ` +
-      'a front hands a batch over as soon as one of its WRITER_THREADS × WRITER_TASKS slots is free, so batches form by themselves under load. ' +
+      'a front hands a batch over as soon as one of its WRITER_TASKS slots (per writer thread, or on its own thread with WRITER_THREADS=0) is free, so batches form by themselves under load. ' +
       `A setting replaces the defaults only if it beat the default runs beside it by more than ${pct(GRID_MARGIN)} in every round, and only if the default runs themselves agree within a factor of ${GRID_MAX_SPREAD}. ` +
       (gridSpread(r.grid) > GRID_MAX_SPREAD
         ? `**Here they did not (fastest ${gridSpread(r.grid).toFixed(1)} × the slowest, as the load from others came and went): this run cannot tell the settings apart, and the defaults (${settings(r.defaults)}) stay.**`

@@ -254,7 +254,7 @@ async function main(): Promise<void> {
   if (stage('storage')) {
     results.storage = { commit: storageCeiling('commit'), flush: storageCeiling('flush') }
     // The connections split over the fronts, and over each front's batches in flight.
-    const perBatch = Math.max(1, Math.floor(CONNECTIONS / WORKERS / (defaults.writerThreads * defaults.writerTasks)))
+    const perBatch = Math.max(1, Math.floor(CONNECTIONS / WORKERS / (Math.max(1, defaults.writerThreads) * defaults.writerTasks)))
     results.storePath = { one: storePath(1, perBatch * WORKERS), all: storePath(WORKERS, perBatch) }
   }
   if (stage('peer')) {
