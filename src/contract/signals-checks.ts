@@ -64,11 +64,20 @@ const VIEW_FIELDS = Object.keys(viewSchema.properties)
 const CLICK_FIELDS = Object.keys(clickSchema.properties)
 const ERROR_FIELDS = Object.keys(errorEntrySchema.properties)
 
-/** Copies only the documented fields into a fresh object: nothing unknown (and no `__proto__` key) is stored. */
+/**
+ * Copies only the documented fields into a fresh object: nothing unknown (and
+ * no `__proto__` key) is stored. A plain read finds own fields only, since JSON
+ * holds no undefined and no field is a name Object.prototype has.
+ */
 function pick(entry: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const field of fields) {
-    if (Object.hasOwn(entry, field)) out[field] = entry[field]
+    const value = entry[field]
+    if (value !== undefined) out[field] = value
   }
   return out
+}
+
+for (const field of [...VIEW_FIELDS, ...CLICK_FIELDS, ...ERROR_FIELDS]) {
+  if (field in Object.prototype) throw new Error(`signals field ${field} is a name Object.prototype has: pick() would read it`)
 }

@@ -8,14 +8,24 @@
 import { parseSignals } from '../contract/signals-checks.js'
 import type { WriteItem } from '../cluster/messages.js'
 import type { IngestItem, PageRecord, Store } from '../store/store.js'
-import { groupUrl, RulesCache } from './group.js'
+import { groupUrl, RulesCache, type Page } from './group.js'
 import type { CompiledRule } from './rules.js'
 
 /** Each project's rules as read for one batch. */
 type BatchRules = Map<string, CompiledRule[]>
 
+/** URLs whose pages a preparer remembers, all projects together (at most a few MB of 2,000-character URLs): past it, it starts over. */
+const PAGES_REMEMBERED = 1_000
+
 export class ItemPreparer {
   private readonly rulesCache = new RulesCache()
+  /**
+   * Pages already decided, per rule set (RulesCache hands out the same array
+   * until a project's rules change, so a change starts afresh): a site's
+   * traffic names the same few pages over and over.
+   */
+  private pagesByRules = new WeakMap<CompiledRule[], Map<string, Page>>()
+  private pagesRemembered = 0
 
   constructor(private readonly store: Pick<Store, 'getProject'>) {}
 
@@ -43,35 +53,46 @@ export class ItemPreparer {
   }
 
   /**
-   * Groups each distinct URL of an item once: a signals batch comes from one
-   * page view or a few, so its dozens of clicks share a handful of URLs
-   * (bench/micro.ts, "pages of a signals batch").
+   * Groups each distinct URL once while the project's rules hold: a signals
+   * batch's dozens of clicks share a handful of URLs, and a site's traffic
+   * the same few pages (bench/micro.ts, "pages of a signals batch").
    */
-  private pager(projectId: string, receivedAt: number, batchRules?: BatchRules): (url: string) => PageRecord {
+  private pagesOf(projectId: string, batchRules?: BatchRules): (url: string) => Page {
     const rules = this.rulesOf(projectId, batchRules)
-    const pages = new Map<string, PageRecord>()
+    let pages = this.pagesByRules.get(rules)
+    if (!pages) this.pagesByRules.set(rules, (pages = new Map()))
+    const known = pages
     return (url) => {
-      let page = pages.get(url)
+      let page = known.get(url)
       if (!page) {
-        page = { ...groupUrl(url, rules), firstSeenAt: receivedAt }
-        pages.set(url, page)
+        known.set(url, (page = groupUrl(url, rules)))
+        if (++this.pagesRemembered >= PAGES_REMEMBERED) {
+          this.pagesByRules = new WeakMap()
+          this.pagesRemembered = 0
+        }
       }
       return page
     }
   }
 
   private assignPages(item: IngestItem, batchRules?: BatchRules): void {
-    const pageOf = this.pager(item.projectId, item.receivedAt, batchRules)
+    const pageOf = this.pagesOf(item.projectId, batchRules)
     if (item.kind === 'chunk') {
-      if (item.meta.url) item.page = pageOf(item.meta.url)
+      if (item.meta.url) item.page = { ...pageOf(item.meta.url), firstSeenAt: item.receivedAt }
       return
     }
+    // The item's distinct pages, each once: a batch's dozens of clicks share a handful of URLs.
     const seen = new Map<string, PageRecord>()
-    for (const entry of [...item.batch.views, ...item.batch.clicks, ...item.batch.errors]) {
-      const page = pageOf(entry.url)
-      entry.page = page.key
-      seen.set(page.key, page)
+    const assign = (entries: Array<{ url: string; page?: string }>): void => {
+      for (const entry of entries) {
+        const page = pageOf(entry.url)
+        entry.page = page.key
+        if (!seen.has(page.key)) seen.set(page.key, { ...page, firstSeenAt: item.receivedAt })
+      }
     }
+    assign(item.batch.views)
+    assign(item.batch.clicks)
+    assign(item.batch.errors)
     item.pages = [...seen.values()]
   }
 }

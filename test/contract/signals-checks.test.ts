@@ -147,3 +147,23 @@ t.test('invalid UTF-8 is refused when it breaks the JSON, and replaced by U+FFFD
   const inString = Buffer.concat([Buffer.from('{"sk":"s'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('","vid":"v"}')])
   t.match(parseSignals(inString, NOW), { ok: true, batch: { sk: 's\ufffd(\ufffd' } })
 })
+
+t.test('counts an entry\'s string lengths in characters, as the contract does, not in UTF-16 units', async (t) => {
+  const emoji = '\u{1F600}' // one character, two UTF-16 units
+  const batch = parsed({ sk: 's', vid: 'v', clicks: [{ ...click, label: emoji.repeat(256) }, { ...click, label: emoji.repeat(257) }, { ...click, label: 'é'.repeat(256) }] })
+  t.same(batch.clicks.map((c) => [...(c.label ?? '')].length), [256, 256], 'the 256-character labels kept, astral or not')
+  t.equal(batch.dropped, 1, 'the 257-character label dropped')
+  const errors = parsed({ sk: 's', vid: 'v', errors: [{ ...error, message: emoji.repeat(256) }, { ...error, message: `${emoji.repeat(256)}x` }] })
+  t.same([errors.errors.length, errors.dropped], [1, 1], 'a message over 256 characters dropped, one of 256 kept')
+})
+
+t.test('no entry field is named like an Object.prototype member, and no entry schema asks for more than one character', async (t) => {
+  // Both are what the entry checks rely on: pick() reads fields plainly, and lengths are checked in UTF-16 units first.
+  const { clickSchema, errorEntrySchema, viewSchema } = await import('../../src/schemas/tracker-payloads.js')
+  for (const schema of [viewSchema, clickSchema, errorEntrySchema]) {
+    for (const [field, property] of Object.entries(schema.properties)) {
+      t.notOk(field in Object.prototype, `${schema.$id}.${field}`)
+      t.ok(((property as { minLength?: number }).minLength ?? 0) <= 1, `${schema.$id}.${field} minLength`)
+    }
+  }
+})
