@@ -16,6 +16,8 @@ export interface LoadSpec {
   vary?: (n: number) => Record<string, string>
   connections: number
   seconds: number
+  /** Requests per second offered across all connections (autocannon's overallRate); unset: as fast as answers come. */
+  rate?: number
   sampleMemory?: boolean
 }
 
@@ -45,6 +47,10 @@ export interface Figures {
   clientCpuPct: number
   /** CPU used meanwhile by everything else on the machine (other users' work), % of one core: the noise. */
   otherCpuPct: number
+  /** Seconds after the load until the work it left behind was done (the fold's backlog; 0 for servers with none). */
+  settleSeconds: number
+  /** Server CPU over those seconds: counted in the CPU per request, not in serverCpuPct. */
+  settleCpuSeconds: number
   /** Requests the load generator started (answered or not). */
   requestsSent: number
   statusCodes: Record<string, number>
@@ -77,6 +83,7 @@ export async function runLoad(target: Target, spec: LoadSpec): Promise<Figures> 
     connections: spec.connections,
     duration: spec.seconds,
     pipelining: 1,
+    ...(spec.rate ? { overallRate: spec.rate } : {}),
     timeout: 10,
     requests: [request],
   })
@@ -85,6 +92,10 @@ export async function runLoad(target: Target, spec: LoadSpec): Promise<Figures> 
   const machine = machineBusySeconds() - machineBefore
   const serverCpu = cpuSecondsOf(pids) - cpuBefore
   if (sampler) clearInterval(sampler)
+  const settleStarted = performance.now()
+  if (target.settle) await target.settle()
+  const settleSeconds = (performance.now() - settleStarted) / 1000
+  const settleCpuSeconds = cpuSecondsOf(pids) - cpuBefore - serverCpu
 
   const answers = Object.values(result.statusCodeStats).reduce((sum, s) => sum + s.count, 0)
   return {
@@ -100,6 +111,8 @@ export async function runLoad(target: Target, spec: LoadSpec): Promise<Figures> 
     serverCpuPct: (serverCpu / elapsed) * 100,
     clientCpuPct: ((client.user + client.system) / 1e6 / elapsed) * 100,
     otherCpuPct: Math.max(0, ((machine - serverCpu - (client.user + client.system) / 1e6) / elapsed) * 100),
+    settleSeconds,
+    settleCpuSeconds,
     requestsSent: result.requests.sent,
     statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count])),
     errors: result.errors,

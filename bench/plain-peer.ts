@@ -12,7 +12,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { open } from 'lmdb'
-import { ENVIRONMENT_OPTIONS } from '../src/store/lmdb/index.js'
+import { environmentOptions } from '../src/store/lmdb/index.js'
 
 const [port, dir, publicKey] = [Number(process.argv[2]), process.argv[3], process.argv[4]]
 if (!(port > 0) || !dir || !publicKey) {
@@ -23,7 +23,7 @@ if (!(port > 0) || !dir || !publicKey) {
 const CHUNK_CAP = 1_000_000
 const SIGNALS_CAP = 256_000
 
-const root = open({ path: dir, mapSize: 64 * 1024 ** 3, maxDbs: 32, ...ENVIRONMENT_OPTIONS })
+const root = open({ path: dir, mapSize: 64 * 1024 ** 3, maxDbs: 32, ...environmentOptions('commit') })
 const projects = root.openDB<string, string>('projects', {})
 const chunks = root.openDB<Buffer, [string, string, number]>('chunks', { encoding: 'binary' })
 const signals = root.openDB<unknown, [string, number, string, number]>('signals', {})

@@ -1,5 +1,5 @@
 /** Figures derived once from a run and shared by the renderers of bench/RESULTS.md. */
-import { gridWinner, lowerCeiling, mean, memoryVerdicts, TARGETS, type Results } from './results.js'
+import { gridWinner, lowerCeiling, mean, memoryVerdicts, sustainedPerSec, TARGETS, type Results } from './results.js'
 
 export type Derived = ReturnType<typeof derive>
 
@@ -9,7 +9,7 @@ export function derive(r: Results) {
   const ingest = r.cluster.ingest
   const ingestRatio = ingest.okPerSec / commitCeiling.perSec
   const flushRatio = r.flush.ingest.okPerSec / flushCeiling.perSec
-  const signalsRatio = r.cluster.signals.okPerSec / r.front.signals.okPerSec
+  const signalsRatio = sustainedPerSec(r.cluster.signals) / r.front.signals.okPerSec
   const [declaredProbe, chunkedProbe] = r.cluster.probes
   const underLoad = r.cluster.probesUnderLoad
   const underLoadMs = underLoad.map((p) => p.ms).sort((a, b) => a - b)

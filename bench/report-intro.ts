@@ -1,7 +1,7 @@
 /** bench/RESULTS.md from its title to the targets: the machine, the method, the headline table, the targets and how to read them. */
 import type { Derived } from './report-derive.js'
 import { int, pct, ms, mib, met, table, row, storageRow } from './report-format.js'
-import { TARGETS, cpuPerRequestUs, mean, gridRatios, gridSpread, GRID_MAX_SPREAD, type Results } from './results.js'
+import { TARGETS, cpuPerRequestUs, mean, sustainedPerSec, gridRatios, gridSpread, GRID_MAX_SPREAD, type Results } from './results.js'
 
 /** What the grid says about more writer threads per front. */
 function threadsSentence(r: Results): string {
@@ -97,7 +97,7 @@ export function sectionHeadline(r: Results, d: Derived): string[] {
         ],
         [
           '/signals ≥ 40% of the front ceiling, 5 KB bodies',
-          `${int(r.cluster.signals.okPerSec)} req/s = ${pct(signalsRatio)} of ${int(r.front.signals.okPerSec)} req/s`,
+          `${int(sustainedPerSec(r.cluster.signals))} req/s sustained = ${pct(signalsRatio)} of ${int(r.front.signals.okPerSec)} req/s`,
           met(signalsRatio >= TARGETS.signalsVsFront),
         ],
         [

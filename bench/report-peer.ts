@@ -5,7 +5,7 @@
  */
 import type { Figures } from './load.js'
 import { int, met, ms, pct, table } from './report-format.js'
-import { cpuPerPutUs, cpuPerRequestUs, mean, type PeerPair, type PeerResults, type Results } from './results.js'
+import { cpuPerPutUs, cpuPerRequestUs, mean, sustainedPerSec, type PeerPair, type PeerResults, type Results } from './results.js'
 
 /** Targets against the peer and the floor, pinned, with the default configuration. */
 export const PEER_TARGETS = { ingestCpuVsFloor: 1.3, ingestVsPeer: 1.25, signalsVsPeer: 1.25, p99Ms: 25 } as const
@@ -34,7 +34,7 @@ export function summarise(p: PeerResults): PeerSummary {
   return {
     floorUs: cpuPerRequestUs(p.floor.bareChunk) + cpuPerPutUs(p.floor.put),
     runs,
-    rate: (who, kind) => avg(runs(who, kind), (f) => f.okPerSec),
+    rate: (who, kind) => avg(runs(who, kind), sustainedPerSec),
     us: (who, kind) => avg(runs(who, kind), cpuPerRequestUs),
     p99: (who, kind) => Math.max(...runs(who, kind).map((f) => f.p99)),
   }
@@ -64,7 +64,8 @@ export function sectionPeer(r: Results, p: PeerResults): string[] {
     '## Headline: against a plain implementation, CPU per request',
     '',
     `${r.pinning}. ${p.rounds.length} round${p.rounds.length === 1 ? '' : 's'}, each running the plain peer, the service with its default (${fronts(p.defaultWorkers)} on the one core it may use) and the service with ${fronts(p.otherWorkers)}, ` +
-      `/ingest then /signals, ${r.seconds.main} s each, ${r.connections} connections, the same requests. req/s and CPU are the means over the rounds; p50 / p99 per round.`,
+      `/ingest then /signals, ${r.seconds.main} s each, ${r.connections} connections, the same requests. req/s and CPU are the means over the rounds; p50 / p99 per round. ` +
+      'After each run of the service the bench waits for its fold thread to fold the batches it left behind into the aggregates: req/s is the sustained rate (2xx answers over the load and that catch-up) and the CPU per request includes the catch-up, the work a batch costs whenever it is done.',
     '',
     table(
       ['Scenario', 'req/s', 'p50 / p99 ms', 'server CPU µs/req', 'vs floor', 'vs peer', 'others CPU %'],

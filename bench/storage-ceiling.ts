@@ -11,7 +11,7 @@
  * Prints one JSON line of figures.
  */
 import { open } from 'lmdb'
-import { ENVIRONMENT_OPTIONS } from '../src/store/lmdb/index.js'
+import { environmentOptions } from '../src/store/lmdb/index.js'
 import { chunkBody } from './payloads.js'
 
 const [dir, durability, seconds, writers] = [process.argv[2], process.argv[3], Number(process.argv[4]), Number(process.argv[5])]
@@ -21,7 +21,7 @@ if (!dir || (durability !== 'commit' && durability !== 'flush') || !(seconds > 0
 }
 
 // The same environment options as the store's.
-const root = open({ path: dir, mapSize: 64 * 1024 ** 3, maxDbs: 32, ...ENVIRONMENT_OPTIONS })
+const root = open({ path: dir, mapSize: 64 * 1024 ** 3, maxDbs: 32, ...environmentOptions(durability) })
 const chunks = root.openDB<Buffer, [string, number]>('chunks', { encoding: 'binary' })
 const value = chunkBody()
 

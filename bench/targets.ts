@@ -61,6 +61,12 @@ export interface Target {
   pids(): number[]
   /** The processes that serve HTTP (the fronts), for memory sampling. */
   frontPids(): number[]
+  /**
+   * Resolves once the work the answers left behind is done: the fold
+   * thread's backlog of signal batches, which runs behind the acknowledgement
+   * at a lower priority and is part of what each batch costs.
+   */
+  settle?(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -97,6 +103,7 @@ export async function startBenchCluster(workers: number | undefined, env: Record
     projectId: project.id,
     pids: () => [primary, ...children().map((c) => c.pid)],
     frontPids: () => children().filter((c) => c.cmdline.includes('front.js')).map((c) => c.pid),
+    settle: () => foldCaughtUp(`http://127.0.0.1:${port}`),
     async storedChunks() {
       const store = storeAt(dataDir)
       const count = store.projectStats(project.id).chunkCount
@@ -108,6 +115,18 @@ export async function startBenchCluster(workers: number | undefined, env: Record
       await exited
       rmSync(dataDir, { recursive: true, force: true })
     },
+  }
+}
+
+/** Polls the fold backlog (svc_deriver_unfolded_batches on /metrics) until it is empty; a fold that never catches up fails the run. */
+async function foldCaughtUp(url: string, limitMs = 300_000): Promise<void> {
+  const until = performance.now() + limitMs
+  for (;;) {
+    const text = await (await fetch(`${url}/metrics`)).text()
+    const line = text.split('\n').find((l) => l.startsWith('svc_deriver_unfolded_batches '))
+    if (!line || Number(line.split(' ')[1]) === 0) return
+    if (performance.now() > until) throw new Error(`the fold did not catch up within ${limitMs / 1000} s: ${line}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
 

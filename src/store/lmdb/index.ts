@@ -351,16 +351,27 @@ const openStores = new Map<string, LmdbStore>()
  */
 export const ENVIRONMENT_OPTIONS = { maxReaders: 1024, maxFreeSpaceToRetain: 0, overlappingSync: false }
 
+/**
+ * ENVIRONMENT_OPTIONS for a durability: with "commit" a commit syncs its
+ * pages but leaves the meta page to the next one (`noMetaSync`), so a power
+ * cut may undo the last transaction yet never corrupts the environment; with
+ * "flush" every commit syncs both.
+ */
+export function environmentOptions(durability: LmdbOptions['durability']) {
+  return durability === 'commit' ? { ...ENVIRONMENT_OPTIONS, noMetaSync: true } : ENVIRONMENT_OPTIONS
+}
+
 /** Opens (once per thread) the environment at `path`. */
 export function openLmdbStore(options: LmdbOptions): LmdbStore {
   const existing = openStores.get(options.path)
   if (existing) return existing
   privateDir(options.path)
   surviveFailedCommits()
-  const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 32, ...ENVIRONMENT_OPTIONS })
+  const environment = environmentOptions(options.durability)
+  const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 32, ...environment })
   const aggregatesPath = join(options.path, 'aggregates')
   privateDir(aggregatesPath)
-  const aggregates = open({ path: aggregatesPath, mapSize: options.mapSize, maxDbs: 8, ...ENVIRONMENT_OPTIONS })
+  const aggregates = open({ path: aggregatesPath, mapSize: options.mapSize, maxDbs: 8, ...environment })
   privateFiles(options.path, aggregatesPath)
   const store = new LmdbStore(root, aggregates, options)
   openStores.set(options.path, store)
