@@ -129,7 +129,6 @@ export function cpuPerPutUs(s: StorageFigures): number {
   return s.putsPerSec > 0 ? (s.cpuPct / 100 / s.putsPerSec) * 1e6 : 0
 }
 
-/** Server CPU time per answered request, µs. */
 /** Server CPU per answer, µs, the work the load left behind (settleCpuSeconds) included. */
 export function cpuPerRequestUs(f: Figures): number {
   const answers = f.answersPerSec * f.seconds

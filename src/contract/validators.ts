@@ -31,7 +31,7 @@ addFormats(unitsAjv)
  * points as the contract counts. Sound because a string is never longer in
  * code points than in units, so within every maxLength in units means within
  * it in code points; and a minLength of at most 1 means "not empty" in either
- * count (test/contract/validators.test.ts holds the schemas to that).
+ * count (test/contract/signals-checks.test.ts holds the schemas to that).
  */
 function unitsFirst(schema: object): ValidateFunction {
   const exact = ajv.compile(schema)
