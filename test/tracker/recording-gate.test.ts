@@ -54,7 +54,12 @@ t.test('recording gate', async (t) => {
     await page.goto('about:blank') // ends the view: sent at pagehide
     const clicks = await until('the click signal', () => batchesOf(first.sk).flatMap((b) => b.clicks).find((c) => c.selector?.includes('grow')))
     t.equal(clicks.kind, 'click', 'the click\'s answer was seen without rrweb (not dead)')
-    t.ok(batchesOf(first.sk).flatMap((b) => b.views).length >= 2, 'both views sent')
+    // The second view leaves at pagehide, in a beacon that may land after the click's batch.
+    const views = await until('both views', () => {
+      const sent = batchesOf(first.sk).flatMap((b) => b.views)
+      return sent.length >= 2 && sent
+    })
+    t.ok(views.length >= 2, 'both views sent')
     t.same(store.listChunks(projectId, first.sk), [], 'no recording')
     t.equal(tab.pageErrors.length, 0, 'no page errors')
   })
