@@ -340,16 +340,16 @@ const FOLD_LIMIT = 4_000
 const openStores = new Map<string, LmdbStore>()
 
 /**
- * How every environment of the store is opened; the benchmark's storage
- * ceiling opens its own the same way. Both settings guard against lmdb-js
- * faults seen under several writing processes, at no measured cost
- * (bench/store-settings.md):
+ * How every environment of the store is opened (through environmentOptions;
+ * the benchmark's storage ceiling and plain peer open theirs the same way).
+ * Both settings guard against lmdb-js faults seen under several writing
+ * processes, at no measured cost (bench/store-settings.md):
  * `maxFreeSpaceToRetain: 0` reloads the free-page list each transaction (a
  * kept, stale list aborted a front in `mdb_freelist_save`);
  * `overlappingSync: false` syncs under the write mutex, whose dead owner LMDB
  * recovers from (the separate sync mutex of a SIGKILLed front left the others MDB_PANIC).
  */
-export const ENVIRONMENT_OPTIONS = { maxReaders: 1024, maxFreeSpaceToRetain: 0, overlappingSync: false }
+const ENVIRONMENT_OPTIONS = { maxReaders: 1024, maxFreeSpaceToRetain: 0, overlappingSync: false }
 
 /**
  * ENVIRONMENT_OPTIONS for a durability: with "commit" a commit syncs its
