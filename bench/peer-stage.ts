@@ -5,9 +5,10 @@
  * number of fronts and the service with the other count (one front where the
  * default is more, two where it is one), /ingest then /signals, so that every
  * comparison is between neighbouring runs. The floor is the bare
- * uWebSockets.js handler's CPU per request plus a raw lmdb-js put's, taken
- * from the front and storage stages of the same run, or measured here when
- * those stages are not run.
+ * uWebSockets.js handler's CPU per request plus a raw lmdb-js put's (for
+ * /signals, of the batch parsed from its bytes), taken from the front and
+ * storage stages of the same run, or measured here when those stages are not
+ * run.
  */
 import type { Figures } from './load.js'
 import { cpuPerPutUs, cpuPerRequestUs, type PeerPair, type PeerResults, type PeerRound, type StorageFigures } from './results.js'
@@ -55,7 +56,7 @@ async function bareFloor(workers: number): Promise<{ chunk: Figures; signals: Fi
 export async function peerStage(
   defaultWorkers: number,
   rounds: number,
-  floorRuns: { front?: { chunk: Figures; signals: Figures }; put?: StorageFigures; measurePut: () => StorageFigures },
+  floorRuns: { front?: { chunk: Figures; signals: Figures }; put?: StorageFigures; measurePut: () => StorageFigures; measureParseAndPut: () => StorageFigures },
 ): Promise<PeerResults> {
   const otherWorkers = defaultWorkers === 1 ? 2 : 1
   const results: PeerRound[] = []
@@ -68,7 +69,8 @@ export async function peerStage(
   }
   const front = floorRuns.front ?? (await bareFloor(defaultWorkers))
   const put = floorRuns.put ?? floorRuns.measurePut()
-  const out: PeerResults = { defaultWorkers, otherWorkers, rounds: results, floor: { bareChunk: front.chunk, bareSignals: front.signals, put } }
+  const parseAndPut = floorRuns.measureParseAndPut()
+  const out: PeerResults = { defaultWorkers, otherWorkers, rounds: results, floor: { bareChunk: front.chunk, bareSignals: front.signals, put, parseAndPut } }
   for (const line of peerLines(out)) progress(`  ${line}`)
   return out
 }
@@ -76,7 +78,7 @@ export async function peerStage(
 /** One line per run, for the log. */
 export function peerLines(p: PeerResults): string[] {
   const f = (name: string, x: Figures) => `${name}: ${Math.round(x.answersPerSec)} req/s, p50 ${x.p50} ms, p99 ${x.p99} ms, ${Math.round(cpuPerRequestUs(x))} µs/req`
-  const lines = [`floor /ingest: bare uWS ${Math.round(cpuPerRequestUs(p.floor.bareChunk))} + raw put ${Math.round(cpuPerPutUs(p.floor.put))} µs; /signals bare ${Math.round(cpuPerRequestUs(p.floor.bareSignals))} µs`]
+  const lines = [`floor /ingest: bare uWS ${Math.round(cpuPerRequestUs(p.floor.bareChunk))} + raw put ${Math.round(cpuPerPutUs(p.floor.put))} µs; /signals bare uWS ${Math.round(cpuPerRequestUs(p.floor.bareSignals))} + parse and put ${Math.round(cpuPerPutUs(p.floor.parseAndPut))} µs`]
   p.rounds.forEach((r, i) => {
     for (const kind of ['ingest', 'signals'] as const) {
       lines.push(`round ${i + 1} /${kind}: ` + [f('peer', r.peer[kind]), f(`service ×${p.defaultWorkers}`, r.service[kind]), f(`service ×${p.otherWorkers}`, r.other[kind])].join(' | '))

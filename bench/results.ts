@@ -73,8 +73,8 @@ export interface Results {
   cluster: { ingest: Figures; signals: Figures; oversize: Figures; probes: ProbeResult[]; probesUnderLoad: ProbeResult[]; storedChunks: number }
   /** `commitAfter`: /ingest with commit again, just after the flush run; flush is priced against it and the first commit run. */
   flush: { ingest: Figures; commitAfter: Figures }
-  /** /signals with the aggregates off then on, each in a fresh cluster, round after round. */
-  aggregates: { rounds: { off: Figures; on: Figures }[] }
+  /** /signals with the aggregates off then on, each in a fresh cluster, round after round; and the fold's CPU per batch by content. */
+  aggregates: { rounds: { off: Figures; on: Figures }[]; foldCost: FoldCost[] }
   /** With, per front, LMDB's map at the end of the run. */
   memory: Figures & { lmdbMaps: Mapping[] }
   grid: { points: GridPoint[]; defaultRuns: Figures[] }
@@ -121,7 +121,19 @@ export interface PeerResults {
   defaultWorkers: number
   otherWorkers: number
   rounds: PeerRound[]
-  floor: { bareChunk: Figures; bareSignals: Figures; put: StorageFigures }
+  /** `put`: a raw put of the chunk; `parseAndPut`: the signals batch parsed from its bytes and put (bench/storage-ceiling.ts). */
+  floor: { bareChunk: Figures; bareSignals: Figures; put: StorageFigures; parseAndPut: StorageFigures }
+}
+
+/** The fold's CPU per stored signals batch, for one variant of the benchmark's batch (bench/fold-cost.ts). */
+export interface FoldCost {
+  variant: 'full' | 'noRage' | 'noErrors' | 'noViews' | 'clicksOnly' | 'empty'
+  name: string
+  /** The variant's body, bytes, and what it holds. */
+  bytes: number
+  entries: { views: number; clicks: number; rage: number; errors: number }
+  batches: number
+  usPerBatch: number
 }
 
 /** CPU per put of the storage ceiling, µs. */

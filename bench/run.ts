@@ -50,7 +50,7 @@ import { abStage, peerStage } from './peer-stage.js'
 import { pinning, pinSelf, SERVER_CORES } from './pin.js'
 import { machineBusySeconds, mappingOf } from './proc.js'
 import { chunkMeta, OVERSIZE_BYTES } from './payloads.js'
-import { CONNECTIONS, chunk, ingestSpec, MAIN_S, measure, oversize, oversizeSpec, progress, QUICK, secs, signals, signalsSpec, storageRun, warm, WARM_S } from './scenarios.js'
+import { CONNECTIONS, chunk, foldCostRun, ingestSpec, MAIN_S, measure, oversize, oversizeSpec, progress, QUICK, secs, signals, signalsSpec, storageRun, warm, WARM_S } from './scenarios.js'
 import { renderResults } from './report.js'
 import type { GridPoint, Results, StorageFigures } from './results.js'
 import { startBareUws, startBenchCluster, type ClusterTarget } from './targets.js'
@@ -160,6 +160,12 @@ function storageCeiling(durability: 'commit' | 'flush'): StorageFigures {
   return storageRun('storage-ceiling.js', 'puts/s', (dir) => [dir, durability, String(MAIN_S), String(CONNECTIONS)])
 }
 
+/** The /signals floor's storage part: the batch parsed from its bytes and put, commit durability. */
+function signalsStorageFloor(): StorageFigures {
+  progress(`signals storage floor: the ${signals.byteLength} B batch parsed and put as data, ${CONNECTIONS} writers, ${MAIN_S} s…`)
+  return storageRun('storage-ceiling.js', 'batches/s', (dir) => [dir, 'commit', String(MAIN_S), String(CONNECTIONS), 'signals'])
+}
+
 
 async function clusterCommit(): Promise<Results['cluster']> {
   progress(`cluster (WORKERS=${WORKERS}, DURABILITY=commit): start and seed a project`)
@@ -258,7 +264,7 @@ async function main(): Promise<void> {
     results.storePath = { one: storePath(1, perBatch * WORKERS), all: storePath(WORKERS, perBatch) }
   }
   if (stage('peer')) {
-    results.peer = await peerStage(WORKERS, PEER_ROUNDS, { front: results.front, put: results.storage?.commit, measurePut: () => storageCeiling('commit') })
+    results.peer = await peerStage(WORKERS, PEER_ROUNDS, { front: results.front, put: results.storage?.commit, measurePut: () => storageCeiling('commit'), measureParseAndPut: signalsStorageFloor })
   }
   if (stage('cluster')) results.cluster = await clusterCommit()
   if (stage('nats')) results.natsMode = await natsStage(WORKERS)
@@ -296,7 +302,7 @@ async function main(): Promise<void> {
       const off = await run(false)
       rounds.push({ off, on: await run(true) })
     }
-    results.aggregates = { rounds }
+    results.aggregates = { rounds, foldCost: foldCostRun() }
   }
   if (stage('grid')) {
     // D A D B D C …: each setting between two runs of the defaults, so that both see about the same load from others.

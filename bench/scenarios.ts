@@ -13,7 +13,7 @@ import { runLoad, type Figures, type LoadSpec } from './load.js'
 import { chunkBody, chunkMeta, OVERSIZE_BYTES, signalsBody } from './payloads.js'
 import { serverCommand } from './pin.js'
 import { machineBusySeconds } from './proc.js'
-import { cpuPerRequestUs, sustainedPerSec, type StorageFigures } from './results.js'
+import { cpuPerRequestUs, sustainedPerSec, type FoldCost, type StorageFigures } from './results.js'
 import type { Target } from './targets.js'
 
 const HERE = fileURLToPath(new URL('./', import.meta.url))
@@ -102,6 +102,23 @@ export function storageRun(script: string, unit: string, args: (dir: string) => 
     figures.otherCpuPct = Math.max(0, ((machineBusySeconds() - machineBefore) / elapsed) * 100 - figures.cpuPct)
     progress(`  ${Math.round(figures.putsPerSec)} ${unit}, p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms, CPU ${Math.round(figures.cpuPct)}%, others ${Math.round(figures.otherCpuPct)}%`)
     return figures
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Batches per variant of the fold-cost process: enough for 10 folds of 2,000. */
+const FOLD_COST_BATCHES = QUICK ? 4_000 : 20_000
+
+/** The fold's CPU per signals batch, by what the batch holds (bench/fold-cost.ts), in a process on the server's core. */
+export function foldCostRun(): FoldCost[] {
+  progress(`fold cost: ${FOLD_COST_BATCHES} stored batches per variant folded in one process…`)
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-fold-'))
+  try {
+    const [command, argv] = serverCommand([join(HERE, 'fold-cost.js'), dir, String(FOLD_COST_BATCHES)])
+    const costs = JSON.parse(execFileSync(command, argv).toString()) as FoldCost[]
+    for (const cost of costs) progress(`  ${cost.name}: ${cost.usPerBatch.toFixed(1)} µs per batch`)
+    return costs
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -1,29 +1,36 @@
 /**
  * The storage ceiling: raw lmdb-js puts of the benchmark's 20 KB chunk, with
- * no HTTP, no validation and no session bookkeeping, in one process. `writers`
+ * no HTTP, no validation and no session bookkeeping, in one process. With
+ * `signals`, each writer parses the benchmark's 5 KB signals batch from its
+ * bytes and puts the parsed object (lmdb-js's msgpack encoding, with shared
+ * record structures as the store's signals table has): the least any
+ * implementation that stores a batch as data pays besides HTTP. `writers`
  * loops each put one value and wait for it, like `connections` clients each
  * waiting for their answer; lmdb-js gathers the puts issued while a commit is
  * under way into its next transaction (its own batching, which is what the
  * writer pool imitates). Durability as the store's: "commit" waits for the put
  * to resolve (after the commit), "flush" also for `flushed` (after the sync).
  *
- * Usage: node dist/bench/storage-ceiling.js <dir> <commit|flush> <seconds> <writers>
+ * Usage: node dist/bench/storage-ceiling.js <dir> <commit|flush> <seconds> <writers> [chunk|signals]
  * Prints one JSON line of figures.
  */
 import { open } from 'lmdb'
 import { environmentOptions } from '../src/store/lmdb/index.js'
-import { chunkBody } from './payloads.js'
+import { chunkBody, signalsBody } from './payloads.js'
 
-const [dir, durability, seconds, writers] = [process.argv[2], process.argv[3], Number(process.argv[4]), Number(process.argv[5])]
-if (!dir || (durability !== 'commit' && durability !== 'flush') || !(seconds > 0) || !(writers > 0)) {
-  console.error('usage: storage-ceiling <dir> <commit|flush> <seconds> <writers>')
+const [dir, durability, seconds, writers, kind = 'chunk'] = [process.argv[2], process.argv[3], Number(process.argv[4]), Number(process.argv[5]), process.argv[6]]
+if (!dir || (durability !== 'commit' && durability !== 'flush') || !(seconds > 0) || !(writers > 0) || (kind !== 'chunk' && kind !== 'signals')) {
+  console.error('usage: storage-ceiling <dir> <commit|flush> <seconds> <writers> [chunk|signals]')
   process.exit(2)
 }
 
 // The same environment options as the store's.
 const root = open({ path: dir, mapSize: 64 * 1024 ** 3, maxDbs: 32, ...environmentOptions(durability) })
+const value = kind === 'chunk' ? chunkBody() : signalsBody()
 const chunks = root.openDB<Buffer, [string, number]>('chunks', { encoding: 'binary' })
-const value = chunkBody()
+const signals = root.openDB<unknown, [string, number, number]>('signals', { sharedStructuresKey: Symbol.for('structures') })
+const put = (n: number): Promise<boolean> =>
+  kind === 'chunk' ? chunks.put([`s${Math.floor(n / 20)}`, n % 20], value) : signals.put(['project-1', Date.now(), n], JSON.parse(value.toString('utf8')))
 
 const latencies: number[] = []
 let next = 0
@@ -33,7 +40,7 @@ async function writer(): Promise<void> {
   while (!stop) {
     const n = next++
     const started = performance.now()
-    await chunks.put([`s${Math.floor(n / 20)}`, n % 20], value)
+    await put(n)
     if (durability === 'flush') await root.flushed
     latencies.push(performance.now() - started)
   }

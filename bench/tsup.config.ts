@@ -14,6 +14,7 @@ export default defineConfig({
     'plain-peer': 'bench/plain-peer.ts',
     'storage-ceiling': 'bench/storage-ceiling.ts',
     'store-path': 'bench/store-path.ts',
+    'fold-cost': 'bench/fold-cost.ts',
     micro: 'bench/micro.ts',
     'group-urls': 'bench/group-urls.ts',
     'read-queries': 'bench/read-queries.ts',
