@@ -3,8 +3,8 @@
  * holds: the benchmark's 5 KB batch, then the same batch without each kind of
  * entry in turn. Each variant's batches are stored as an ingest writer stores
  * them (parsed, validated, pages assigned, appended 64 to a transaction) into
- * a fresh store, then folded by the store's own fold, 2,000 batches to a
- * transaction like the fold thread; the CPU of the folds alone is counted,
+ * a fresh store, then folded by the store's own fold, FOLD_BATCHES (its
+ * default) to a transaction like the fold thread; the CPU of the folds alone is counted,
  * in this one process on one core, with no HTTP and no other thread, after
  * a warm-up fold that is not counted.
  *
@@ -13,6 +13,7 @@
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { loadConfig } from '../src/config.js'
 import { ItemPreparer } from '../src/grouping/prepare-items.js'
 import { openStore } from '../src/store/open.js'
 import type { IngestItem } from '../src/store/store.js'
@@ -44,7 +45,8 @@ const VARIANTS: Record<FoldCost['variant'], { name: string; change: (batch: Benc
 }
 
 const APPEND_BATCH = 64
-const FOLD_BATCHES = 2_000
+/** Batches per fold, the fold thread's default (FOLD_BATCHES). */
+const { foldBatches } = loadConfig({})
 
 async function measure(variant: FoldCost['variant'], n: number, dirName: string = variant): Promise<FoldCost> {
   const { name, change } = VARIANTS[variant]
@@ -65,7 +67,7 @@ async function measure(variant: FoldCost['variant'], n: number, dirName: string 
     }
     const before = process.cpuUsage()
     let folded = 0
-    while (store.derivationLag() > 0) folded += await store.applyDerivations(FOLD_BATCHES)
+    while (store.derivationLag() > 0) folded += await store.applyDerivations(foldBatches)
     const cpu = process.cpuUsage(before)
     const entries = { views: batch.views.length, clicks: batch.clicks.length, rage: batch.clicks.filter((click) => click.kind === 'rage').length, errors: batch.errors.length }
     return { variant, name, bytes: body.byteLength, entries, batches: folded, usPerBatch: (cpu.user + cpu.system) / folded }

@@ -94,7 +94,7 @@ function sectionFoldCost(costs: FoldCost[]): string[] {
     '### Where the fold spends it',
     '',
     table(
-      ['Batch folded (stored as ingest stores it, folded 2,000 to a transaction, one process)', 'bytes', 'views / clicks (rage) / errors', 'fold CPU per batch, µs'],
+      ['Batch folded (stored as ingest stores it, folded FOLD_BATCHES to a transaction as the fold thread does, one process)', 'bytes', 'views / clicks (rage) / errors', 'fold CPU per batch, µs'],
       costs.map((c) => [c.name, int(c.bytes), `${c.entries.views} / ${c.entries.clicks} (${c.entries.rage}) / ${c.entries.errors}`, us(c.usPerBatch)]),
     ),
     '',
