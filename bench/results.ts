@@ -144,12 +144,12 @@ export function cpuPerPutUs(s: StorageFigures): number {
 /** Server CPU per answer, µs, the work the load left behind (settleCpuSeconds) included. */
 export function cpuPerRequestUs(f: Figures): number {
   const answers = f.answersPerSec * f.seconds
-  return answers > 0 ? (((f.serverCpuPct / 100) * f.seconds + (f.settleCpuSeconds ?? 0)) / answers) * 1e6 : 0
+  return answers > 0 ? (((f.serverCpuPct / 100) * f.seconds + f.settleCpuSeconds) / answers) * 1e6 : 0
 }
 
 /** 2xx answers per second over the load and the time its left-behind work took: the rate the server can keep up. */
 export function sustainedPerSec(f: Figures): number {
-  return (f.okPerSec * f.seconds) / (f.seconds + (f.settleSeconds ?? 0))
+  return (f.okPerSec * f.seconds) / (f.seconds + f.settleSeconds)
 }
 
 /** The lower of the two ceilings, in requests (or puts) per second, for a durability. */

@@ -16,6 +16,7 @@
  */
 import { open } from 'lmdb'
 import { environmentOptions } from '../src/store/lmdb/index.js'
+import { STRUCTURES } from '../src/store/lmdb/tables.js'
 import { chunkBody, signalsBody } from './payloads.js'
 
 const [dir, durability, seconds, writers, kind = 'chunk'] = [process.argv[2], process.argv[3], Number(process.argv[4]), Number(process.argv[5]), process.argv[6]]
@@ -28,7 +29,7 @@ if (!dir || (durability !== 'commit' && durability !== 'flush') || !(seconds > 0
 const root = open({ path: dir, mapSize: 64 * 1024 ** 3, maxDbs: 32, ...environmentOptions(durability) })
 const value = kind === 'chunk' ? chunkBody() : signalsBody()
 const chunks = root.openDB<Buffer, [string, number]>('chunks', { encoding: 'binary' })
-const signals = root.openDB<unknown, [string, number, number]>('signals', { sharedStructuresKey: Symbol.for('structures') })
+const signals = root.openDB<unknown, [string, number, number]>('signals', { sharedStructuresKey: STRUCTURES })
 const put = (n: number): Promise<boolean> =>
   kind === 'chunk' ? chunks.put([`s${Math.floor(n / 20)}`, n % 20], value) : signals.put(['project-1', Date.now(), n], JSON.parse(value.toString('utf8')))
 

@@ -94,7 +94,7 @@ export interface Tables {
  * meets it. Values written before this was turned on, with their shapes
  * inline, still read back.
  */
-const STRUCTURES = Symbol.for('structures')
+export const STRUCTURES = Symbol.for('structures')
 
 /** The tables whose values share record shapes (STRUCTURES). */
 export const SHAPED_TABLES = ['sessions', 'chunkInfo', 'projectStats', 'signals', 'derived'] as const satisfies readonly (keyof Tables)[]
