@@ -3,10 +3,13 @@
  * format, summed over every process by the primary (src/cluster/metrics-hub.ts).
  * Without METRICS_TOKEN only loopback clients are answered (a scraper on the
  * same machine); with it, every client that presents it as a bearer token.
+ * Behind a trusted proxy (TRUST_PROXY) the client is the one the proxy names,
+ * so a proxy on the same host does not make every client a local one.
  */
 import { timingSafeEqual } from 'node:crypto'
 import { prometheusContentType } from 'prom-client'
 import type { MetricsAnswer, MetricsRequest } from '../cluster/messages.js'
+import { requestClientAddress, type TrustedProxies } from './client-address.js'
 import { guard, send, sendError } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 
@@ -30,7 +33,7 @@ export function isLoopback(address: string): boolean {
   return plain === '::1' || plain === '0000:0000:0000:0000:0000:0000:0000:0001' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(plain)
 }
 
-export function createMetricsRoute(token: string) {
+export function createMetricsRoute(token: string, trusted: TrustedProxies) {
   let nextId = 0
   const waiting = new Map<number, (text: string) => void>()
   process.on('message', (message: MetricsAnswer) => {
@@ -48,7 +51,8 @@ export function createMetricsRoute(token: string) {
 
   return async (res: HttpResponse, req: HttpRequest): Promise<void> => {
     guard(res)
-    const access = metricsAccess(token, Buffer.from(res.getRemoteAddressAsText()).toString(), req.getHeader('authorization'))
+    const client = requestClientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), req, trusted)
+    const access = metricsAccess(token, client, req.getHeader('authorization'))
     if (access === 'no_token') return sendError(res, 'unauthorized', { error: 'GET /metrics needs the METRICS_TOKEN as a bearer token.', hint: 'Send Authorization: Bearer <METRICS_TOKEN>.' })
     if (access === 'not_loopback') {
       return sendError(res, 'unauthorized', { error: 'GET /metrics answers loopback clients only.', hint: 'Scrape from the same machine, or start the service with METRICS_TOKEN and send it as a bearer token.' })

@@ -8,6 +8,7 @@ import { LIMITS } from '../config.js'
 import { log } from '../log.js'
 import { CLIENT_HOST_HEADER, CLIENT_IP_HEADER, CONTROL_SECRET_HEADER } from '../cluster/messages.js'
 import { declaredLength, readBody } from './body.js'
+import { clientAddressOf, type TrustedProxies } from './client-address.js'
 import { CORS_HEADERS, guard, sendError, statusLine } from './reply.js'
 import { answered } from './request-metrics.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
@@ -31,7 +32,7 @@ export interface Proxy {
   close(): Promise<void>
 }
 
-export function createProxy(controlUrl: string, controlSecret: string): Proxy {
+export function createProxy(controlUrl: string, controlSecret: string, trusted: TrustedProxies): Proxy {
   const pool = new Pool(controlUrl, { connections: 32, pipelining: 1, keepAliveTimeout: 30_000 })
 
   async function forward(res: HttpResponse, method: string, path: string, headers: Record<string, string>, bodyPromise: Promise<Uint8Array | 'too_large' | 'aborted'>): Promise<void> {
@@ -94,7 +95,12 @@ export function createProxy(controlUrl: string, controlSecret: string): Proxy {
       const path = forwardablePath(req.getUrl() + (query ? `?${query}` : ''))
       const headers: Record<string, string> = {}
       let unsendable: string | undefined
+      const forwardedFor: string[] = []
+      const forwarded: string[] = []
       req.forEach((name, value) => {
+        // Every line of each, in order: HAProxy adds its own X-Forwarded-For line after the client's.
+        if (name === 'x-forwarded-for') forwardedFor.push(value)
+        else if (name === 'forwarded') forwarded.push(value)
         if (NOT_FORWARDED.has(name)) return
         // uWS hands each value byte for byte (latin1), so obs-text goes on unchanged; only a DEL cannot.
         if (UNSENDABLE_VALUE.test(value)) unsendable ??= name
@@ -104,7 +110,7 @@ export function createProxy(controlUrl: string, controlSecret: string): Proxy {
         return sendError(res, 'unauthorized', { error: 'The Authorization header holds a control character.', hint: 'Send Authorization: Bearer <API key or setup token>.' })
       }
       if (unsendable) return sendError(res, 'invalid_request', { error: `The ${unsendable} header holds a control character, which HTTP does not allow in a value.` })
-      headers[CLIENT_IP_HEADER] = Buffer.from(res.getRemoteAddressAsText()).toString()
+      headers[CLIENT_IP_HEADER] = clientAddressOf(Buffer.from(res.getRemoteAddressAsText()).toString(), forwardedFor, forwarded, trusted)
       headers[CLIENT_HOST_HEADER] = req.getHeader('host')
       headers[CONTROL_SECRET_HEADER] = controlSecret
       const declared = declaredLength(req)

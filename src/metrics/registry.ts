@@ -34,6 +34,7 @@ export const metrics = {
   purgeSessions: new Counter({ name: 'svc_purge_sessions_total', help: 'Sessions whose recordings retention purged.', registers: [registry] }),
   purgeChunks: new Counter({ name: 'svc_purge_chunks_total', help: 'Chunks retention deleted.', registers: [registry] }),
   purgeBytes: new Counter({ name: 'svc_purge_bytes_total', help: 'Chunk bytes retention deleted.', registers: [registry] }),
+  signInRefused: new Counter({ name: 'svc_signin_refused_total', help: 'Sign-in attempts refused by a throttle budget before any password check, by budget (address, pair, account).', labelNames: ['budget'], registers: [registry] }),
   restarts: new Counter({ name: 'svc_process_restarts_total', help: 'Child processes the primary restarted after they exited, by child.', labelNames: ['child'], registers: [registry] }),
   // `max`, not the default sum: every front reports the same engine once.
   engine: new Gauge({ name: 'svc_http_engine_info', help: 'The HTTP engine the fronts serve with (1 for the one in use).', labelNames: ['engine'], aggregator: 'max', registers: [registry] }),
