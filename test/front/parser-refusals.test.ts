@@ -83,3 +83,16 @@ t.test('the front still serves and nothing restarted', async (t) => {
   t.same(outcome.kind === 'answer' && outcome.status, 200)
   t.notMatch(cluster.output(), /"msg":"child exited/)
 })
+
+t.test('HTTP/1.0 is refused loudly: the start-up log says so and names the nginx setting', { skip: fallback && 'node:http answers HTTP/1.0 (fallback front)' }, async (t) => {
+  t.match(cluster.output(), /"level":"warn"[^\n]*closes HTTP\/1\.0 requests without an answer: behind nginx set proxy_http_version 1\.1/)
+})
+
+t.test('UWS_USE_FALLBACK=1 answers HTTP/1.0, as curl -0 and nginx\'s default upstream protocol send it', async (t) => {
+  const { cluster: onNode } = await ingestCluster(t, { workers: 1, env: { UWS_USE_FALLBACK: '1' } })
+  t.equal(await httpEngine(onNode), 'fallback')
+  for (const lines of [[H], []]) {
+    const outcome = await exchange(onNode.port, health(lines, 'HTTP/1.0'), { endAfterWrite: true, timeoutMs: 15_000 })
+    t.same(outcome.kind === 'answer' && [outcome.status, outcome.json?.ok], [200, true], `HTTP/1.0 ${lines.length ? 'with' : 'without'} Host`)
+  }
+})
