@@ -104,6 +104,12 @@ export interface Config {
   natsChunkBytes: 'log' | 'lmdb'
   /** Cluster mode: how long an ingest publish or a control write may wait for the log, and a read for this node to catch up, ms. */
   natsDeadlineMs: number
+  /** Projects an organisation may hold; past it projects.create answers 409 quota_exceeded. */
+  maxProjectsPerOrg: number
+  /** Unrevoked API keys an organisation may hold (every member's together). */
+  maxApiKeysPerOrg: number
+  /** Invite links an organisation may have pending (unused, unrevoked, unexpired) at once. */
+  maxOpenInvitesPerOrg: number
 }
 
 const KB = 1024
@@ -195,6 +201,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsChunkBytes: oneOf(env, 'NATS_CHUNK_BYTES', ['log', 'lmdb'] as const, 'log'),
     // 10 s: a stream elects a new leader in about 5 s when a NATS server dies (test/journal/journal.test.ts).
     natsDeadlineMs: int(env, 'NATS_DEADLINE_MS', 10_000, 100, 600_000),
+    // Far above what a team uses, low enough that a leaked key or a runaway script cannot grow the store without bound.
+    maxProjectsPerOrg: int(env, 'MAX_PROJECTS_PER_ORG', 1_000, 1, 1_000_000),
+    maxApiKeysPerOrg: int(env, 'MAX_API_KEYS_PER_ORG', 1_000, 1, 1_000_000),
+    maxOpenInvitesPerOrg: int(env, 'MAX_OPEN_INVITES_PER_ORG', 100, 1, 1_000_000),
   }
 }
 

@@ -13,6 +13,7 @@ export const ERRORS = {
   not_found: { status: 404, message: 'No such endpoint, project or resource.', hint: 'Check the path and the id; endpoints are listed in /openapi.json.' },
   not_acceptable: { status: 406, message: 'No representation matches the Accept header.', hint: 'Accept text/html, text/markdown or application/json.' },
   payload_too_large: { status: 413, message: 'The body exceeded the endpoint\'s byte cap.', hint: 'Split the payload: chunks are capped at 1,000,000 bytes, signal batches at 256,000.' },
+  quota_exceeded: { status: 409, message: 'The organisation holds as many of these as its quota allows.', hint: 'Revoke or delete ones you no longer use (API keys, invite links), or ask the operator to raise the quota (README, Security).' },
   overloaded: { status: 429, message: 'The service cannot store this payload right now; nothing was stored.', hint: 'Keep the payload and send it again after the Retry-After header\'s seconds.' },
   internal_error: { status: 500, message: 'The server failed to handle the request.', hint: 'Retry later; the server log has the details.' },
 } as const
@@ -69,6 +70,7 @@ export const STATUS_LINES: Record<number, string> = {
   401: '401 Unauthorized',
   404: '404 Not Found',
   406: '406 Not Acceptable',
+  409: '409 Conflict',
   413: '413 Payload Too Large',
   429: '429 Too Many Requests',
   500: '500 Internal Server Error',

@@ -5,7 +5,7 @@
  */
 import { ApiError } from '../errors.js'
 import { mintSecret, newId } from './secrets.js'
-import type { ApiKeyRecord, InviteRecord, OrgAndUser, SetupTokenRecord, Store, UserRecord } from '../store/store.js'
+import type { ApiKeyRecord, CreateOutcome, InviteRecord, OrgAndUser, SetupTokenRecord, Store, UserRecord } from '../store/store.js'
 
 /** Finds or creates the organisation `orgName` and the user `email` in it (the store decides both at once, see AccountStore.ensureOrgAndUser). */
 export async function ensureOrgAndUser(store: Store, orgName: string, email: string, now = Date.now()): Promise<OrgAndUser> {
@@ -27,7 +27,14 @@ export interface NewApiKey {
   apiKey: string
 }
 
-export async function createApiKey(store: Store, orgId: string, userId: string, label: string | undefined, now = Date.now()): Promise<NewApiKey> {
+/** The answer to a credential the store refused to write (AccountStore: checked in the transaction that writes it). */
+export function refusedCreation(outcome: Exclude<CreateOutcome, 'created'>, what: string): ApiError {
+  if (outcome === 'quota_exceeded') return new ApiError('quota_exceeded', { error: `The organisation already holds as many ${what} as its quota allows.` })
+  return new ApiError('unauthorized', { error: 'The member this credential belongs to was removed.', hint: 'Ask the organisation\'s owner for a new invite.' })
+}
+
+/** `maxLive`: the organisation's quota of unrevoked keys (Config.maxApiKeysPerOrg); none for an operator's key. */
+export async function createApiKey(store: Store, orgId: string, userId: string, label: string | undefined, now = Date.now(), maxLive?: number): Promise<NewApiKey> {
   const secret = mintSecret('sk')
   const record: ApiKeyRecord = {
     id: secret.id,
@@ -38,7 +45,8 @@ export async function createApiKey(store: Store, orgId: string, userId: string, 
     createdAt: now,
   }
   if (label) record.label = label
-  await store.putApiKey(record)
+  const outcome = await store.putApiKey(record, maxLive)
+  if (outcome !== 'created') throw refusedCreation(outcome, 'API keys')
   return { record, apiKey: secret.token }
 }
 
@@ -51,13 +59,16 @@ export interface NewSetupToken {
   token: string
 }
 
-export async function mintSetupToken(store: Store, projectId: string, ttlMs = SETUP_TOKEN_TTL_MS, now = Date.now()): Promise<NewSetupToken> {
+/** `createdBy`: the member minting it, whose removal revokes it; none when the operator mints it. */
+export async function mintSetupToken(store: Store, projectId: string, ttlMs = SETUP_TOKEN_TTL_MS, now = Date.now(), createdBy?: string): Promise<NewSetupToken> {
   if (!(ttlMs > 0) || ttlMs > SETUP_TOKEN_TTL_MS) {
     throw new ApiError('invalid_request', { error: 'A setup token lives at most 30 days.', hint: 'Give a TTL between 1s and 30d.' })
   }
   const secret = mintSecret('st')
-  const record: SetupTokenRecord = { id: secret.id, projectId, digestHex: secret.digestHex, createdAt: now, expiresAt: now + ttlMs }
-  await store.putSetupToken(record)
+  const record: SetupTokenRecord = { id: secret.id, projectId, ...(createdBy ? { createdBy } : {}), digestHex: secret.digestHex, createdAt: now, expiresAt: now + ttlMs }
+  const outcome = await store.putSetupToken(record)
+  if (outcome === 'holder_gone' && !store.getProject(projectId)) throw new ApiError('not_found', { error: 'No such project.', hint: 'List your projects with POST /cli/projects.list.' })
+  if (outcome !== 'created') throw refusedCreation(outcome, 'setup tokens')
   return { record, token: secret.token }
 }
 
@@ -89,6 +100,8 @@ export interface SignInLink {
 export async function mintSignInLink(store: Store, user: UserRecord, directUrl: string, now = Date.now()): Promise<SignInLink> {
   const secret = mintSecret('iv')
   const record: InviteRecord = { id: secret.id, digestHex: secret.digestHex, orgId: user.orgId, invitedBy: user.id, createdAt: now, expiresAt: now + SIGN_IN_LINK_TTL_MS, forUserId: user.id }
-  await store.putInvite(record)
+  // The store voids the user's older links as it writes this one: only the newest link handed over works.
+  const outcome = await store.putInvite(record)
+  if (outcome !== 'created') throw refusedCreation(outcome, 'sign-in links')
   return { url: `${directUrl}/app/#/invite/${secret.token}`, expiresAt: record.expiresAt }
 }

@@ -3,6 +3,9 @@
  * one kind; the kinds are never interchangeable. Every failure is 401
  * `unauthorized` with a hint that says what to send — and never echoes the
  * credential. Nothing is cached: a revoke is seen by the very next request.
+ * Every credential is also checked against its user, who must still belong to
+ * the organisation: a removed member's credential that a removal did not
+ * sweep is refused all the same.
  */
 import type { IncomingMessage } from 'node:http'
 import { ApiError } from '../errors.js'
@@ -78,6 +81,7 @@ export function createAuthenticator(store: Store, now: () => number = Date.now) 
       const matches = secretMatches(parsed.token, record?.digestHex ?? DUMMY_DIGEST)
       if (!record || !matches) refuse('The API key is not valid.', 'Check the key, or issue a new one.')
       if (record.revokedAt) refuse('The API key was revoked.', 'Issue a new API key.')
+      if (store.getUser(record.userId)?.orgId !== record.orgId) refuse('The member this API key belongs to was removed.', 'Ask the organisation\'s owner for a new invite.')
       // Awaited, so that the request that used the key already sees its lastUsedAt (keys.list, for one).
       // Bookkeeping, not the request: a cluster node whose log is unreachable still answers reads made with the key.
       if (!record.lastUsedAt || at - record.lastUsedAt > TOUCH_INTERVAL_MS) {
@@ -90,6 +94,10 @@ export function createAuthenticator(store: Store, now: () => number = Date.now) 
     if (!record || !matches) refuse('The setup token is not valid.', 'Ask the project owner for a fresh install prompt.')
     if (record.revokedAt) refuse('The setup token was revoked.', 'Ask the project owner for a fresh install prompt.')
     if (record.expiresAt <= at) refuse('The setup token has expired.', 'Setup tokens last 30 days; ask the project owner for a fresh install prompt.')
+    // A token a member minted dies with their membership (tokens an operator minted have no creator).
+    if (record.createdBy !== undefined && store.getUser(record.createdBy)?.orgId !== store.getProject(record.projectId)?.orgId) {
+      refuse('The member who minted this setup token was removed.', 'Ask the project owner for a fresh install prompt.')
+    }
     return { kind: 'setupToken', tokenId: record.id, projectId: record.projectId }
   }
 }

@@ -20,7 +20,8 @@ import { createSite, type SiteOptions } from '../site/site.js'
 
 export interface ControlDeps {
   store: Store
-  config: Pick<Config, 'publicUrl' | 'directUrl' | 'backfillBatch' | 'backfillPauseMs'>
+  /** The quotas, when left out (a document-only build of the operations), are none. */
+  config: Pick<Config, 'publicUrl' | 'directUrl' | 'backfillBatch' | 'backfillPauseMs'> & Partial<Quotas>
   now?: () => number
   /** Built from the store and config when not given. */
   backfill?: BackfillRunner
@@ -30,20 +31,24 @@ export interface ControlDeps {
   site?: Pick<SiteOptions, 'pagesDir' | 'publicDir'>
 }
 
+/** Per-organisation quotas (README, Security), checked where the store writes what they count. */
+export type Quotas = Pick<Config, 'maxProjectsPerOrg' | 'maxApiKeysPerOrg' | 'maxOpenInvitesPerOrg'>
+
 export function controlOperations(deps: ControlDeps): Operation<any>[] {
   const now = deps.now ?? Date.now
+  const { maxProjectsPerOrg, maxApiKeysPerOrg, maxOpenInvitesPerOrg } = deps.config
   // One throttle for sign-in and password changes: both check a password.
   const throttle = createLoginThrottle(now)
   const backfill = deps.backfill ?? new BackfillRunner(deps.store, { batch: deps.config.backfillBatch, pauseMs: deps.config.backfillPauseMs, now: deps.now })
   const operations: Operation<any>[] = [
-    ...projectOperations(deps.store),
+    ...projectOperations(deps.store, maxProjectsPerOrg),
     ...pageOperations(deps.store, backfill),
-    ...keyOperations(deps.store),
+    ...keyOperations(deps.store, maxApiKeysPerOrg),
     ...setupOperations(deps.store),
     ...sessionOperations(deps.store, deps.chunkBytes),
     ...insightOperations(deps.store, deps.now),
     ...snippetOperations(deps.store, deps.config.directUrl),
-    ...accountOperations({ store: deps.store, publicUrl: deps.config.publicUrl, directUrl: deps.config.directUrl, now, throttle }),
+    ...accountOperations({ store: deps.store, publicUrl: deps.config.publicUrl, directUrl: deps.config.directUrl, now, throttle, maxOpenInvites: maxOpenInvitesPerOrg }),
     ...memberOperations({ store: deps.store, publicUrl: deps.config.publicUrl, now, throttle }),
   ]
   let document: unknown

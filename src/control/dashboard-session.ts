@@ -8,6 +8,7 @@
 import type { IncomingMessage } from 'node:http'
 import { timingSafeEqual } from 'node:crypto'
 import { mintSecret, parseSecret, randomHex, secretMatches } from '../accounts/secrets.js'
+import { ApiError } from '../errors.js'
 import type { DashboardSessionRecord, Store, UserRecord } from '../store/store.js'
 
 export const SESSION_COOKIE = 'svc_session'
@@ -33,6 +34,11 @@ export function sessionCookie(req: IncomingMessage, publicUrl: string, token: st
   return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure(req, publicUrl) ? '; Secure' : ''}`
 }
 
+/**
+ * Starts a session for `user` as the caller read it: refused (401) when, by the
+ * time it is written, the user was removed or their password changed (a
+ * removal or a recovery committed while this sign-in checked the old one).
+ */
 export async function startSession(store: Store, user: UserRecord, now: number): Promise<{ token: string; record: DashboardSessionRecord }> {
   const secret = mintSecret('ds')
   const record: DashboardSessionRecord = {
@@ -44,7 +50,9 @@ export async function startSession(store: Store, user: UserRecord, now: number):
     createdAt: now,
     expiresAt: now + SESSION_TTL_MS,
   }
-  await store.putDashboardSession(record)
+  if (!user.passwordHash || (await store.putDashboardSession(record, user.passwordHash)) !== 'created') {
+    throw new ApiError('unauthorized', { error: 'The account was removed or its password changed during this sign-in.', hint: 'Sign in again.' })
+  }
   return { token: secret.token, record }
 }
 
@@ -55,6 +63,8 @@ export function currentSession(store: Store, req: IncomingMessage, now: number):
   if (!parsed || parsed.kind !== 'ds') return undefined
   const record = store.getDashboardSession(parsed.id)
   if (!record || !secretMatches(parsed.token, record.digestHex) || record.expiresAt <= now) return undefined
+  // Removal ends a member's sessions; this also refuses one that a sweep could have missed.
+  if (store.getUser(record.userId)?.orgId !== record.orgId) return undefined
   return record
 }
 

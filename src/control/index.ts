@@ -13,6 +13,7 @@ import { joinCluster } from '../journal/node.js'
 import { journalChunkBytes } from '../journal/chunk-bytes.js'
 import { BackfillRunner } from '../grouping/backfill.js'
 import { scheduleRetention } from '../recordings/retention.js'
+import { scheduleHousekeeping } from '../accounts/housekeeping.js'
 import { createControl } from './control.js'
 import { loadDashboardFiles } from './dashboard-files.js'
 import { startFoldThread } from './fold-thread.js'
@@ -31,6 +32,7 @@ const control = createControl({ store, config, backfill, chunkBytes: cluster && 
 // Backfills a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)
+const stopHousekeeping = scheduleHousekeeping(store)
 // The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/fold-log.ts).
 const foldThread = config.aggregateSignals ? startFoldThread(config) : undefined
 const dashboard = loadDashboardFiles(new URL('./public/app/', import.meta.url))
@@ -92,6 +94,7 @@ function stop(): void {
   stopping = true
   backfill.stop()
   stopRetention()
+  stopHousekeeping()
   server.close(() => {
     void Promise.all([foldThread?.stop(), cluster?.close()])
       .then(() => local.close())

@@ -2,16 +2,24 @@
  * Dashboard passwords: scrypt (node:crypto) with a per-user random salt,
  * stored as `scrypt$N$r$p$salt$hash`. N = 2^14, r = 8 costs about 16 MiB and
  * tens of milliseconds per check: cheap for a sign-in, expensive for a guesser.
+ *
+ * Every hash waits its turn in one queue (hash-queue.ts): scrypt runs on
+ * libuv's thread pool (4 threads), which the process's file and DNS work
+ * share, and unbounded it let 32 parallel requests hold a sign-in for seconds.
  */
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto'
+import { HashQueue } from './hash-queue.js'
 
 const N = 16384
 const R = 8
 const P = 1
 const KEY_LENGTH = 32
 
+/** Two hashes at once leave half the thread pool to the rest; 16 more wait (about 0.4 s of work at 50 ms each), the rest are told to come back. */
+export const hashQueue = new HashQueue({ running: 2, waiting: 16 })
+
 function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  return new Promise((resolve, reject) => scryptCallback(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key))))
+  return hashQueue.run(() => new Promise((resolve, reject) => scryptCallback(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)))))
 }
 
 export async function hashPassword(password: string): Promise<string> {

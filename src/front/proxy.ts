@@ -37,6 +37,10 @@ export function createProxy(controlUrl: string, controlSecret: string, trusted: 
 
   async function forward(res: HttpResponse, method: string, path: string, headers: Record<string, string>, bodyPromise: Promise<Uint8Array | 'too_large' | 'aborted'>): Promise<void> {
     const body = await bodyPromise
+    // uWebSockets.js closes a connection on which a request arrives before the one before it is
+    // answered (it refuses async pipelining), in the same turn of the event loop: wait that turn
+    // out, so that a request whose answer can no longer be sent is not carried out either.
+    await new Promise((resolve) => setImmediate(resolve))
     if (body === 'aborted' || res.aborted) return
     if (body === 'too_large') return sendError(res, 'payload_too_large', { hint: `Control requests are capped at ${LIMITS.controlBodyBytes} bytes.` })
     let upstream

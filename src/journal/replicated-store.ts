@@ -7,7 +7,7 @@
  * reaches the log through the fronts.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Store } from '../store/store.js'
+import type { ApiKeyRecord, CreateOutcome, InviteRecord, SetupTokenRecord, Store } from '../store/store.js'
 import type { Applier } from './applier.js'
 
 /** Store methods that change what the service knows: each is one control log entry. */
@@ -18,6 +18,7 @@ export const REPLICATED_MUTATIONS = [
   'createFirstOwner',
   'updateUser',
   'removeUser',
+  'claimSignInLink',
   'endDashboardSessions',
   'joinByInvite',
   'putDashboardSession',
@@ -35,7 +36,8 @@ export const REPLICATED_MUTATIONS = [
 ] as const satisfies readonly (keyof Store)[]
 
 /** Asynchronous store methods each node runs on its own copy: derivations, the ingest path, the log's own bookkeeping. */
-export const LOCAL_OPERATIONS = ['appendBatch', 'setJournalPosition', 'continueBackfill', 'purgeRecordingsBefore', 'applyDerivations', 'close'] as const satisfies readonly (keyof Store)[]
+/** The purges delete only what time has already made useless (expired credentials, recordings past retention), so each node runs them on its own clock. */
+export const LOCAL_OPERATIONS = ['appendBatch', 'setJournalPosition', 'continueBackfill', 'purgeRecordingsBefore', 'purgeExpiredCredentials', 'applyDerivations', 'close'] as const satisfies readonly (keyof Store)[]
 
 export function replicatedStore(local: Store, applier: Applier, deadlineMs: number): Store {
   return withMutations(local, (op, args) => applier.submit(op, args, Date.now() + deadlineMs))
@@ -60,7 +62,15 @@ const READ_BACK: Partial<Record<(typeof REPLICATED_MUTATIONS)[number], (store: S
   updateSetupToken: (store, [id]) => store.getSetupToken(id as string),
   updateProject: (store, [id]) => store.getProject(id as string),
   ensureOrgAndUser: (store, [org, user]) => ({ org: store.findOrgByName((org as { name: string }).name), user: store.findUserByEmail((user as { email: string }).email) }),
+  // Whether a credential was written, and if not, why: its holder gone, or else the quota.
+  putApiKey: (store, [key]) => createdOr(Boolean(store.getApiKey((key as ApiKeyRecord).id)), holds(store, (key as ApiKeyRecord).userId, (key as ApiKeyRecord).orgId)),
+  putInvite: (store, [invite]) => createdOr(Boolean(store.getInvite((invite as InviteRecord).id)), holds(store, (invite as InviteRecord).invitedBy, (invite as InviteRecord).orgId)),
+  putSetupToken: (store, [token]) => createdOr(Boolean(store.getSetupToken((token as SetupTokenRecord).id)), false),
+  createProject: (store, [project]) => store.getProject((project as { id: string }).id),
 }
+
+const holds = (store: Store, userId: string, orgId: string) => store.getUser(userId)?.orgId === orgId
+const createdOr = (created: boolean, holderThere: boolean): CreateOutcome => (created ? 'created' : holderThere ? 'quota_exceeded' : 'holder_gone')
 
 /**
  * The store of a process beside a running node (`npm run admin` in the

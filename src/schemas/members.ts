@@ -37,12 +37,13 @@ export const memberRemoveBody = {
 
 export const memberRemoveAnswer = {
   type: 'object',
-  required: ['ok', 'sessionsEnded', 'keysRevoked', 'invitesRevoked'],
+  required: ['ok', 'sessionsEnded', 'keysRevoked', 'invitesRevoked', 'setupTokensRevoked'],
   properties: {
     ok: { type: 'boolean' },
     sessionsEnded: { type: 'integer', description: 'Their dashboard sessions, ended at once.' },
     keysRevoked: { type: 'integer', description: 'The API keys they held, revoked (not handed over: a key made by someone removed is not trusted).' },
     invitesRevoked: { type: 'integer', description: 'Their unused invite links, revoked.' },
+    setupTokensRevoked: { type: 'integer', description: 'The live setup tokens they minted, revoked (tokens minted before creators were recorded stay until they expire).' },
   },
 } as const
 

@@ -1,15 +1,32 @@
-/** The part of the store that keeps organisations, their users and every credential: API keys, setup tokens, dashboard sessions, invites. */
+/**
+ * The part of the store that keeps organisations, their users and every
+ * credential: API keys, setup tokens, dashboard sessions, invites.
+ *
+ * A new credential is written only in the transaction that finds its user
+ * still in the organisation (and under the organisation's quota, when one is
+ * given): a removal either commits first, and the credential is refused, or
+ * after, and sweeps it. A check made by the caller before would let a
+ * credential created while the removal commits survive it.
+ * A quota left out (or null, as it reads back from the cluster's log) is no quota.
+ */
 import type {
   ApiKeyRecord,
+  CreateOutcome,
   DashboardSessionRecord,
   InviteRecord,
   JoinOutcome,
   OrgAndUser,
   OrgRecord,
+  PurgedCredentials,
   RemovedMember,
   SetupTokenRecord,
   UserRecord,
 } from './records.js'
+
+/** Whether `count()` is below the quota `max`; null or undefined (none given) is no quota, and count() is not run. */
+export function underQuota(count: () => number, max: number | null | undefined): boolean {
+  return max === null || max === undefined || count() < max
+}
 
 export interface AccountStore {
   // ---- organisations and users ----
@@ -35,19 +52,36 @@ export interface AccountStore {
   updateUser(id: string, patch: Partial<Pick<UserRecord, 'passwordHash' | 'lastSignInAt'>>): Promise<UserRecord | undefined>
   /**
    * All or nothing: deletes the user, ends their dashboard sessions, revokes the
-   * API keys they hold and their unused invite links. Undefined when there is no such user.
+   * API keys they hold, their unused invite links and the setup tokens they minted.
+   * Undefined when there is no such user.
    */
   removeUser(id: string, now: number): Promise<RemovedMember | undefined>
+  /**
+   * A sign-in link (an invite with forUserId), atomically: consumes it if it is
+   * live, sets its user's password, ends every dashboard session of the user and
+   * revokes their other live sign-in links (the operator's way back into an
+   * account someone else got into). Resolves to the updated user, or undefined
+   * when the link is not live or its user was removed.
+   */
+  claimSignInLink(inviteId: string, passwordHash: string, now: number): Promise<UserRecord | undefined>
+  /** Deletes dashboard sessions and setup tokens past their expiry, and invites a week past theirs (invites.list shows them as expired until then). */
+  purgeExpiredCredentials(now: number): Promise<PurgedCredentials>
 
   // ---- dashboard sessions ----
-  putDashboardSession(session: DashboardSessionRecord): Promise<void>
+  /** Written only while its user belongs to its organisation and still has the password hash `passwordHash` (the one the caller checked). */
+  putDashboardSession(session: DashboardSessionRecord, passwordHash: string): Promise<CreateOutcome>
   getDashboardSession(id: string): DashboardSessionRecord | undefined
   deleteDashboardSession(id: string): Promise<void>
   /** Ends every dashboard session of the user but `keep`; resolves to how many. */
   endDashboardSessions(userId: string, keep?: string): Promise<number>
 
   // ---- invites ----
-  putInvite(invite: InviteRecord): Promise<void>
+  /**
+   * Written only while `invitedBy` (and `forUserId`) belong to its organisation, and while
+   * the organisation has fewer than `maxOpen` open invites (pending, not sign-in links).
+   * A sign-in link revokes its user's older live sign-in links.
+   */
+  putInvite(invite: InviteRecord, maxOpen?: number | null): Promise<CreateOutcome>
   getInvite(id: string): InviteRecord | undefined
   /** Marks the invite used if it is unused, unrevoked and unexpired; resolves to it, or undefined (atomic: a link works once). */
   consumeInvite(id: string, now: number): Promise<InviteRecord | undefined>
@@ -63,12 +97,14 @@ export interface AccountStore {
   joinByInvite(inviteId: string, user: UserRecord, now: number): Promise<JoinOutcome>
 
   // ---- API keys and setup tokens ----
-  putApiKey(key: ApiKeyRecord): Promise<void>
+  /** Written only while its user belongs to its organisation, and the organisation has fewer than `maxLive` unrevoked keys. */
+  putApiKey(key: ApiKeyRecord, maxLive?: number | null): Promise<CreateOutcome>
   /** Atomic read-modify-write, so a concurrent revoke is never overwritten. Resolves to the new record. */
   updateApiKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'>>): Promise<ApiKeyRecord | undefined>
   getApiKey(id: string): ApiKeyRecord | undefined
   listApiKeys(orgId: string): ApiKeyRecord[]
-  putSetupToken(token: SetupTokenRecord): Promise<void>
+  /** Written only while its project exists and `createdBy`, when given, belongs to the project's organisation. */
+  putSetupToken(token: SetupTokenRecord): Promise<CreateOutcome>
   getSetupToken(id: string): SetupTokenRecord | undefined
   updateSetupToken(id: string, patch: Partial<Pick<SetupTokenRecord, 'revokedAt'>>): Promise<SetupTokenRecord | undefined>
   listSetupTokens(projectId: string): SetupTokenRecord[]

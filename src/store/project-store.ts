@@ -4,7 +4,10 @@ import type { NewProject, ProjectRecord, ProjectStats } from './records.js'
 export interface ProjectStore {
   /** On the ingest hot path: synchronous, and cheap (LMDB: a memory-mapped read, microseconds). */
   projectIdForPublicKey(publicKey: string): string | undefined
+  /** Without a quota (an operator's or a test's project): always created. */
   createProject(project: NewProject): Promise<ProjectRecord>
+  /** Undefined when the organisation already has `maxPerOrg` projects (decided in the transaction that writes it). */
+  createProject(project: NewProject, maxPerOrg: number | null): Promise<ProjectRecord | undefined>
   getProject(id: string): ProjectRecord | undefined
   /** The organisation's projects, oldest first. */
   listProjects(orgId: string): ProjectRecord[]

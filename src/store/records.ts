@@ -33,6 +33,23 @@ export interface RemovedMember {
   sessionsEnded: number
   keysRevoked: number
   invitesRevoked: number
+  /** Setup tokens they minted (older tokens record no creator, and stay until they expire). */
+  setupTokensRevoked: number
+}
+
+/**
+ * What writing a new credential (or project) came to, decided in the one
+ * transaction that writes it: `holder_gone` when the user it belongs to was
+ * removed, left the organisation or (for a session) changed password since the
+ * caller checked; `quota_exceeded` when the organisation holds its quota.
+ */
+export type CreateOutcome = 'created' | 'holder_gone' | 'quota_exceeded'
+
+/** Expired records the housekeeping deleted (src/accounts/housekeeping.ts). */
+export interface PurgedCredentials {
+  sessions: number
+  invites: number
+  setupTokens: number
 }
 
 export type JoinOutcome = 'joined' | 'invite_gone' | 'email_taken'
@@ -85,6 +102,8 @@ export interface ApiKeyRecord {
 export interface SetupTokenRecord {
   id: string
   projectId: string
+  /** The user who minted it, revoked with them; absent for tokens an operator minted (npm run admin) and for older ones. */
+  createdBy?: string
   digestHex: string
   createdAt: number
   expiresAt: number

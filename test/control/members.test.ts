@@ -47,6 +47,10 @@ t.test('members: listed with who invited them; the owner removes one, which ends
   t.match(malloryKey, /^svc_sk_/)
   const malloryOther = session(await post(cluster.url, '/auth/login', { email: 'mallory@acme.test', password: PASSWORD }))
   const pendingInvite = await post(cluster.url, '/auth/invite', {}, mallory)
+  const project = (await post(cluster.url, '/cli/projects.create', { name: 'Site' }, owner)).body.project
+  const mallorySetupToken = (await post(cluster.url, '/cli/projects.setup-token', { projectId: project.id }, mallory)).body.token as string
+  const ownerSetupToken = (await post(cluster.url, '/cli/projects.setup-token', { projectId: project.id }, owner)).body.token as string
+  t.equal((await post(cluster.url, '/setup/whoami', {}, { key: mallorySetupToken })).status, 200, 'the setup token works while they are a member')
 
   const list = await post(cluster.url, '/auth/members.list', {}, carol)
   t.equal(list.status, 200)
@@ -77,11 +81,14 @@ t.test('members: listed with who invited them; the owner removes one, which ends
   t.same([foreign.status, foreign.body.code], [404, 'not_found'], 'another organisation\'s owner gets 404, as for a member that does not exist')
 
   const removed = await post(cluster.url, '/auth/members.remove', { userId: mallory.userId }, owner)
-  t.same([removed.status, removed.body], [200, { ok: true, sessionsEnded: 2, keysRevoked: 1, invitesRevoked: 1 }])
+  t.same([removed.status, removed.body], [200, { ok: true, sessionsEnded: 2, keysRevoked: 1, invitesRevoked: 1, setupTokensRevoked: 1 }])
   for (const [name, who] of [['first session', mallory], ['second session', malloryOther], ['API key', { key: malloryKey }]] as const) {
     const after = await post(cluster.url, '/cli/projects.list', {}, who)
     t.same([after.status, after.body.code], [401, 'unauthorized'], `the removed member's ${name} is refused at once`)
   }
+  const token = await post(cluster.url, '/setup/whoami', {}, { key: mallorySetupToken })
+  t.same([token.status, token.body.code], [401, 'unauthorized'], 'the setup token they minted is revoked with them')
+  t.equal((await post(cluster.url, '/setup/whoami', {}, { key: ownerSetupToken })).status, 200, 'the owner\'s setup token still works')
   const signIn = await post(cluster.url, '/auth/login', { email: 'mallory@acme.test', password: PASSWORD })
   t.same([signIn.status, signIn.body.code], [401, 'unauthorized'], 'and they cannot sign in again')
   const invited = await post(cluster.url, '/auth/accept-invite', { token: pendingInvite.body.inviteUrl.split('/invite/')[1], email: 'eve@acme.test', password: PASSWORD })

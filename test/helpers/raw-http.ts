@@ -76,3 +76,55 @@ export function exchange(port: number, bytes: Buffer | string, options: Exchange
 export function rawHead(requestLine: string, lines: string[]): string {
   return `${requestLine}\r\n${lines.map((line) => `${line}\r\n`).join('')}\r\n`
 }
+
+/** What came back for requests written back to back on one connection: the answers in order, and how the exchange ended. */
+export interface Pipelined {
+  answers: { status: number; headers: Record<string, string>; text: string; json: any }[]
+  /** `complete`: as many answers as requests; otherwise what cut the exchange short. */
+  end: 'complete' | 'closed' | 'reset' | 'timeout'
+}
+
+/**
+ * Writes several requests in one write (one TCP segment on loopback, as a
+ * pipelining client sends them) and reads answers until `count` have come,
+ * the server closes, or the deadline passes. Answers must carry a
+ * Content-Length (every answer of the front does).
+ */
+export function pipelined(port: number, bytes: Buffer | string, count: number, timeoutMs = 5_000): Promise<Pipelined> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port })
+    const answers: Pipelined['answers'] = []
+    let buffered = Buffer.alloc(0)
+    let settled = false
+    const finish = (end: Pipelined['end']) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      socket.destroy()
+      resolve({ answers, end })
+    }
+    const timer = setTimeout(() => finish('timeout'), timeoutMs)
+    socket.on('data', (data: Buffer) => {
+      buffered = Buffer.concat([buffered, data])
+      for (;;) {
+        const end = buffered.indexOf('\r\n\r\n')
+        if (end < 0) return
+        const [statusLine, ...lines] = buffered.subarray(0, end).toString('latin1').split('\r\n')
+        const headers: Record<string, string> = {}
+        for (const line of lines) {
+          const colon = line.indexOf(':')
+          if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
+        }
+        const length = Number(headers['content-length'] ?? 0)
+        if (buffered.byteLength < end + 4 + length) return
+        const text = buffered.subarray(end + 4, end + 4 + length).toString('utf8')
+        answers.push({ status: Number(statusLine.split(' ')[1]), headers, text, json: parseJson(text) })
+        buffered = buffered.subarray(end + 4 + length)
+        if (answers.length === count) return finish('complete')
+      }
+    })
+    socket.on('error', (error: NodeJS.ErrnoException) => finish(error.code === 'ECONNRESET' ? 'reset' : 'closed'))
+    socket.on('close', () => finish('closed'))
+    socket.on('connect', () => socket.write(bytes))
+  })
+}

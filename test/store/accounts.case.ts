@@ -21,6 +21,9 @@ const invite = (id: string, overrides: Partial<InviteRecord> = {}): InviteRecord
   ...overrides,
 })
 
+/** The organisation's owner, whom the invites above name as their creator: a credential is written only for a user of its organisation. */
+const owner = () => user('usr_owner', { role: 'owner', passwordHash: 'h-owner' })
+
 export function accountsSuite(t: Test, open: StoreFactory): void {
   t.test('createFirstOwner creates the organisation and its owner once, however many calls race', async (t) => {
     const { store } = await open(t)
@@ -55,6 +58,7 @@ export function accountsSuite(t: Test, open: StoreFactory): void {
 
   t.test('an invite is consumed once, however many calls race, and never when expired or revoked', async (t) => {
     const { store } = await open(t)
+    await store.putUser(owner())
     await store.putInvite(invite('inv_live'))
     const consumed = await Promise.all([1, 2, 3, 4, 5].map(() => store.consumeInvite('inv_live', T0 + HOUR)))
     t.equal(consumed.filter((c) => c !== undefined).length, 1, 'one call got it')
@@ -69,6 +73,7 @@ export function accountsSuite(t: Test, open: StoreFactory): void {
 
   t.test('revoking and consuming an invite race to one outcome', async (t) => {
     const { store } = await open(t)
+    await store.putUser(owner())
     await store.putInvite(invite('inv_1'))
     const [consumed, revoked] = await Promise.all([store.consumeInvite('inv_1', T0 + 5), store.revokeInvite('inv_1', T0 + 5)])
     const final = store.getInvite('inv_1')!
@@ -80,9 +85,11 @@ export function accountsSuite(t: Test, open: StoreFactory): void {
 
   t.test('lists every invite of an organisation, used and revoked ones included, and none of another', async (t) => {
     const { store } = await open(t)
+    await store.putUser(owner())
+    await store.putUser(user('usr_2', { orgId: 'org_2' }))
     await store.putInvite(invite('inv_a'))
     await store.putInvite(invite('inv_b'))
-    await store.putInvite(invite('inv_c', { orgId: 'org_2' }))
+    await store.putInvite(invite('inv_c', { orgId: 'org_2', invitedBy: 'usr_2' }))
     await store.consumeInvite('inv_a', T0 + 1)
     await store.revokeInvite('inv_b', T0 + 1)
     t.same(store.listInvites('org_1').map((i) => i.id).sort(), ['inv_a', 'inv_b'])
@@ -91,7 +98,7 @@ export function accountsSuite(t: Test, open: StoreFactory): void {
 
   t.test('joining by invite: joined once, then the link is gone; a taken email still uses the link up', async (t) => {
     const { store } = await open(t)
-    await store.putUser(user('usr_owner', { role: 'owner' }))
+    await store.putUser(owner())
     await store.putInvite(invite('inv_1'))
     await store.putInvite(invite('inv_2'))
     t.equal(await store.joinByInvite('inv_1', user('usr_new', { orgId: 'ignored' }), T0 + 1), 'joined')
@@ -106,8 +113,9 @@ export function accountsSuite(t: Test, open: StoreFactory): void {
 
   t.test('dashboard sessions are stored, read, deleted, and ended per user but the one kept', async (t) => {
     const { store } = await open(t)
+    for (const id of ['usr_a', 'usr_b']) await store.putUser(user(id, { passwordHash: 'h' }))
     const session = (id: string, userId: string) => ({ id, digestHex: `d-${id}`, userId, orgId: 'org_1', csrfToken: `c-${id}`, createdAt: T0, expiresAt: T0 + HOUR })
-    for (const [id, userId] of [['ds_1', 'usr_a'], ['ds_2', 'usr_a'], ['ds_3', 'usr_a'], ['ds_4', 'usr_b']]) await store.putDashboardSession(session(id, userId))
+    for (const [id, userId] of [['ds_1', 'usr_a'], ['ds_2', 'usr_a'], ['ds_3', 'usr_a'], ['ds_4', 'usr_b']]) await store.putDashboardSession(session(id, userId), 'h')
     t.same(store.getDashboardSession('ds_1'), session('ds_1', 'usr_a'))
     await store.deleteDashboardSession('ds_1')
     t.equal(store.getDashboardSession('ds_1'), undefined)
@@ -120,10 +128,13 @@ export function accountsSuite(t: Test, open: StoreFactory): void {
 
   t.test('removing a member ends their sessions and revokes their keys and live invites, and no one else\'s', async (t) => {
     const { store } = await open(t)
-    await store.putUser(user('usr_owner', { role: 'owner', createdAt: T0 }))
-    await store.putUser(user('usr_m', { createdAt: T0 + 1 }))
+    await store.putUser(owner())
+    await store.putUser(user('usr_m', { createdAt: T0 + 1, passwordHash: 'h-m' }))
     t.same(store.listUsers('org_1').map((u) => u.id), ['usr_owner', 'usr_m'], 'oldest first')
-    await store.putDashboardSession({ id: 'ds_m', digestHex: 'd', userId: 'usr_m', orgId: 'org_1', csrfToken: 'c', createdAt: T0, expiresAt: T0 + HOUR })
+    t.equal(await store.putDashboardSession({ id: 'ds_m', digestHex: 'd', userId: 'usr_m', orgId: 'org_1', csrfToken: 'c', createdAt: T0, expiresAt: T0 + HOUR }, 'h-m'), 'created')
+    await store.createProject({ id: 'prj_1', orgId: 'org_1', name: 'Site', domain: null, pathRules: [], publicKey: 'svc_pk_1', createdAt: T0 })
+    const token = (id: string, createdBy?: string) => ({ id, projectId: 'prj_1', ...(createdBy ? { createdBy } : {}), digestHex: `d-${id}`, createdAt: T0, expiresAt: T0 + HOUR })
+    for (const [id, by] of [['st_m', 'usr_m'], ['st_o', 'usr_owner'], ['st_operator', undefined]]) t.equal(await store.putSetupToken(token(id!, by)), 'created')
     const key = (id: string, userId: string, revokedAt?: number) => ({ id, orgId: 'org_1', userId, digestHex: `d-${id}`, lastFour: 'abcd', createdAt: T0, ...(revokedAt ? { revokedAt } : {}) })
     await store.putApiKey(key('key_m', 'usr_m'))
     await store.putApiKey(key('key_m_old', 'usr_m', T0))
@@ -132,7 +143,9 @@ export function accountsSuite(t: Test, open: StoreFactory): void {
     await store.putInvite(invite('inv_m_used', { invitedBy: 'usr_m', usedAt: T0 }))
     await store.putInvite(invite('inv_o'))
     const removed = await store.removeUser('usr_m', T0 + 10)
-    t.match(removed, { user: { id: 'usr_m' }, sessionsEnded: 1, keysRevoked: 1, invitesRevoked: 1 })
+    t.match(removed, { user: { id: 'usr_m' }, sessionsEnded: 1, keysRevoked: 1, invitesRevoked: 1, setupTokensRevoked: 1 })
+    t.equal(store.getSetupToken('st_m')?.revokedAt, T0 + 10, 'the setup token they minted is revoked')
+    t.same([store.getSetupToken('st_o')?.revokedAt, store.getSetupToken('st_operator')?.revokedAt], [undefined, undefined], 'the owner\'s and the operator\'s stay')
     t.equal(store.getUser('usr_m'), undefined)
     t.equal(store.findUserByEmail('usr_m@acme.test'), undefined)
     t.equal(store.getDashboardSession('ds_m'), undefined)
@@ -150,6 +163,7 @@ export function accountsSuite(t: Test, open: StoreFactory): void {
     await store.putUser(user('usr_1'))
     t.match(await store.updateUser('usr_1', { lastSignInAt: T0 + 5 }), { id: 'usr_1', email: 'usr_1@acme.test', lastSignInAt: T0 + 5 })
     t.equal(await store.updateUser('usr_none', { lastSignInAt: 1 }), undefined)
+    await store.createProject({ id: 'prj_1', orgId: 'org_1', name: 'Site', domain: null, pathRules: [], publicKey: 'svc_pk_1', createdAt: T0 })
     await store.putSetupToken({ id: 'st_1', projectId: 'prj_1', digestHex: 'd', createdAt: T0, expiresAt: T0 + HOUR })
     t.match(await store.updateSetupToken('st_1', { revokedAt: T0 + 1 }), { id: 'st_1', revokedAt: T0 + 1 })
     t.equal(store.getSetupToken('st_1')?.revokedAt, T0 + 1)

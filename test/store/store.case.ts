@@ -10,6 +10,7 @@ import type { Test } from 'tap'
 import type { ChunkMeta, IngestItem, NewProject, SignalsRecord, Store } from '../../src/store/store.js'
 import { matchExactly } from '../helpers/match.js'
 import { accountsSuite } from './accounts.case.js'
+import { credentialsSuite } from './credentials.case.js'
 import { jobsSuite } from './jobs.case.js'
 
 export interface StoreUnderTest {
@@ -41,6 +42,7 @@ function signals(projectId: string, batch: Partial<SignalsRecord> = {}, received
 
 export function storeSuite(t: Test, open: StoreFactory): void {
   accountsSuite(t, open)
+  credentialsSuite(t, open)
   jobsSuite(t, open)
 
   t.test('finds a project by its public key, and nothing for an unknown key', async (t) => {
@@ -91,7 +93,8 @@ export function storeSuite(t: Test, open: StoreFactory): void {
 
   t.test('lists API keys per organisation', async (t) => {
     const { store } = await open(t)
-    const key = (id: string, orgId: string) => ({ id, orgId, userId: 'usr_1', digestHex: 'ab'.repeat(32), lastFour: 'wxyz', createdAt: T0 })
+    for (const orgId of ['org_a', 'org_b']) await store.putUser({ id: `usr_${orgId}`, orgId, email: `${orgId}@acme.test`, createdAt: T0 })
+    const key = (id: string, orgId: string) => ({ id, orgId, userId: `usr_${orgId}`, digestHex: 'ab'.repeat(32), lastFour: 'wxyz', createdAt: T0 })
     await store.putApiKey(key('k1', 'org_a'))
     await store.putApiKey(key('k2', 'org_a'))
     await store.putApiKey(key('k3', 'org_b'))
@@ -107,6 +110,7 @@ export function storeSuite(t: Test, open: StoreFactory): void {
   t.test('lists setup tokens per project', async (t) => {
     const { store } = await open(t)
     const token = (id: string, projectId: string) => ({ id, projectId, digestHex: 'cd'.repeat(32), createdAt: T0, expiresAt: T0 + 30 * 86_400_000 })
+    for (const id of ['prj_a', 'prj_b']) await store.createProject(project({ id, publicKey: `svc_pk_${id}` }))
     await store.putSetupToken(token('t1', 'prj_a'))
     await store.putSetupToken(token('t2', 'prj_b'))
     t.same(store.listSetupTokens('prj_a').map((x) => x.id), ['t1'])

@@ -7,9 +7,12 @@
  * runs against a dummy hash) and answers the same words; attempts are
  * throttled per account and per address before any hash is computed
  * (login-throttle.ts). The operations that set a cookie without a credential
- * refuse cross-site forms (same-origin.ts).
+ * refuse cross-site forms (same-origin.ts). Nothing unauthenticated hashes a
+ * password before what can be checked cheaply is: set-up once an owner exists,
+ * an invite link that is used, revoked or expired; and every hash waits in one
+ * bounded queue (passwords.ts).
  */
-import { ownerOf } from '../../accounts/credentials.js'
+import { ownerOf, refusedCreation } from '../../accounts/credentials.js'
 import { ApiError } from '../../errors.js'
 import { acceptInviteBody, authStateAnswer, inviteAnswer, inviteListAnswer, inviteRevokeBody, loginBody, setupBody, signedInAnswer } from '../../schemas/accounts.js'
 import { okAnswer } from '../../schemas/control.js'
@@ -27,6 +30,8 @@ import { requireSameOriginJson } from '../same-origin.js'
 /** An invite link lives 7 days. */
 const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000
 
+const OWNER_EXISTS = { error: 'This deployment already has its owner.', hint: 'Sign in, or ask for an invite link.' }
+
 const SIGN_IN_FAILED = { error: 'The email or the password is wrong.', hint: 'Check both; after 5 wrong attempts the account waits 15 minutes.' }
 
 export interface AccountDeps {
@@ -35,24 +40,34 @@ export interface AccountDeps {
   directUrl: string
   now: () => number
   throttle: LoginThrottle
+  /** The organisation's quota of pending invite links (Config.maxOpenInvitesPerOrg). */
+  maxOpenInvites?: number
 }
+
+const LINK_GONE = { error: 'The invite link was used or has expired.', hint: 'Ask for a new invite link.' }
+
+/** Whether a link can still be accepted: checked before any hash, and again by the store as it consumes it. */
+const usable = (invite: InviteRecord, now: number) => !invite.usedAt && !invite.revokedAt && invite.expiresAt > now
 
 export function accountOperations(deps: AccountDeps): Operation<any>[] {
   const { store, throttle } = deps
   const ownOrigins = [deps.publicUrl, deps.directUrl]
 
-  /** A sign-in link (src/accounts/credentials.ts mintSignInLink): its own user's email, once, sets that user's password. */
+  /**
+   * A sign-in link (src/accounts/credentials.ts mintSignInLink): its own user's
+   * email, once, sets that user's password. It is how an operator takes an
+   * account back, so the store ends every session the account had and voids
+   * its other links in the same step.
+   */
   async function claim(ctx: RequestContext, invite: InviteRecord, email: string, password: string) {
     const user = store.getUser(invite.forUserId!)
     if (!user || user.email !== email.toLowerCase()) {
       throw new ApiError('unauthorized', { error: 'This sign-in link is for another email.', hint: 'Type the email the link was made for, or ask the operator for a new link.' })
     }
     const passwordHash = await hashPassword(password)
-    if (!(await store.consumeInvite(invite.id, deps.now()))) throw new ApiError('unauthorized', { error: 'The invite link was used or has expired.', hint: 'Ask for a new invite link.' })
-    // An update, not a put of the record read above: a change made meanwhile (on another node) stays.
-    const updated = await store.updateUser(user.id, { passwordHash })
-    if (!updated) throw new ApiError('unauthorized', { error: 'This sign-in link is for a user who was removed.', hint: 'Ask the operator for a new link.' })
-    return signIn(ctx, updated)
+    const claimed = await store.claimSignInLink(invite.id, passwordHash, deps.now())
+    if (!claimed) throw new ApiError('unauthorized', { error: 'The sign-in link was used, replaced by a newer one or has expired, or its user was removed.', hint: 'Ask the operator for a new link.' })
+    return signIn(ctx, claimed)
   }
 
   async function signIn(ctx: RequestContext, user: UserRecord) {
@@ -87,16 +102,16 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       summary: 'First run only: creates the first organisation and its owner, and signs in.',
       body: setupBody,
       response: signedInAnswer,
-      errors: ['invalid_request'],
+      errors: ['invalid_request', 'overloaded'],
       async handle(ctx) {
         requireSameOriginJson(ctx.req, ownOrigins)
         const { orgName, email, password } = ctx.body
+        // Checked before the hash, so that anyone may ask this forever at no cost; createFirstOwner decides a race.
+        if (store.countUsers() > 0) throw new ApiError('invalid_request', OWNER_EXISTS)
         const now = deps.now()
         const org = { id: newId('org'), name: orgName.trim(), createdAt: now }
         const user: UserRecord = { id: newId('usr'), orgId: org.id, email: email.toLowerCase(), createdAt: now, passwordHash: await hashPassword(password), role: 'owner' }
-        if (!(await store.createFirstOwner(org, user))) {
-          throw new ApiError('invalid_request', { error: 'This deployment already has its owner.', hint: 'Sign in, or ask for an invite link.' })
-        }
+        if (!(await store.createFirstOwner(org, user))) throw new ApiError('invalid_request', OWNER_EXISTS)
         return signIn(ctx, user)
       },
     }),
@@ -108,7 +123,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       summary: 'Signs in with email and password; sets the session cookie.',
       body: loginBody,
       response: signedInAnswer,
-      errors: ['invalid_request'],
+      errors: ['invalid_request', 'overloaded'],
       async handle(ctx) {
         requireSameOriginJson(ctx.req, ownOrigins)
         const { email, password } = ctx.body
@@ -142,8 +157,9 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       method: 'POST',
       route: '/auth/invite',
       credential: 'apiKey',
-      summary: 'Creates a one-time link that lets one more person join the organisation (7 days). Only a signed-in member, or an API key of the organisation\'s owner, may.',
+      summary: 'Creates a one-time link that lets one more person join the organisation (7 days). Only a signed-in member, or an API key of the organisation\'s owner, may; an organisation has at most MAX_OPEN_INVITES_PER_ORG links pending (100 unless configured).',
       response: inviteAnswer,
+      errors: ['quota_exceeded'],
       async handle({ auth }: RequestContext & { auth: ApiKeyAuth }) {
         // A leaked member's key must not mint a member nobody knows about; the dashboard has the person at the keyboard.
         if (auth.keyId !== 'dashboard' && ownerOf(store.listUsers(auth.orgId))?.id !== auth.userId) {
@@ -151,7 +167,8 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         }
         const now = deps.now()
         const secret = mintSecret('iv')
-        await store.putInvite({ id: secret.id, digestHex: secret.digestHex, orgId: auth.orgId, invitedBy: auth.userId, createdAt: now, expiresAt: now + INVITE_TTL_MS })
+        const outcome = await store.putInvite({ id: secret.id, digestHex: secret.digestHex, orgId: auth.orgId, invitedBy: auth.userId, createdAt: now, expiresAt: now + INVITE_TTL_MS }, deps.maxOpenInvites)
+        if (outcome !== 'created') throw refusedCreation(outcome, 'pending invite links')
         return { inviteId: secret.id, inviteUrl: `${deps.directUrl}/app/#/invite/${secret.token}`, expiresAt: now + INVITE_TTL_MS }
       },
     }),
@@ -206,7 +223,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       summary: 'Joins the organisation of an invite link (once), and signs in.',
       body: acceptInviteBody,
       response: signedInAnswer,
-      errors: ['invalid_request'],
+      errors: ['invalid_request', 'overloaded'],
       async handle(ctx) {
         requireSameOriginJson(ctx.req, ownOrigins)
         const { token, email, password } = ctx.body
@@ -215,11 +232,13 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         if (!parsed || !invite || !secretMatches(parsed.token, invite.digestHex)) {
           throw new ApiError('unauthorized', { error: 'The invite link is not valid.', hint: 'Ask for a new invite link.' })
         }
+        // Before any hash: a used link costs nothing however often it is sent. The same words for a taken and a free email.
+        if (!usable(invite, deps.now())) throw new ApiError('unauthorized', LINK_GONE)
         if (invite.forUserId) return claim(ctx, invite, email, password)
         // The email is looked up only in the transaction that consumes the invite: a pending link never tells a taken email from a free one.
         const user: UserRecord = { id: newId('usr'), orgId: invite.orgId, email: email.toLowerCase(), createdAt: deps.now(), passwordHash: await hashPassword(password), role: 'member' }
         const outcome = await store.joinByInvite(invite.id, user, deps.now())
-        if (outcome === 'invite_gone') throw new ApiError('unauthorized', { error: 'The invite link was used or has expired.', hint: 'Ask for a new invite link.' })
+        if (outcome === 'invite_gone') throw new ApiError('unauthorized', LINK_GONE)
         if (outcome === 'email_taken') throw new ApiError('invalid_request', { error: 'That email already has an account; this invite link is now used up.', hint: 'Sign in with that email, or ask for a new link for another one.' })
         return signIn(ctx, { ...user, invitedBy: invite.invitedBy })
       },

@@ -1,5 +1,9 @@
-/** API keys of the organisation (extension): list masked, create (secret shown once), revoke. */
-import { createApiKey } from '../../accounts/credentials.js'
+/**
+ * API keys of the organisation (extension): list masked, create (secret shown
+ * once), revoke. Every member sees every key; a member revokes their own, the
+ * owner anyone's (a member cutting off the owner's CLI is not theirs to do).
+ */
+import { createApiKey, ownerOf } from '../../accounts/credentials.js'
 import { ApiError } from '../../errors.js'
 import { keyCreatedAnswer, keyListAnswer, keysCreateBody, keysRevokeBody, okAnswer } from '../../schemas/control.js'
 import { maskSecret } from '../../accounts/secrets.js'
@@ -7,7 +11,8 @@ import type { Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { operation, type Operation } from '../router.js'
 
-export function keyOperations(store: Store): Operation<ApiKeyAuth>[] {
+/** `maxLive`: the organisation's quota of unrevoked keys (Config.maxApiKeysPerOrg). */
+export function keyOperations(store: Store, maxLive?: number): Operation<ApiKeyAuth>[] {
   return [
     operation({
       operationId: 'listApiKeys',
@@ -35,12 +40,12 @@ export function keyOperations(store: Store): Operation<ApiKeyAuth>[] {
       method: 'POST',
       route: '/cli/keys.create',
       credential: 'apiKey',
-      summary: 'Creates an API key for the caller\'s user. The secret is in this answer only.',
+      summary: 'Creates an API key for the caller\'s user. The secret is in this answer only. An organisation holds at most MAX_API_KEYS_PER_ORG unrevoked keys (1,000 unless configured).',
       body: keysCreateBody,
       response: keyCreatedAnswer,
-      errors: ['invalid_request'],
+      errors: ['invalid_request', 'quota_exceeded'],
       async handle({ auth, body }) {
-        const { record, apiKey } = await createApiKey(store, auth.orgId, auth.userId, (body as { label?: string }).label)
+        const { record, apiKey } = await createApiKey(store, auth.orgId, auth.userId, (body as { label?: string }).label, Date.now(), maxLive)
         return { keyId: record.id, apiKey, ...(record.label ? { label: record.label } : {}), createdAt: record.createdAt }
       },
     }),
@@ -49,7 +54,7 @@ export function keyOperations(store: Store): Operation<ApiKeyAuth>[] {
       method: 'POST',
       route: '/cli/keys.revoke',
       credential: 'apiKey',
-      summary: 'Revokes an API key of the organisation, effective on the very next request.',
+      summary: 'Revokes an API key of the organisation, effective on the very next request: one\'s own, or, for the owner, anyone\'s.',
       body: keysRevokeBody,
       response: okAnswer,
       errors: ['invalid_request', 'not_found'],
@@ -57,6 +62,9 @@ export function keyOperations(store: Store): Operation<ApiKeyAuth>[] {
         const keyId = (body as { keyId: string }).keyId
         const key = store.getApiKey(keyId)
         if (!key || key.orgId !== auth.orgId || key.revokedAt) throw new ApiError('not_found', { error: 'No such API key.', hint: 'List keys with POST /cli/keys.list.' })
+        if (key.userId !== auth.userId && ownerOf(store.listUsers(auth.orgId))?.id !== auth.userId) {
+          throw new ApiError('unauthorized', { error: 'A member revokes only their own API keys.', hint: 'Ask the organisation\'s owner (members.list shows who) to revoke this one.' })
+        }
         await store.updateApiKey(keyId, { revokedAt: Date.now() })
         return { ok: true }
       },

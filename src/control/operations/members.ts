@@ -3,7 +3,9 @@
  * each member's own password and sessions. Removal is the owner's alone and
  * undoes everything the member could still use (store `removeUser`): their
  * sessions end at once, their API keys are revoked rather than handed over
- * (a key someone removed made is not one to trust), their unused invites die.
+ * (a key someone removed made is not one to trust), their unused invites and
+ * the setup tokens they minted die. A credential being created while the
+ * removal commits is refused by the store (AccountStore), so none outlives it.
  */
 import { ownerOf } from '../../accounts/credentials.js'
 import { ApiError } from '../../errors.js'
@@ -64,7 +66,7 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
       method: 'POST',
       route: '/auth/members.remove',
       credential: 'apiKey',
-      summary: 'Owner only: removes a member. Their dashboard sessions end at once, the API keys they hold are revoked (not handed over), and their unused invite links are revoked.',
+      summary: 'Owner only: removes a member. Their dashboard sessions end at once, the API keys they hold are revoked (not handed over), and their unused invite links and the setup tokens they minted are revoked.',
       body: memberRemoveBody,
       response: memberRemoveAnswer,
       errors: ['invalid_request', 'not_found'],
@@ -77,7 +79,7 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
         if (target.id === owner.id) throw new ApiError('invalid_request', { error: 'The owner cannot be removed.', hint: 'Remove the other members instead.' })
         const removed = await store.removeUser(userId, deps.now())
         if (!removed) throw new ApiError('not_found', { error: 'No such member.', hint: 'List members with POST /auth/members.list.' })
-        return { ok: true, sessionsEnded: removed.sessionsEnded, keysRevoked: removed.keysRevoked, invitesRevoked: removed.invitesRevoked }
+        return { ok: true, sessionsEnded: removed.sessionsEnded, keysRevoked: removed.keysRevoked, invitesRevoked: removed.invitesRevoked, setupTokensRevoked: removed.setupTokensRevoked }
       },
     }),
     operation({
@@ -88,7 +90,7 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
       summary: 'Changes your own dashboard password, given the current one, and ends your other dashboard sessions (the calling one stays signed in). Throttled like sign-in.',
       body: passwordChangeBody,
       response: sessionsEndedAnswer,
-      errors: ['invalid_request'],
+      errors: ['invalid_request', 'overloaded'],
       async handle({ auth, body, req }: Ctx) {
         const { currentPassword, newPassword } = body as { currentPassword: string; newPassword: string }
         const user = caller(auth)

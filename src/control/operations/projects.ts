@@ -46,7 +46,8 @@ export function ownedProject(store: Store, auth: ApiKeyAuth, projectId: string):
   return project
 }
 
-export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
+/** `maxPerOrg`: the organisation's quota of projects (Config.maxProjectsPerOrg). */
+export function projectOperations(store: Store, maxPerOrg?: number): Operation<ApiKeyAuth>[] {
   return [
     operation({
       operationId: 'getApiKeyIdentity',
@@ -71,10 +72,10 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       method: 'POST',
       route: '/cli/projects.create',
       credential: 'apiKey',
-      summary: 'Creates a project and returns the public key its tracker sends.',
+      summary: 'Creates a project and returns the public key its tracker sends. An organisation holds at most MAX_PROJECTS_PER_ORG projects (1,000 unless configured).',
       body: createProjectBody,
       response: projectAnswer,
-      errors: ['invalid_request'],
+      errors: ['invalid_request', 'quota_exceeded'],
       async handle({ auth, body }) {
         const { name, domain, pathRules } = body
         const project = await store.createProject({
@@ -85,7 +86,8 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
           pathRules: pathRules ?? [],
           publicKey: newPublicKey(),
           createdAt: Date.now(),
-        })
+        }, maxPerOrg ?? null)
+        if (!project) throw new ApiError('quota_exceeded', { error: 'The organisation already holds as many projects as its quota allows.' })
         return { project: projectView(store, project) }
       },
     }),
@@ -146,13 +148,13 @@ export function projectOperations(store: Store): Operation<ApiKeyAuth>[] {
       method: 'POST',
       route: '/cli/projects.setup-token',
       credential: 'apiKey',
-      summary: 'Mints a setup token for an install agent (one project, path rules only, 30 days). Older tokens stay valid until they expire.',
+      summary: 'Mints a setup token for an install agent (one project, path rules only, 30 days). Older tokens stay valid until they expire, or until the member who minted them is removed.',
       body: projectIdBody,
       response: setupTokenAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
         const project = ownedProject(store, auth, body.projectId)
-        const { token, record } = await mintSetupToken(store, project.id)
+        const { token, record } = await mintSetupToken(store, project.id, undefined, Date.now(), auth.userId)
         return { token, expiresAt: record.expiresAt }
       },
     }),

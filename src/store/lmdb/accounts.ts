@@ -4,16 +4,20 @@
  */
 import type {
   ApiKeyRecord,
+  CreateOutcome,
   DashboardSessionRecord,
   InviteRecord,
   JoinOutcome,
   OrgAndUser,
   OrgRecord,
+  PurgedCredentials,
   RemovedMember,
   SetupTokenRecord,
   UserRecord,
 } from '../records.js'
 import { LmdbEnvironment } from './environment.js'
+import { underQuota } from '../account-store.js'
+import { isLive, liveKeyCount, memberOf, openInviteCount, purgeExpiredInTxn, revokeSignInLinksInTxn } from './credentials.js'
 import { endSessionsInTxn, joinInTxn, removeUserInTxn, usersOf } from './members.js'
 
 export abstract class LmdbAccounts extends LmdbEnvironment {
@@ -122,8 +126,46 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
     return outcome
   }
 
-  async putDashboardSession(session: DashboardSessionRecord): Promise<void> {
-    await this.settle(this.tables.dashboardSessions.put(session.id, session))
+  async claimSignInLink(inviteId: string, passwordHash: string, now: number): Promise<UserRecord | undefined> {
+    let claimed: UserRecord | undefined
+    await this.settle(
+      this.root.transaction(() => {
+        const invite = this.tables.invites.get(inviteId)
+        const user = invite?.forUserId ? memberOf(this.tables, invite.forUserId, invite.orgId) : undefined
+        if (!invite || !user || !isLive(invite, now)) return
+        this.tables.invites.put(inviteId, { ...invite, usedAt: now })
+        claimed = { ...user, passwordHash }
+        this.tables.users.put(user.id, claimed)
+        endSessionsInTxn(this.tables, user.id)
+        revokeSignInLinksInTxn(this.tables, user, now)
+      }),
+    )
+    return claimed
+  }
+
+  async purgeExpiredCredentials(now: number): Promise<PurgedCredentials> {
+    let purged: PurgedCredentials = { sessions: 0, invites: 0, setupTokens: 0 }
+    await this.settle(this.root.transaction(() => void (purged = purgeExpiredInTxn(this.tables, now))))
+    return purged
+  }
+
+  /** Runs `write` in a transaction if `check` (in the same transaction) says what to do is 'created'. */
+  protected async createIf(check: () => CreateOutcome, write: () => void): Promise<CreateOutcome> {
+    let outcome: CreateOutcome = 'holder_gone'
+    await this.settle(
+      this.root.transaction(() => {
+        outcome = check()
+        if (outcome === 'created') write()
+      }),
+    )
+    return outcome
+  }
+
+  putDashboardSession(session: DashboardSessionRecord, passwordHash: string): Promise<CreateOutcome> {
+    return this.createIf(
+      () => (memberOf(this.tables, session.userId, session.orgId)?.passwordHash === passwordHash ? 'created' : 'holder_gone'),
+      () => void this.tables.dashboardSessions.put(session.id, session),
+    )
   }
 
   getDashboardSession(id: string): DashboardSessionRecord | undefined {
@@ -134,12 +176,19 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
     await this.settle(this.tables.dashboardSessions.remove(id))
   }
 
-  async putInvite(invite: InviteRecord): Promise<void> {
-    await this.settle(
-      this.root.transaction(() => {
+  putInvite(invite: InviteRecord, maxOpen?: number | null): Promise<CreateOutcome> {
+    return this.createIf(
+      () => {
+        if (!memberOf(this.tables, invite.invitedBy, invite.orgId)) return 'holder_gone'
+        if (invite.forUserId) return memberOf(this.tables, invite.forUserId, invite.orgId) ? 'created' : 'holder_gone'
+        return underQuota(() => openInviteCount(this.tables, invite.orgId, invite.createdAt), maxOpen) ? 'created' : 'quota_exceeded'
+      },
+      () => {
+        // A new sign-in link voids the ones handed out before it.
+        if (invite.forUserId) revokeSignInLinksInTxn(this.tables, memberOf(this.tables, invite.forUserId, invite.orgId)!, invite.createdAt)
         this.tables.invites.put(invite.id, invite)
         this.tables.invitesByOrg.put([invite.orgId, invite.id], true)
-      }),
+      },
     )
   }
 
@@ -178,12 +227,16 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
     return consumed
   }
 
-  async putApiKey(key: ApiKeyRecord): Promise<void> {
-    await this.settle(
-      this.root.transaction(() => {
+  putApiKey(key: ApiKeyRecord, maxLive?: number | null): Promise<CreateOutcome> {
+    return this.createIf(
+      () => {
+        if (!memberOf(this.tables, key.userId, key.orgId)) return 'holder_gone'
+        return underQuota(() => liveKeyCount(this.tables, key.orgId), maxLive) ? 'created' : 'quota_exceeded'
+      },
+      () => {
         this.tables.apiKeys.put(key.id, key)
         this.tables.apiKeysByOrg.put([key.orgId, key.id], true)
-      }),
+      },
     )
   }
 
@@ -201,12 +254,17 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
       .filter((k): k is ApiKeyRecord => k !== undefined)
   }
 
-  async putSetupToken(token: SetupTokenRecord): Promise<void> {
-    await this.settle(
-      this.root.transaction(() => {
+  putSetupToken(token: SetupTokenRecord): Promise<CreateOutcome> {
+    return this.createIf(
+      () => {
+        const project = this.tables.projects.get(token.projectId)
+        if (!project) return 'holder_gone'
+        return token.createdBy === undefined || memberOf(this.tables, token.createdBy, project.orgId) ? 'created' : 'holder_gone'
+      },
+      () => {
         this.tables.setupTokens.put(token.id, token)
         this.tables.setupTokensByProject.put([token.projectId, token.id], true)
-      }),
+      },
     )
   }
 

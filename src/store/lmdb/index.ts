@@ -40,6 +40,7 @@ import type {
   TimeRange,
 } from '../insights.js'
 import { LmdbAccounts } from './accounts.js'
+import { underQuota } from '../account-store.js'
 import { applyItems } from './append.js'
 import { emptyStats } from '../recording-records.js'
 import type { LmdbOptions } from './environment.js'
@@ -92,16 +93,19 @@ export class LmdbStore extends LmdbAccounts implements Store {
   }
   // ---- projects ----
 
-  async createProject(input: NewProject): Promise<ProjectRecord> {
+  createProject(input: NewProject): Promise<ProjectRecord>
+  createProject(input: NewProject, maxPerOrg: number | null): Promise<ProjectRecord | undefined>
+  async createProject(input: NewProject, maxPerOrg?: number | null): Promise<ProjectRecord | undefined> {
     const project: ProjectRecord = { ...input }
-    await this.settle(
-      this.root.transaction(() => {
+    const outcome = await this.createIf(
+      () => (underQuota(() => this.idsUnder(this.tables.projectsByOrg, project.orgId).length, maxPerOrg) ? 'created' : 'quota_exceeded'),
+      () => {
         this.tables.projects.put(project.id, project)
         this.tables.projectsByKey.put(project.publicKey, project.id)
         this.tables.projectsByOrg.put([project.orgId, project.id], true)
-      }),
+      },
     )
-    return project
+    return outcome === 'created' ? project : undefined
   }
 
   getProject(id: string): ProjectRecord | undefined {

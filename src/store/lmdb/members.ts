@@ -3,10 +3,9 @@
  * the caller's write transaction, so a removal or a join is all or nothing.
  */
 import type { JoinOutcome, RemovedMember, UserRecord } from '../records.js'
+import { revokeSetupTokensOfInTxn } from './credentials.js'
 import { MAX_KEY_PART } from './keys.js'
-import type { Tables as AllTables } from './tables.js'
-
-type Tables = Pick<AllTables, 'users' | 'usersByEmail' | 'dashboardSessions' | 'apiKeys' | 'apiKeysByOrg' | 'invites' | 'invitesByOrg'>
+import type { Tables } from './tables.js'
 
 /** A scan: organisations have tens of users, and listing them is rare. */
 export function usersOf(tables: Tables, orgId: string): UserRecord[] {
@@ -44,7 +43,8 @@ export function removeUserInTxn(tables: Tables, userId: string, now: number): Re
     tables.invites.put(invite.id, { ...invite, revokedAt: now })
     invitesRevoked += 1
   }
-  return { user, sessionsEnded, keysRevoked, invitesRevoked }
+  const setupTokensRevoked = revokeSetupTokensOfInTxn(tables, userId, user.orgId, now)
+  return { user, sessionsEnded, keysRevoked, invitesRevoked, setupTokensRevoked }
 }
 
 export function joinInTxn(tables: Tables, inviteId: string, user: UserRecord, now: number): JoinOutcome {

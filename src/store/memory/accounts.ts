@@ -1,12 +1,14 @@
 /** Organisations, users and credentials in memory. Each method runs to its end before another starts, which makes it atomic. */
-import type { AccountStore } from '../account-store.js'
+import { underQuota, type AccountStore } from '../account-store.js'
 import type {
   ApiKeyRecord,
+  CreateOutcome,
   DashboardSessionRecord,
   InviteRecord,
   JoinOutcome,
   OrgAndUser,
   OrgRecord,
+  PurgedCredentials,
   RemovedMember,
   SetupTokenRecord,
   UserRecord,
@@ -15,6 +17,8 @@ import type { MemoryData } from './data.js'
 
 const copy = <T>(value: T): T => structuredClone(value)
 const live = (invite: InviteRecord, now: number) => !invite.usedAt && !invite.revokedAt && invite.expiresAt > now
+/** Invites stay listed (as expired) a week past their expiry, as in the LMDB store. */
+const INVITE_KEPT_AFTER_EXPIRY_MS = 7 * 24 * 60 * 60 * 1000
 
 export abstract class MemoryAccounts implements AccountStore {
   constructor(protected readonly data: MemoryData) {}
@@ -93,7 +97,32 @@ export abstract class MemoryAccounts implements AccountStore {
       invite.revokedAt = now
       invitesRevoked += 1
     }
-    return { user: copy(user), sessionsEnded, keysRevoked, invitesRevoked }
+    let setupTokensRevoked = 0
+    for (const token of this.data.setupTokens.values()) {
+      if (token.createdBy !== id || token.revokedAt || token.expiresAt <= now || this.data.projects.get(token.projectId)?.orgId !== user.orgId) continue
+      token.revokedAt = now
+      setupTokensRevoked += 1
+    }
+    return { user: copy(user), sessionsEnded, keysRevoked, invitesRevoked, setupTokensRevoked }
+  }
+
+  async claimSignInLink(inviteId: string, passwordHash: string, now: number): Promise<UserRecord | undefined> {
+    const invite = this.data.invites.get(inviteId)
+    const user = invite?.forUserId ? this.memberOf(invite.forUserId, invite.orgId) : undefined
+    if (!invite || !user || !live(invite, now)) return undefined
+    invite.usedAt = now
+    user.passwordHash = passwordHash
+    this.endSessions(user.id)
+    this.revokeSignInLinks(user.id, now)
+    return copy(user)
+  }
+
+  async purgeExpiredCredentials(now: number): Promise<PurgedCredentials> {
+    const purged: PurgedCredentials = { sessions: 0, invites: 0, setupTokens: 0 }
+    for (const [id, session] of this.data.dashboardSessions) if (session.expiresAt <= now && this.data.dashboardSessions.delete(id)) purged.sessions += 1
+    for (const [id, invite] of this.data.invites) if (invite.expiresAt + INVITE_KEPT_AFTER_EXPIRY_MS <= now && this.data.invites.delete(id)) purged.invites += 1
+    for (const [id, token] of this.data.setupTokens) if (token.expiresAt <= now && this.data.setupTokens.delete(id)) purged.setupTokens += 1
+    return purged
   }
 
   async endDashboardSessions(userId: string, keep?: string): Promise<number> {
@@ -109,8 +138,10 @@ export abstract class MemoryAccounts implements AccountStore {
     return 'joined'
   }
 
-  async putDashboardSession(session: DashboardSessionRecord): Promise<void> {
+  async putDashboardSession(session: DashboardSessionRecord, passwordHash: string): Promise<CreateOutcome> {
+    if (this.memberOf(session.userId, session.orgId)?.passwordHash !== passwordHash) return 'holder_gone'
     this.data.dashboardSessions.set(session.id, copy(session))
+    return 'created'
   }
 
   getDashboardSession(id: string): DashboardSessionRecord | undefined {
@@ -121,8 +152,18 @@ export abstract class MemoryAccounts implements AccountStore {
     this.data.dashboardSessions.delete(id)
   }
 
-  async putInvite(invite: InviteRecord): Promise<void> {
+  async putInvite(invite: InviteRecord, maxOpen?: number | null): Promise<CreateOutcome> {
+    if (!this.memberOf(invite.invitedBy, invite.orgId)) return 'holder_gone'
+    if (invite.forUserId) {
+      if (!this.memberOf(invite.forUserId, invite.orgId)) return 'holder_gone'
+      // A new sign-in link voids the ones handed out before it.
+      this.revokeSignInLinks(invite.forUserId, invite.createdAt)
+    } else {
+      const open = () => [...this.data.invites.values()].filter((i) => i.orgId === invite.orgId && !i.forUserId && live(i, invite.createdAt)).length
+      if (!underQuota(open, maxOpen)) return 'quota_exceeded'
+    }
     this.data.invites.set(invite.id, copy(invite))
+    return 'created'
   }
 
   getInvite(id: string): InviteRecord | undefined {
@@ -146,8 +187,12 @@ export abstract class MemoryAccounts implements AccountStore {
     return copy(invite)
   }
 
-  async putApiKey(key: ApiKeyRecord): Promise<void> {
+  async putApiKey(key: ApiKeyRecord, maxLive?: number | null): Promise<CreateOutcome> {
+    if (!this.memberOf(key.userId, key.orgId)) return 'holder_gone'
+    const liveKeys = () => [...this.data.apiKeys.values()].filter((k) => k.orgId === key.orgId && !k.revokedAt).length
+    if (!underQuota(liveKeys, maxLive)) return 'quota_exceeded'
     this.data.apiKeys.set(key.id, copy(key))
+    return 'created'
   }
 
   async updateApiKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'lastUsedAt' | 'revokedAt'>>): Promise<ApiKeyRecord | undefined> {
@@ -162,8 +207,11 @@ export abstract class MemoryAccounts implements AccountStore {
     return [...this.data.apiKeys.values()].filter((k) => k.orgId === orgId).map(copy)
   }
 
-  async putSetupToken(token: SetupTokenRecord): Promise<void> {
+  async putSetupToken(token: SetupTokenRecord): Promise<CreateOutcome> {
+    const project = this.data.projects.get(token.projectId)
+    if (!project || (token.createdBy !== undefined && !this.memberOf(token.createdBy, project.orgId))) return 'holder_gone'
     this.data.setupTokens.set(token.id, copy(token))
+    return 'created'
   }
 
   getSetupToken(id: string): SetupTokenRecord | undefined {
@@ -184,6 +232,16 @@ export abstract class MemoryAccounts implements AccountStore {
     const updated = { ...current, ...copy(patch) }
     table.set(id, updated)
     return copy(updated)
+  }
+
+  /** The stored user (not a copy), if they still belong to the organisation. */
+  private memberOf(userId: string, orgId: string): UserRecord | undefined {
+    const user = this.data.users.get(userId)
+    return user?.orgId === orgId ? user : undefined
+  }
+
+  private revokeSignInLinks(userId: string, now: number): void {
+    for (const invite of this.data.invites.values()) if (invite.forUserId === userId && live(invite, now)) invite.revokedAt = now
   }
 
   private endSessions(userId: string, keep?: string): number {

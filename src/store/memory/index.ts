@@ -35,6 +35,7 @@ import type {
   SessionSignals,
   TimeRange,
 } from '../insights.js'
+import { underQuota } from '../account-store.js'
 import type { Store } from '../store.js'
 import { MemoryAccounts } from './accounts.js'
 import { appendChunk, appendSignals } from './append.js'
@@ -62,7 +63,10 @@ export class MemoryStore extends MemoryAccounts implements Store {
     return undefined
   }
 
-  async createProject(input: NewProject): Promise<ProjectRecord> {
+  createProject(input: NewProject): Promise<ProjectRecord>
+  createProject(input: NewProject, maxPerOrg: number | null): Promise<ProjectRecord | undefined>
+  async createProject(input: NewProject, maxPerOrg?: number | null): Promise<ProjectRecord | undefined> {
+    if (!underQuota(() => this.listProjects(input.orgId).length, maxPerOrg)) return undefined
     const project: ProjectRecord = copy(input)
     this.data.projects.set(project.id, project)
     return copy(project)

@@ -1,0 +1,33 @@
+/**
+ * Credential housekeeping: dashboard sessions, invite links and setup tokens
+ * past their expiry no longer let anyone in, but stayed in the store for
+ * good; this deletes them at start-up and then every hour (invites a week
+ * after their expiry, so invites.list still shows them as expired meanwhile).
+ * In the cluster mode each node purges its own copy (a local operation).
+ */
+import { log } from '../log.js'
+import type { Store } from '../store/store.js'
+
+/** An hour: expired records cost a little space, never access, so there is no hurry. */
+export const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000
+
+/** Runs the purge now and then every `intervalMs`; returns a function that stops it. */
+export function scheduleHousekeeping(store: Store, intervalMs = HOUSEKEEPING_INTERVAL_MS, now: () => number = Date.now): () => void {
+  let running = false
+  const run = async () => {
+    if (running) return
+    running = true
+    try {
+      const purged = await store.purgeExpiredCredentials(now())
+      if (purged.sessions + purged.invites + purged.setupTokens > 0) log.info('expired credentials purged', { ...purged })
+    } catch (error) {
+      log.error('credential housekeeping failed; it runs again at the next interval', { error: String(error) })
+    } finally {
+      running = false
+    }
+  }
+  const timer = setInterval(run, intervalMs)
+  timer.unref()
+  void run()
+  return () => clearInterval(timer)
+}
