@@ -1,4 +1,5 @@
 /** Builds the CLI into one dependency-free ES module, dist/public/cli.mjs, for Node 18 or newer. */
+import { rmSync } from 'node:fs'
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
@@ -14,4 +15,6 @@ export default defineConfig({
   clean: false,
   silent: true,
   banner: { js: '#!/usr/bin/env node' },
+  // A new build is unsigned until `npm run release:sign` signs it; a signature of the previous one would stop the server at start-up.
+  onSuccess: async () => rmSync('dist/public/cli.sig.json', { force: true }),
 })

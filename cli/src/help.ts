@@ -284,7 +284,8 @@ export const COMMANDS: CommandHelp[] = [
     maxArgs: 0,
     summary: 'Replace this CLI with the server\'s current one, verified first.',
     details: [
-      'Downloads /cli.mjs and checks its sha256 against cli.sha256 of /release before writing anything; then writes the new file beside this one, syncs it to disk and renames it over this one, so the CLI is never half-written. A truncated or altered download leaves the installed CLI untouched and exits 1.',
+      'Trusts the release key built into this CLI, not the server: the signature in /release (cli.signed) must verify with it and name a version no older than this one, and the download of /release/cli.mjs must have the sha256 it names. A server whose build is not signed by that key is refused (untrusted_release), and plain http is refused except to this machine (insecure_transport).',
+      'Then writes the new file, with this CLI\'s default server in it, beside this one, syncs it to disk and renames it over this one, so the CLI is never half-written. Anything refused, truncated or altered leaves the installed CLI untouched and exits 1.',
     ],
     flags: [],
     examples: ['svc update'],

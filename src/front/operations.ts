@@ -22,10 +22,11 @@ export interface FrontOperation {
 
 export const PUBLIC_ARTIFACTS: FrontOperation[] = [
   { operationId: 'getHealth', method: 'GET', route: '/health', summary: 'Liveness probe.', responseType: 'application/json', response: healthSchema, credential: 'none' },
-  { operationId: 'getRelease', method: 'GET', route: '/release', summary: 'Release manifest: versions and sha256 of the served CLI and skill.', responseType: 'application/json', response: releaseSchema, credential: 'none' },
+  { operationId: 'getRelease', method: 'GET', route: '/release', summary: 'Release manifest: versions and sha256 of the served CLI and skill, and the release signature of the CLI when the build was signed.', responseType: 'application/json', response: releaseSchema, credential: 'none' },
   { operationId: 'getTrackerBundle', method: 'GET', route: '/tracker.js', summary: 'The tracker bundle.', responseType: 'text/javascript', credential: 'none' },
   { operationId: 'getCaptureBundle', method: 'GET', route: '/capture.js', summary: 'Console and network capture, which tracker.js loads only for projects that turn one on.', responseType: 'text/javascript', credential: 'none' },
   { operationId: 'getCliBundle', method: 'GET', route: '/cli.mjs', summary: 'The command-line client: one dependency-free ES module for Node 18+.', responseType: 'text/javascript', credential: 'none' },
+  { operationId: 'getCliRelease', method: 'GET', route: '/release/cli.mjs', summary: 'The command-line client as released, before this server wrote its address into it: the bytes `cli.signed` of /release covers, which `svc update` verifies.', responseType: 'text/javascript', credential: 'none' },
   { operationId: 'getInstallGuide', method: 'GET', route: '/install.md', summary: 'The install guide.', responseType: 'text/markdown', credential: 'none' },
   { operationId: 'getAgentSkill', method: 'GET', route: '/skill.md', summary: 'The agent install skill.', responseType: 'text/markdown', credential: 'none' },
 ]

@@ -1,10 +1,11 @@
 /**
  * Placeholders in the public documents (install.md, skill.md, the website's
- * pages) and in the CLI: `@@SVC_NAME@@`, filled once at start-up with values
+ * pages): `@@SVC_NAME@@`, filled once at start-up with values
  * of this deployment, so every copy served shows this server's address and
  * the snippet the tracker really needs. Double braces would collide with
  * the template languages the install documents show (Django, Vue, Jinja).
  * A placeholder left unfilled is a start-up error, not a page with a hole.
+ * The CLI's one placeholder is written by stampCli (cli-release.ts).
  */
 import { snippetFor } from './snippet.js'
 
@@ -21,20 +22,6 @@ export function fillPlaceholders(text: string, values: Placeholders, source: str
   })
   if (missing.size > 0) throw new Error(`${source}: no value for ${[...missing].map((n) => `@@SVC_${n}@@`).join(', ')}`)
   return filled
-}
-
-/**
- * Writes the direct URL into the built CLI, where its source has the string
- * literal `'@@SVC_DIRECT_URL@@'` (cli/src/config.ts), as a JSON string literal.
- * Exactly one such literal must be there: anything else means the build and
- * this code disagree, and the CLI would talk to the wrong server.
- */
-export function stampCli(source: Buffer, directUrl: string): Buffer {
-  const text = source.toString('utf8')
-  const literal = /(["'`])@@SVC_DIRECT_URL@@\1/g
-  const found = text.match(literal)?.length ?? 0
-  if (found !== 1) throw new Error(`cli.mjs: expected one "@@SVC_DIRECT_URL@@" literal, found ${found}`)
-  return Buffer.from(text.replace(literal, () => JSON.stringify(directUrl)), 'utf8')
 }
 
 export interface DocumentOptions {

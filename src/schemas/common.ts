@@ -69,8 +69,21 @@ export const healthSchema = {
 const versioned = { type: 'object', properties: { version: { type: 'string' } } } as const
 const versionedFile = { type: 'object', properties: { ...versioned.properties, sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' } } } as const
 
+/** The statement `npm run release:sign` signs (src/install/cli-release.ts): the release of this version is the file with this sha256. */
+const signedRelease = {
+  type: 'object',
+  required: ['version', 'sha256', 'signature'],
+  description: 'Absent when the build was not signed; `svc update` then refuses it.',
+  properties: {
+    version: { type: 'string' },
+    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Hex sha256 of /release/cli.mjs (the CLI before this server wrote its address into it).' },
+    signature: { type: 'string', description: 'Base64 Ed25519 signature, by the release key whose public half the CLI carries, of "svc-cli release\\nversion <version>\\nsha256 <sha256>\\n".' },
+  },
+} as const
+const cliFile = { type: 'object', properties: { ...versionedFile.properties, signed: signedRelease } } as const
+
 export const releaseSchema = {
   $id: 'Release',
   type: 'object',
-  properties: { cli: versionedFile, skill: versionedFile, tracker: versioned },
+  properties: { cli: cliFile, skill: versionedFile, tracker: versioned },
 } as const

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream'
 import t from 'tap'
 import { parseArgs } from '../../cli/src/args.js'
 import { CliError } from '../../cli/src/errors.js'
-import { createOutput, visibleLength } from '../../cli/src/output.js'
+import { createOutput, escapeControls, visibleLength } from '../../cli/src/output.js'
 
 function stream(isTTY: boolean): Writable & { isTTY: boolean; text: () => string } {
   let text = ''
@@ -55,6 +55,29 @@ t.test('errors show message, code, status and hint; with --json one JSON line on
   const machine = stream(false)
   createOutput({ stdout: stream(false), stderr: machine }, {}, { json: true, noColor: false }).error(new CliError('invalid_request', 'Bad rules.', { status: 400, details: { invalid: ['docs'] } }))
   t.same(JSON.parse(machine.text()), { error: 'Bad rules.', code: 'invalid_request', status: 400, invalid: ['docs'] })
+})
+
+t.test('control characters in printed text are escaped everywhere; only the output\'s own colours reach the terminal', async (t) => {
+  t.equal(escapeControls('a\x00\x07\x1b[2J\x7f\x9b\x85\tz\n'), 'a\\x00\\x07\\x1b[2J\\x7f\\u009b\\u0085\\x09z\\x0a', 'C0, DEL and C1, tab and line feed included')
+  t.equal(escapeControls('two\nlines\tand\r', true), 'two\nlines\tand\\x0d', 'a text that may span lines keeps \\n and \\t, not \\r')
+  t.equal(escapeControls('plain café ✓ \\x1b'), 'plain café ✓ \\x1b', 'printable text, accents and symbols untouched')
+
+  const stdout = stream(true)
+  const stderr = stream(true)
+  const out = createOutput({ stdout, stderr }, {}, { json: false, noColor: false })
+  const forged = '\x1b[32mfake\x1b[39m'
+  out.table(['ID', 'NAME'], [[out.green('prj_1'), forged], ['prj_2', 'title\x1b]0;pwned\x07']])
+  out.pairs([['Name', `x\x1b]52;c;ZWNobw==\x07`]])
+  out.line(`${out.green('Saved')} ${forged}`)
+  out.note('bell\x07')
+  out.error(new CliError('bad\x1b[2J', 'Server said \x1b]8;;https://evil.test\x1b\\here', { hint: 'Hint \x9b2J', details: { invalid: ['\x1b[H'] } }))
+  const text = stdout.text() + stderr.text()
+  const own = /\x1b\[(1|2|22|31|32|33|39)m/g
+  t.match(stdout.text(), /\x1b\[32mprj_1\x1b\[39m/, 'its own colour is painted')
+  t.notMatch(text.replace(own, '').replace(/\n/g, ''), /[\x00-\x1f\x7f-\x9f]/, 'and no other control character is printed')
+  t.equal(text.match(/\\x1b\[32mfake/g)?.length, 2, 'a colour code inside a string is shown, not obeyed')
+  const lines = stdout.text().replace(own, '').split('\n')
+  t.equal(lines[1].indexOf('\\x1b[32m'), lines[2].indexOf('title'), 'columns align on the escaped text')
 })
 
 t.test('the parser: flags anywhere, --flag=value, repeated flags, and usage errors with exit 2', async (t) => {

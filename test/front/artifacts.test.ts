@@ -38,6 +38,7 @@ t.test('the artifacts are served with their content types', async (t) => {
     '/tracker.js': /^text\/javascript/,
     '/capture.js': /^text\/javascript/,
     '/cli.mjs': /^text\/javascript/,
+    '/release/cli.mjs': /^text\/javascript/,
     '/install.md': /^text\/markdown/,
     '/skill.md': /^text\/markdown/,
     '/health': /^application\/json/,

@@ -201,7 +201,8 @@ t.test('the server writes DIRECT_URL into the CLI and the documents, and hashes 
   const other = await clusterFor(t, { workers: 1, env: { DIRECT_URL: direct } })
   const cli = Buffer.from(await (await fetch(`${other.url}/cli.mjs`)).arrayBuffer())
   t.match(cli.toString(), `var SERVED_FROM = "${direct}";`, 'the served CLI defaults to DIRECT_URL')
-  t.notMatch(cli.toString(), /@@SVC_DIRECT_URL@@/)
+  // The placeholder's name stays in the stamping code the CLI carries for `svc update`; no quoted literal of it may.
+  t.notMatch(cli.toString(), /(["'`])@@SVC_DIRECT_URL@@\1/)
   const release = await (await fetch(`${other.url}/release`)).json()
   t.equal(release.cli.sha256, sha256(cli), 'the hash covers the stamped file')
   t.not(release.cli.sha256, sha256(readFileSync(join(DIST, 'public', 'cli.mjs'))), 'not the file on disk')

@@ -1,25 +1,28 @@
 /**
- * Self-update (API contract, section 9.3): the download is checked against
- * `cli.sha256` of /release before a byte is written, then written beside this
- * file, synced, and renamed over it. rename(2) replaces the name in one step,
- * so the CLI on disk is the old file or the whole new one, never a mix; a
- * truncated or altered download is refused and leaves the old file untouched.
+ * Self-update (API contract, section 9.3). Trust comes from the release key,
+ * not the server (trust.ts): the manifest's signed statement must verify with
+ * the key built into this CLI and be no older than this CLI; the download of
+ * /release/cli.mjs must have the sha256 it names. Only then is the new CLI
+ * stamped with the server this one defaults to (the server's own stamp is
+ * outside the signature, so it is not taken), written beside this file,
+ * synced, and renamed over it: the CLI on disk is the old file or the whole
+ * new one, never a mix, and anything refused leaves the old file untouched.
  */
-import { createHash } from 'node:crypto'
 import { chmodSync, closeSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import { compareVersions, sha256Hex as sha256, stampCli } from '../../../src/install/cli-release.js'
 import type { Release } from '../../../src/schemas/types.js'
+import { servedFrom } from '../config.js'
 import type { Context } from '../context.js'
 import { CliError } from '../errors.js'
 import { readAll } from '../http.js'
+import { requireSecureTransport, trustedRelease } from '../trust.js'
 import { VERSION } from '../version.js'
 
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
-
-
 export async function update(ctx: Context): Promise<void> {
-  const api = ctx.publicApi()
   const target = realpathSync(ctx.selfPath)
+  requireSecureTransport(ctx.url)
+  const api = ctx.publicApi()
   const releaseUrl = api.endpoint('/release')
   let release: Release
   try {
@@ -28,21 +31,17 @@ export async function update(ctx: Context): Promise<void> {
     if (error instanceof CliError && error.code !== 'download_incomplete') throw error
     throw new CliError('bad_release', `${releaseUrl} did not answer a release manifest.`, { hint: 'Check --url; nothing was changed.' })
   }
-  const expected = release.cli?.sha256
-  const version = release.cli?.version ?? 'unknown'
-  if (typeof expected !== 'string' || !/^[0-9a-f]{64}$/.test(expected)) {
-    throw new CliError('bad_release', `${releaseUrl} has no cli.sha256.`, { hint: 'The server does not offer a verifiable CLI; nothing was changed.' })
-  }
-  if (sha256(readFileSync(target)) === expected) {
-    if (ctx.out.json) return ctx.out.data({ updated: false, version: VERSION, sha256: expected, path: target })
-    ctx.out.line(`Already up to date: svc ${VERSION} (${target}).`)
-    return
+  const signed = trustedRelease(release?.cli?.signed, releaseUrl)
+  if (compareVersions(signed.version, VERSION) < 0) {
+    throw new CliError('downgrade_refused', `The server offers svc ${signed.version}, older than this one (${VERSION}). Nothing was changed.`, {
+      hint: 'A signed but older release may have known faults; update from a server that runs the current release.',
+    })
   }
 
-  const cliUrl = api.endpoint('/cli.mjs')
+  const cliUrl = api.endpoint('/release/cli.mjs')
   let bytes: Buffer
   try {
-    bytes = await readAll(await api.get('/cli.mjs'), cliUrl)
+    bytes = await readAll(await api.get('/release/cli.mjs'), cliUrl)
   } catch (error) {
     if (error instanceof CliError && error.code === 'download_incomplete') {
       throw new CliError('download_incomplete', `The download of ${cliUrl} was cut short; the installed CLI was not changed.`, { hint: 'Run `svc update` again.' })
@@ -50,15 +49,34 @@ export async function update(ctx: Context): Promise<void> {
     throw error
   }
   const got = sha256(bytes)
-  if (got !== expected) {
-    throw new CliError('checksum_mismatch', `The downloaded CLI does not match /release: its sha256 is ${got}, the manifest says ${expected}. The installed CLI was not changed.`, {
+  if (got !== signed.sha256) {
+    throw new CliError('checksum_mismatch', `The downloaded CLI is not the signed release: its sha256 is ${got}, the signature vouches for ${signed.sha256}. The installed CLI was not changed.`, {
       hint: 'Run `svc update` again (a deploy may have happened between the two requests); if it keeps failing, something between you and the server alters the download: do not use it.',
     })
   }
 
-  replaceFile(target, bytes)
-  if (ctx.out.json) return ctx.out.data({ updated: true, from: VERSION, version, sha256: expected, path: target })
-  ctx.out.line(`${ctx.out.green('Updated')} ${target}: svc ${VERSION} → ${version} (sha256 ${expected.slice(0, 12)}…, verified).`)
+  const next = withServer(bytes)
+  if (next.equals(readFileSync(target))) {
+    if (ctx.out.json) return ctx.out.data({ updated: false, version: VERSION, sha256: signed.sha256, path: target })
+    ctx.out.line(`Already up to date: svc ${VERSION} (${target}).`)
+    return
+  }
+  replaceFile(target, next)
+  if (ctx.out.json) return ctx.out.data({ updated: true, from: VERSION, version: signed.version, sha256: signed.sha256, path: target })
+  ctx.out.line(`${ctx.out.green('Updated')} ${target}: svc ${VERSION} → ${signed.version} (sha256 ${signed.sha256.slice(0, 12)}…, signed by the release key).`)
+}
+
+/** The release with this CLI's default server written in, as the server stamped this one; unstamped if this one is. */
+function withServer(release: Buffer): Buffer {
+  const server = servedFrom()
+  if (server === undefined) return release
+  try {
+    return stampCli(release, server)
+  } catch {
+    throw new CliError('bad_release', 'The signed release has no place for its default server. Nothing was changed.', {
+      hint: 'The release build is broken; report it, and keep this CLI.',
+    })
+  }
 }
 
 /** Write beside, fsync, rename over, fsync the directory: the old file stays whole until the new one is. */
