@@ -4,6 +4,7 @@
  * its next request). Output: one JSON line on stdout; errors on stderr, exit 1;
  * usage errors exit 2.
  */
+import { randomUUID } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { createApiKey, ensureOrgAndUser, mintSetupToken, mintSignInLink, SETUP_TOKEN_TTL_MS } from './accounts/credentials.js'
 import { loadConfig } from './config.js'
@@ -11,6 +12,7 @@ import { ApiError } from './errors.js'
 import { openStore } from './store/open.js'
 import type { Store } from './store/store.js'
 import { openJournal } from './journal/connect.js'
+import { NatsLog } from './journal/nats-log.js'
 import { encodeControl } from './journal/entries.js'
 import { layoutOf } from './journal/node.js'
 import { publishUntil } from './journal/publish.js'
@@ -53,9 +55,12 @@ async function openAdminStore(): Promise<{ store: Store; close: () => Promise<vo
   const local = openStore(config)
   if (!config.natsUrl) return { store: local, close: () => local.close() }
   const layout = layoutOf(config)
-  const journal = await openJournal(config.natsUrl, layout, config.natsDeadlineMs)
+  const journal = new NatsLog(await openJournal(config, layout, config.natsDeadlineMs))
+  const node = `admin:${randomUUID()}`
+  let ticket = 0
   const submit = async (op: string, args: unknown[]) => {
-    const ack = await publishUntil(journal.js, controlSubject(layout, op), encodeControl({ op, args, node: 'admin', ticket: 0 }), { deadline: Date.now() + config.natsDeadlineMs })
+    ticket += 1
+    const ack = await publishUntil(journal, controlSubject(layout, op), encodeControl({ op, args, node, ticket }), { id: `ctl:${node}:${ticket}`, deadline: Date.now() + config.natsDeadlineMs })
     return ack.seq
   }
   return {

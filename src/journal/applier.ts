@@ -1,9 +1,14 @@
 /**
  * A node's read model follows the log: the control worker of every node
  * reads each stream from the position its store last applied and applies the
- * entries to its own LMDB, recording the position in the same transaction as
- * the ingest items it applies (control entries are applied one call each and
- * then recorded; each such call leaves the same state when applied twice).
+ * entries to its own LMDB. Each effect commits with its position, so a node
+ * applies every entry exactly once whatever crashes: ingest entries in
+ * batches (appendBatch records the position in its transaction, and refuses
+ * the whole batch when storage fails), control entries one at a time
+ * (applyJournalled records the position with the entry's first write).
+ * Repeats are kept out by identity: a chunk's (project, session, seq), a
+ * signals batch's entry id (minted once by the node that took it), a control
+ * entry's place in its stream.
  *
  * Control mutations of this node go through `submit`: published to the log,
  * then answered with the result of applying them here, in log order, so a
@@ -11,14 +16,14 @@
  */
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { DeliverPolicy, type JsMsg } from '@nats-io/jetstream'
 import { ApiError } from '../errors.js'
 import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import { StorageUnavailable, type IngestItem, type Store } from '../store/store.js'
-import type { Journal } from './connect.js'
-import { decodeControl, decodeIngest, encodeControl } from './entries.js'
+import { decodeControl, decodeIngest, encodeControl, type ControlEntry } from './entries.js'
+import type { Log, LogEntry } from './log.js'
 import { publishUntil } from './publish.js'
+import { REPLICATED } from './replicated-store.js'
 import { controlStream, controlSubject, streamNames, type JournalLayout } from './streams.js'
 
 /** Ingest entries applied in one store transaction at most: a backlog is applied in a few large commits, not one per entry. */
@@ -31,10 +36,21 @@ const APPLY_BATCH = 256
  * whole period is started again from the store's position.
  */
 const WATCHDOG_MS = 2_000
+/** Pause before a follower that failed reads again from the store's position. */
+const RESUME_PAUSE_MS = 500
 
 interface Ticket {
   resolve: (value: unknown) => void
   reject: (error: unknown) => void
+}
+
+export interface ApplierOptions {
+  /** The bytes of chunks stay in the log (NATS_CHUNK_BYTES=log): the store keeps where they are. */
+  chunkBytesInLog: boolean
+  /** Pause before a failed follower resumes, ms (tests shorten it). */
+  resumePauseMs?: number
+  /** Watchdog period, ms; 0: none (the in-memory log cannot stall). */
+  watchdogMs?: number
 }
 
 export class Applier {
@@ -45,16 +61,17 @@ export class Applier {
   private readonly applied = new Map<string, number>()
   private readonly progress = new Set<() => void>()
   private stopped = false
-  /** Each follower's way to end its current consumer, so that the watchdog can restart it. */
+  /** Each follower's way to end its current reader, so that the watchdog can restart it. */
   private readonly restarts = new Map<string, () => void>()
+  private readonly followers: Promise<void>[] = []
   private watchdog?: NodeJS.Timeout
   private readonly control: string
 
   constructor(
     private readonly store: Store,
-    private readonly journal: Journal,
+    private readonly log: Log,
     private readonly layout: JournalLayout,
-    private readonly options: { chunkBytesInLog: boolean } = { chunkBytesInLog: true },
+    private readonly options: ApplierOptions = { chunkBytesInLog: true },
   ) {
     this.control = controlStream(layout)
   }
@@ -70,11 +87,14 @@ export class Applier {
   start(): void {
     for (const stream of this.streams) {
       this.applied.set(stream, this.store.journalPosition(stream))
-      void this.follow(stream, stream === this.control ? (msgs) => this.applyControl(msgs) : (msgs) => this.applyIngest(stream, msgs))
+      this.followers.push(this.follow(stream, stream === this.control ? (entries) => this.applyControl(entries) : (entries) => this.applyIngest(stream, entries)))
     }
+    const period = this.options.watchdogMs ?? WATCHDOG_MS
+    if (period === 0) return
     let seen = new Map<string, number>()
     this.watchdog = setInterval(() => {
-      void this.lastSequences()
+      void this.log
+        .heads(this.streams)
         .then((last) => {
           for (const [stream, seq] of last) {
             const position = this.position(stream)
@@ -86,27 +106,15 @@ export class Applier {
           seen = new Map(this.streams.map((s) => [s, this.position(s)]))
         })
         .catch(() => undefined)
-    }, WATCHDOG_MS)
+    }, period)
     this.watchdog.unref()
-  }
-
-  /** Each stream's last sequence now: one request for the list, one more for any stream the list left out. */
-  private async lastSequences(): Promise<Map<string, number>> {
-    const last = new Map<string, number>()
-    for await (const info of this.journal.jsm.streams.list()) {
-      if (this.streams.includes(info.config.name)) last.set(info.config.name, info.state.last_seq)
-    }
-    // A listing can come back short (a server answering while it rejoins): never take a missing stream for caught up.
-    for (const stream of this.streams) {
-      if (!last.has(stream)) last.set(stream, (await this.journal.jsm.streams.info(stream)).state.last_seq)
-    }
-    return last
   }
 
   async stop(): Promise<void> {
     this.stopped = true
     clearInterval(this.watchdog)
     for (const restart of this.restarts.values()) restart()
+    await Promise.all(this.followers)
     for (const ticket of this.tickets.values()) ticket.reject(new Error('applier stopped'))
     this.tickets.clear()
   }
@@ -115,8 +123,10 @@ export class Applier {
   async submit(op: string, args: unknown[], deadline: number): Promise<unknown> {
     const ticket = this.nextTicket++
     const result = new Promise((resolve, reject) => this.tickets.set(ticket, { resolve, reject }))
+    const entry: ControlEntry = { op, args, node: this.node, ticket }
     try {
-      await publishUntil(this.journal.js, controlSubject(this.layout, op), encodeControl({ op, args, node: this.node, ticket }), { deadline })
+      // One id per change, whatever the attempts: a retry of an attempt whose acknowledgement was lost is a duplicate.
+      await publishUntil(this.log, controlSubject(this.layout, op), encodeControl(entry), { id: `ctl:${this.node}:${ticket}`, deadline })
     } catch (error) {
       this.tickets.delete(ticket)
       log.warn('control change not taken by the log', { op, error: String(error) })
@@ -139,7 +149,7 @@ export class Applier {
    */
   async caughtUp(timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs
-    const targets = await this.lastSequences().catch(() => undefined)
+    const targets = await this.log.heads(this.streams).catch(() => undefined)
     if (!targets) return false
     return this.until(() => [...targets].every(([stream, seq]) => this.position(stream) >= seq), deadline)
   }
@@ -149,9 +159,9 @@ export class Applier {
     return new Promise((resolve) => {
       const check = () => {
         if (done()) finish(true)
-        else if (Date.now() >= deadline) finish(false)
+        else if (Date.now() >= deadline || this.stopped) finish(false)
       }
-      const timer = setTimeout(() => finish(done()), Math.max(0, deadline - Date.now()))
+      const timer = Number.isFinite(deadline) ? setTimeout(() => finish(done()), Math.max(0, deadline - Date.now())) : undefined
       const finish = (value: boolean) => {
         clearTimeout(timer)
         this.progress.delete(check)
@@ -167,79 +177,83 @@ export class Applier {
   }
 
   /**
-   * Reads `stream` from the first entry not yet applied, handing what has
-   * arrived to `apply` in batches; on any failure it waits and starts again
-   * from the store's position, so an entry is never skipped.
+   * Reads `stream` from the first entry not yet applied and applies what has
+   * arrived in batches. Any failure (the log's reader, or storage while
+   * applying, which commits nothing) ends this reader; after a pause the
+   * follower reads again from the store's position, so an entry is never
+   * skipped and the node never stops.
    */
-  private async follow(stream: string, apply: (msgs: JsMsg[]) => Promise<void>): Promise<void> {
+  private async follow(stream: string, apply: (entries: LogEntry[]) => Promise<void>): Promise<void> {
     while (!this.stopped) {
+      const reader = this.log.read(stream, this.store.journalPosition(stream) + 1, APPLY_BATCH)
+      this.restarts.set(stream, () => reader.stop())
       try {
-        const from = this.store.journalPosition(stream) + 1
-        const consumer = await this.journal.js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from })
-        const messages = await consumer.consume({ max_messages: APPLY_BATCH })
-        this.restarts.set(stream, () => messages.stop())
-        const pending: JsMsg[] = []
-        let applying: Promise<void> | undefined
-        const drain = async () => {
-          while (pending.length > 0) await apply(pending.splice(0, APPLY_BATCH))
-          applying = undefined
-        }
-        for await (const msg of messages) {
+        for await (const entries of reader) {
           if (this.stopped) break
-          pending.push(msg)
-          applying ??= drain()
-          // Keep what is buffered bounded: wait for the batch being applied once a full one is queued behind it.
-          if (pending.length >= APPLY_BATCH) await applying
+          await apply(entries)
         }
-        await applying
       } catch (error) {
         if (this.stopped) return
+        metrics.journalFollowerFailures.inc({ stream })
         log.error('journal follower failed; resuming from the applied position', { stream, error: String(error) })
-        await sleep(500)
+        await sleep(this.options.resumePauseMs ?? RESUME_PAUSE_MS)
+      } finally {
+        reader.stop()
       }
     }
   }
 
-  private async applyIngest(stream: string, msgs: JsMsg[]): Promise<void> {
+  private async applyIngest(stream: string, entries: LogEntry[]): Promise<void> {
+    // A reader restarted mid-batch can hand back what this node already holds.
+    const fresh = entries.filter((entry) => entry.seq > this.position(stream))
+    if (fresh.length === 0) return
     const items: IngestItem[] = []
     let after = 0
-    for (const msg of msgs) {
-      const entry = decodeIngest(msg.data)
+    for (const entry of fresh) {
+      const decoded = decodeIngest(entry.data)
       // The bytes stay in the log: the store keeps where they are.
-      if (entry.item.kind === 'chunk' && this.options.chunkBytesInLog) entry.item.journal = { stream, seq: msg.seq }
-      items.push(entry.item)
-      after = Math.max(after, entry.after)
+      if (decoded.item.kind === 'chunk' && this.options.chunkBytesInLog) decoded.item.journal = { stream, seq: entry.seq }
+      items.push(decoded.item)
+      after = Math.max(after, decoded.after)
     }
     // An item names a project, rules and pages as its publisher saw them: the control log comes first.
-    await this.until(() => this.position(this.control) >= after, Number.POSITIVE_INFINITY)
-    const last = msgs[msgs.length - 1].seq
-    if (last <= this.position(stream)) return
+    if (!(await this.until(() => this.position(this.control) >= after, Number.POSITIVE_INFINITY))) return
+    const last = fresh[fresh.length - 1].seq
     const started = performance.now()
-    await this.store.appendBatch(items, { stream, seq: last })
+    const outcomes = await this.store.appendBatch(items, { stream, seq: last })
+    // Storage failing for an item would leave it out of this node for good: the store refuses the whole batch then.
+    if (outcomes.includes('unavailable')) throw new StorageUnavailable(new Error(`an item of ${stream} up to ${last} could not be stored`), false)
     // The embedded mode's write families: in the cluster mode this is where ingest items reach LMDB.
     metrics.batchItems.observe(items.length)
     metrics.commitSeconds.observe((performance.now() - started) / 1000)
     this.advanced(stream, last)
   }
 
-  private async applyControl(msgs: JsMsg[]): Promise<void> {
-    for (const msg of msgs) {
-      if (msg.seq <= this.position(this.control)) continue
-      const entry = decodeControl(msg.data)
+  private async applyControl(entries: LogEntry[]): Promise<void> {
+    for (const { seq, data } of entries) {
+      if (seq <= this.position(this.control)) continue
+      const entry = decodeControl(data)
+      const position = { stream: this.control, seq }
       let outcome: { value?: unknown; error?: unknown }
-      try {
-        const method = (this.store as unknown as Record<string, (...args: unknown[]) => unknown>)[entry.op]
-        if (typeof method !== 'function') throw new Error(`control log entry names no store operation: ${entry.op}`)
-        outcome = { value: await method.apply(this.store, entry.args) }
-      } catch (error) {
-        // Storage failing here (a full disk) is this node's trouble, not the call's: apply it again later.
-        if (error instanceof StorageUnavailable) throw error
-        // The same call fails the same way on every node: answer its client, and go on with the log.
-        log.error('control log entry failed', { op: entry.op, seq: msg.seq, error: String(error) })
-        outcome = { error }
+      if (!REPLICATED.has(entry.op)) {
+        // Not an operation this code replicates (a foreign or forged entry, or one from a newer version): never call it.
+        metrics.journalRefused.inc({ reason: 'unknown_operation' })
+        log.error('control log entry names no replicated operation; skipped', { op: String(entry.op).slice(0, 100), seq })
+        await this.store.setJournalPosition(position)
+        outcome = { error: new Error(`not a replicated operation: ${entry.op}`) }
+      } else {
+        try {
+          const method = (this.store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[entry.op]
+          outcome = { value: await this.store.applyJournalled(position, () => method.apply(this.store, entry.args)) }
+        } catch (error) {
+          // Storage failing here (a full disk) is this node's trouble, not the call's: nothing committed, apply it again.
+          if (error instanceof StorageUnavailable) throw error
+          // The same call fails the same way on every node: answer its client, and go on with the log.
+          log.error('control log entry failed', { op: entry.op, seq, error: String(error) })
+          outcome = { error }
+        }
       }
-      await this.store.setJournalPosition({ stream: this.control, seq: msg.seq })
-      this.advanced(this.control, msg.seq)
+      this.advanced(this.control, seq)
       if (entry.node !== this.node) continue
       const ticket = this.tickets.get(entry.ticket)
       this.tickets.delete(entry.ticket)

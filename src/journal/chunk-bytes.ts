@@ -6,17 +6,17 @@
  */
 import type { ChunkBytes } from '../recordings/chunk-bytes.js'
 import type { Store } from '../store/store.js'
-import type { Journal } from './connect.js'
 import { decodeIngest } from './entries.js'
+import type { Log } from './log.js'
 
-export function journalChunkBytes(store: Store, journal: Journal): ChunkBytes {
+export function journalChunkBytes(store: Store, log: Log): ChunkBytes {
   return async (projectId, sk, info) => {
     const held = store.getChunk(projectId, sk, info.seq)
     if (held || !info.journal) return held
     // Gone from the log: the stream's max_age (RETENTION_DAYS) expired it.
-    const message = await journal.jsm.direct.getMessage(info.journal.stream, { seq: info.journal.seq })
-    if (!message) return undefined
-    const { item } = decodeIngest(message.data)
+    const data = await log.get(info.journal.stream, info.journal.seq)
+    if (!data) return undefined
+    const { item } = decodeIngest(data)
     return item.kind === 'chunk' ? item.body : undefined
   }
 }

@@ -6,14 +6,15 @@
  * `duplicate` for a chunk the log already has, `unavailable` when the log
  * did not take it before the deadline (answered 429, the client sends it again).
  */
+import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { WriteItem } from '../cluster/messages.js'
 import type { QueueOutcome } from '../front/write-queue.js'
 import { ItemPreparer } from '../grouping/prepare-items.js'
 import { log } from '../log.js'
 import type { Store } from '../store/store.js'
-import type { Journal } from './connect.js'
 import { encodeIngest } from './entries.js'
+import type { Log } from './log.js'
 import { publishUntil } from './publish.js'
 import { chunkMessageId, chunkSubject, controlStream, partitionOf, signalsSubject, type JournalLayout } from './streams.js'
 
@@ -31,7 +32,7 @@ export class JournalIngestSink {
 
   constructor(
     private readonly store: Store,
-    private readonly journal: Journal,
+    private readonly log: Log,
     private readonly options: IngestSinkOptions,
   ) {
     this.preparer = new ItemPreparer(store)
@@ -63,7 +64,8 @@ export class JournalIngestSink {
   async lateProject(pk: string): Promise<string | undefined> {
     const deadline = Date.now() + this.options.deadlineMs
     try {
-      const last = (await this.journal.jsm.streams.info(controlStream(this.options.layout))).state.last_seq
+      const control = controlStream(this.options.layout)
+      const last = (await this.log.heads([control])).get(control) ?? 0
       while (this.store.journalPosition(controlStream(this.options.layout)) < last && Date.now() < deadline) await sleep(10)
     } catch (error) {
       log.warn('could not read the control log position; answering from what this node has', { error: String(error) })
@@ -76,12 +78,15 @@ export class JournalIngestSink {
     if ('invalid' in item) return item
     const after = this.store.journalPosition(controlStream(this.options.layout))
     const { layout } = this.options
-    const [subject, msgID] =
+    // One id per logical entry, minted before the first attempt: a chunk's names it wherever it is sent (a resend to
+    // another node is the same entry); a signals batch's is new, and travels in the entry as the batch's identity.
+    if (item.kind === 'signals') item.id = randomUUID()
+    const [subject, id] =
       item.kind === 'chunk'
         ? [chunkSubject(layout, partitionOf(item.projectId, item.meta.sk, layout.partitions), item.projectId, item.meta.sk), chunkMessageId(item.projectId, item.meta.sk, item.meta.seq)]
-        : [signalsSubject(layout, item.projectId), undefined]
+        : [signalsSubject(layout, item.projectId), `sig:${item.id}`]
     try {
-      const ack = await publishUntil(this.journal.js, subject, encodeIngest({ item, after }), { msgID, deadline: Date.now() + this.options.deadlineMs })
+      const ack = await publishUntil(this.log, subject, encodeIngest({ item, after }), { id, deadline: Date.now() + this.options.deadlineMs })
       return ack.duplicate ? 'duplicate' : 'stored'
     } catch (error) {
       log.error('log publish failed; answered overloaded', { error: String(error), kind: item.kind })

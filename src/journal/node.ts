@@ -5,14 +5,15 @@
  * empty DATA_DIR rebuilds its read model from the streams first.
  */
 import type { Config } from '../config.js'
-import { log } from '../log.js'
+import { log as logLine } from '../log.js'
 import type { Store } from '../store/store.js'
 import { Applier } from './applier.js'
-import { openJournal, type Journal } from './connect.js'
+import { openJournal } from './connect.js'
+import { NatsLog } from './nats-log.js'
 import { replicatedStore } from './replicated-store.js'
 import { DEFAULT_LAYOUT, type JournalLayout } from './streams.js'
 
-export type ClusterConfig = Pick<Config, 'natsUrl' | 'natsPartitions' | 'natsReplicas' | 'natsDeadlineMs' | 'natsChunkBytes' | 'retentionDays'>
+export type ClusterConfig = Pick<Config, 'natsUrl' | 'natsAuth' | 'natsPartitions' | 'natsReplicas' | 'natsDeadlineMs' | 'natsChunkBytes' | 'retentionDays'>
 
 export function layoutOf(config: ClusterConfig): JournalLayout {
   return { ...DEFAULT_LAYOUT, partitions: config.natsPartitions, replicas: config.natsReplicas, retentionDays: config.retentionDays }
@@ -21,7 +22,7 @@ export function layoutOf(config: ClusterConfig): JournalLayout {
 export interface ClusterNode {
   store: Store
   applier: Applier
-  journal: Journal
+  log: NatsLog
   close(): Promise<void>
 }
 
@@ -29,22 +30,22 @@ export interface ClusterNode {
 const JOIN_TIMEOUT_MS = 120_000
 
 export async function joinCluster(config: ClusterConfig, local: Store): Promise<ClusterNode> {
-  const journal = await openJournal(config.natsUrl, layoutOf(config), JOIN_TIMEOUT_MS)
-  const applier = new Applier(local, journal, layoutOf(config), { chunkBytesInLog: config.natsChunkBytes === 'log' })
+  const log = new NatsLog(await openJournal(config, layoutOf(config), JOIN_TIMEOUT_MS))
+  const applier = new Applier(local, log, layoutOf(config), { chunkBytesInLog: config.natsChunkBytes === 'log' })
   applier.start()
   const started = Date.now()
   while (!(await applier.caughtUp(5_000))) {
     const positions = Object.fromEntries(applier.streams.map((s) => [s, applier.position(s)]))
-    log.info('catching up with the log before serving', { seconds: Math.round((Date.now() - started) / 1000), positions })
+    logLine.info('catching up with the log before serving', { seconds: Math.round((Date.now() - started) / 1000), positions })
   }
-  log.info('cluster node caught up with the log', { ms: Date.now() - started, natsUrl: config.natsUrl })
+  logLine.info('cluster node caught up with the log', { ms: Date.now() - started, natsUrl: config.natsUrl })
   return {
     store: replicatedStore(local, applier, config.natsDeadlineMs),
     applier,
-    journal,
+    log,
     close: async () => {
       await applier.stop()
-      await journal.close()
+      await log.close()
     },
   }
 }

@@ -1,12 +1,14 @@
 /**
- * Publishing to the log with a deadline. While a stream elects a new leader
- * (a NATS server died) publishes fail for a few seconds with "jetstream is not
- * enabled", no responders or a timeout; the entry is published again, with the
- * same message id, until it is acknowledged or the request's deadline passes.
- * Only a PubAck means the log holds the entry on a quorum of replicas.
+ * Appending to the log with a deadline. While a stream elects a new leader
+ * (a NATS server died) appends fail for a few seconds with "jetstream is not
+ * enabled", no responders or a timeout; the entry is appended again, with the
+ * same id, until it is acknowledged or the request's deadline passes. The id
+ * is the caller's, minted once per logical entry: an attempt that landed but
+ * lost its acknowledgement is then answered as a duplicate by the retry, never
+ * stored twice. Only an acknowledgement means the log holds the entry.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { JetStreamClient, PubAck } from '@nats-io/jetstream'
+import type { Appended, Log } from './log.js'
 
 /** The log could not take the entry before the deadline: nothing is acknowledged, the client sends it again. */
 export class JournalUnavailable extends Error {
@@ -16,18 +18,18 @@ export class JournalUnavailable extends Error {
 }
 
 export interface PublishOptions {
-  /** Identifies the entry: a resend with the same id inside the stream's duplicate window is not stored again. */
-  msgID?: string
+  /** Identifies the logical entry across attempts (and across nodes, for a chunk: its project, session and seq). */
+  id: string
   /** Epoch ms after which the publish gives up. */
   deadline: number
 }
 
 /** Pause between attempts: short, since an election takes a few seconds and a request waits on it. */
 const RETRY_PAUSE_MS = 100
-/** One attempt's wait for its PubAck; a lost leader answers nothing, so this bounds each try. */
+/** One attempt's wait for its acknowledgement; a lost leader answers nothing, so this bounds each try. */
 const ATTEMPT_TIMEOUT_MS = 2_000
 
-export async function publishUntil(js: JetStreamClient, subject: string, data: Uint8Array, options: PublishOptions): Promise<PubAck> {
+export async function publishUntil(log: Log, subject: string, data: Uint8Array, options: PublishOptions): Promise<Appended> {
   let attempts = 0
   let lastError: unknown
   for (;;) {
@@ -35,7 +37,7 @@ export async function publishUntil(js: JetStreamClient, subject: string, data: U
     if (left <= 0) throw new JournalUnavailable(attempts, lastError)
     attempts++
     try {
-      return await js.publish(subject, data, { msgID: options.msgID, timeout: Math.min(ATTEMPT_TIMEOUT_MS, left) })
+      return await log.append(subject, data, { id: options.id, timeoutMs: Math.min(ATTEMPT_TIMEOUT_MS, left) })
     } catch (error) {
       lastError = error
       await sleep(Math.min(RETRY_PAUSE_MS, Math.max(0, options.deadline - Date.now())))

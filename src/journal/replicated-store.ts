@@ -37,7 +37,20 @@ export const REPLICATED_MUTATIONS = [
 
 /** Asynchronous store methods each node runs on its own copy: derivations, the ingest path, the log's own bookkeeping. */
 /** The purges delete only what time has already made useless (expired credentials, recordings past retention), so each node runs them on its own clock. */
-export const LOCAL_OPERATIONS = ['appendBatch', 'setJournalPosition', 'continueBackfill', 'purgeRecordingsBefore', 'purgeExpiredCredentials', 'applyDerivations', 'close'] as const satisfies readonly (keyof Store)[]
+export const LOCAL_OPERATIONS = ['appendBatch', 'setJournalPosition', 'applyJournalled', 'continueBackfill', 'purgeRecordingsBefore', 'purgeExpiredCredentials', 'applyDerivations', 'close'] as const satisfies readonly (keyof Store)[]
+
+export type ReplicatedOperation = (typeof REPLICATED_MUTATIONS)[number]
+
+/** The operations a control entry may name: the applier refuses any other (a forged or foreign entry). */
+export const REPLICATED = new Set<string>(REPLICATED_MUTATIONS)
+
+type AsyncMethodOf<T> = { [K in keyof T]-?: T[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof T]
+type Unlisted = Exclude<AsyncMethodOf<Store>, ReplicatedOperation | (typeof LOCAL_OPERATIONS)[number]>
+/**
+ * Does not compile while a store method that returns a promise is in neither list above: a new mutation must say
+ * whether every node makes it (replicated) or each node on its own (local), or it would silently stay on one node.
+ */
+export const EVERY_ASYNC_METHOD_LISTED: [Unlisted] extends [never] ? true : { unlisted: Unlisted } = true
 
 export function replicatedStore(local: Store, applier: Applier, deadlineMs: number): Store {
   return withMutations(local, (op, args) => applier.submit(op, args, Date.now() + deadlineMs))

@@ -34,6 +34,8 @@ export const metrics = {
   purgeSessions: new Counter({ name: 'svc_purge_sessions_total', help: 'Sessions whose recordings retention purged.', registers: [registry] }),
   purgeChunks: new Counter({ name: 'svc_purge_chunks_total', help: 'Chunks retention deleted.', registers: [registry] }),
   purgeBytes: new Counter({ name: 'svc_purge_bytes_total', help: 'Chunk bytes retention deleted.', registers: [registry] }),
+  journalFollowerFailures: new Counter({ name: 'svc_journal_follower_failures_total', help: 'Cluster mode: times a stream\'s follower failed (the log\'s reader, or storage while applying) and resumed from the applied position, by stream.', labelNames: ['stream'], registers: [registry] }),
+  journalRefused: new Counter({ name: 'svc_journal_entries_refused_total', help: 'Cluster mode: log entries skipped without being applied, by reason (unknown_operation: a control entry naming no replicated operation).', labelNames: ['reason'], registers: [registry] }),
   signInRefused: new Counter({ name: 'svc_signin_refused_total', help: 'Sign-in attempts refused by a throttle budget before any password check, by budget (address, pair, account).', labelNames: ['budget'], registers: [registry] }),
   restarts: new Counter({ name: 'svc_process_restarts_total', help: 'Child processes the primary restarted after they exited, by child.', labelNames: ['child'], registers: [registry] }),
   // `max`, not the default sum: every front reports the same engine once.

@@ -11,6 +11,7 @@ import type {
   IngestOutcome,
   JournalPosition,
   PageRecord,
+  PageSlice,
   PurgeResult,
   Rekey,
   SessionRecord,
@@ -33,6 +34,13 @@ export interface RecordingStore {
   journalPosition(stream: string): number
   /** Cluster mode: records a log position as applied, for entries applied by other calls. */
   setJournalPosition(applied: JournalPosition): Promise<void>
+  /**
+   * Cluster mode: applies one control entry. `run` makes the store calls the
+   * entry names; the position is recorded in the same transaction as their
+   * first write (or alone when they write nothing, or fail the same way on
+   * every node), never when storage failed: then the entry is applied again.
+   */
+  applyJournalled<T>(applied: JournalPosition, run: () => Promise<T>): Promise<T>
 
   getSession(projectId: string, sk: string): SessionRecord | undefined
   listSessions(projectId: string): Iterable<SessionRecord>
@@ -40,7 +48,8 @@ export interface RecordingStore {
   /** The chunk's bytes, when this store holds them (in the cluster mode they may be in the log: ChunkInfo.journal). */
   getChunk(projectId: string, sk: string, seq: number): Uint8Array | undefined
   listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }>
-  listPages(projectId: string): PageRecord[]
+  /** The page index, or a slice of it. */
+  listPages(projectId: string, slice?: PageSlice): PageRecord[]
   countPages(projectId: string): number
 
   // ---- re-keying a project's pages (src/grouping/backfill.ts) ----

@@ -171,6 +171,12 @@ export interface SessionPage {
   page: string
 }
 
+/** A slice of a page listing, in a backend's own order: up to `limit` pages after the page `after` (none: from the first). */
+export interface PageSlice {
+  after?: string
+  limit: number
+}
+
 /** An entry of the derived page index: every page a project holds. */
 export interface PageRecord {
   key: string
@@ -294,7 +300,19 @@ export type IngestItem =
       /** Cluster mode: the bytes stay in the log at this position; the store keeps the position and everything else. */
       journal?: JournalPosition
     }
-  | { kind: 'signals'; projectId: string; receivedAt: number; batch: SignalsRecord; pages?: PageRecord[] }
+  | {
+      kind: 'signals'
+      projectId: string
+      receivedAt: number
+      batch: SignalsRecord
+      pages?: PageRecord[]
+      /**
+       * Cluster mode: the log entry's id, minted once by the node that took the batch. The batch's key, and every
+       * id derived from it (friction items, cursors), come from it, so every node answers the same; a second entry
+       * with the same id is a duplicate.
+       */
+      id?: string
+    }
 
 /**
  * `stored`: committed now; `duplicate`: that seq was already stored (idempotent

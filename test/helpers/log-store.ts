@@ -11,10 +11,11 @@
  * store as they always do.
  */
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads'
-import { jetstream } from '@nats-io/jetstream'
+import { jetstream, jetstreamManager } from '@nats-io/jetstream'
 import { connect, type NatsConnection } from '@nats-io/transport-node'
-import { natsServers } from '../../src/journal/connect.js'
+import { natsConnectOptions } from '../../src/journal/connect.js'
 import { decodeIngest, encodeControl } from '../../src/journal/entries.js'
+import { NatsLog } from '../../src/journal/nats-log.js'
 import { publishUntil } from '../../src/journal/publish.js'
 import { REPLICATED_MUTATIONS, submittingStore } from '../../src/journal/replicated-store.js'
 import { controlStream, controlSubject, DEFAULT_LAYOUT, type JournalLayout } from '../../src/journal/streams.js'
@@ -81,16 +82,22 @@ function layoutOf(node: LogNode): JournalLayout {
  * open would keep the test process alive, reconnecting to the stopped node's
  * NATS server.
  */
+/** Changes this process wrote: each its own log entry id. */
+let changes = 0
+
 function logWriter(node: LogNode): (op: string, args: unknown[]) => Promise<number> {
   const layout = layoutOf(node)
   let connection: Promise<NatsConnection> | undefined
   let idle: NodeJS.Timeout | undefined
   return async (op, args) => {
     clearTimeout(idle)
-    connection ??= connect({ servers: natsServers(node.natsUrl), name: 'svc-test-seed' })
+    connection ??= connect(natsConnectOptions(node.nats, 'svc-test-seed'))
     const open = connection
     try {
-      const ack = await publishUntil(jetstream(await open), controlSubject(layout, op), encodeControl({ op, args, node: 'test', ticket: 0 }), { deadline: Date.now() + CHANGE_DEADLINE_MS })
+      const nc = await open
+      const log = new NatsLog({ nc, js: jetstream(nc), jsm: await jetstreamManager(nc), close: () => nc.close() })
+      changes += 1
+      const ack = await publishUntil(log, controlSubject(layout, op), encodeControl({ op, args, node: 'test', ticket: changes }), { id: `ctl:test:${process.pid}:${changes}`, deadline: Date.now() + CHANGE_DEADLINE_MS })
       return ack.seq
     } finally {
       idle = setTimeout(() => {
@@ -122,7 +129,7 @@ function settledReads(local: Store, dataDir: string): Store {
     const held = local.getChunk(projectId, sk, seq)
     const where = held ? undefined : local.listChunks(projectId, sk).find((c) => c.seq === seq)?.journal
     if (!where) return held
-    const data = callSync('logMessage', { natsUrl: node.natsUrl, stream: where.stream, seq: where.seq }) as Uint8Array | undefined
+    const data = callSync('logMessage', { options: natsConnectOptions(node.nats, 'svc-test-reads'), stream: where.stream, seq: where.seq }) as Uint8Array | undefined
     const item = data && decodeIngest(data).item
     return item?.kind === 'chunk' ? item.body : undefined
   }

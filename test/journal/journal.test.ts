@@ -5,14 +5,16 @@
  */
 import t, { type Test } from 'tap'
 import { openJournal, type Journal } from '../../src/journal/connect.js'
+import { NatsLog } from '../../src/journal/nats-log.js'
 import { JournalUnavailable, publishUntil } from '../../src/journal/publish.js'
 import { chunkMessageId, chunkSubject, DEFAULT_LAYOUT, partitionOf, recordingStream, streamConfigs } from '../../src/journal/streams.js'
+import type { NatsCluster } from '../../src/journal/nats-servers.js'
 import { natsCluster } from '../helpers/nats.js'
 
 const layout = { ...DEFAULT_LAYOUT, partitions: 2 }
 
-async function journalOn(t: Test, url: string): Promise<Journal> {
-  const journal = await openJournal(url, layout, 60_000)
+async function journalOn(t: Test, nats: NatsCluster): Promise<Journal> {
+  const journal = await openJournal(nats.settings(), layout, 60_000)
   t.teardown(() => journal.close())
   return journal
 }
@@ -30,8 +32,8 @@ t.test('sessions spread over the partitions, each session in one', async (t) => 
 
 t.test('the streams exist with the layout, and opening again changes nothing', async (t) => {
   const nats = await natsCluster(t)
-  const first = await journalOn(t, nats.url)
-  const second = await journalOn(t, nats.url)
+  const first = await journalOn(t, nats)
+  const second = await journalOn(t, nats)
   for (const wanted of streamConfigs(layout)) {
     const info = await second.jsm.streams.info(wanted.name)
     t.equal(info.config.num_replicas, 3, `${wanted.name} has 3 replicas`)
@@ -43,12 +45,12 @@ t.test('the streams exist with the layout, and opening again changes nothing', a
 
 t.test('a chunk sent twice is held once; its bytes read back by sequence from another server', async (t) => {
   const nats = await natsCluster(t)
-  const journal = await journalOn(t, nats.url)
+  const journal = await journalOn(t, nats)
   const partition = partitionOf('p1', 's1', layout.partitions)
   const body = new TextEncoder().encode('{"chunk":1}')
-  const options = { msgID: chunkMessageId('p1', 's1', 0), deadline: Date.now() + 10_000 }
-  const first = await publishUntil(journal.js, chunkSubject(layout, partition, 'p1', 's1'), body, options)
-  const again = await publishUntil(journal.js, chunkSubject(layout, partition, 'p1', 's1'), body, options)
+  const options = { id: chunkMessageId('p1', 's1', 0), deadline: Date.now() + 10_000 }
+  const first = await publishUntil(new NatsLog(journal), chunkSubject(layout, partition, 'p1', 's1'), body, options)
+  const again = await publishUntil(new NatsLog(journal), chunkSubject(layout, partition, 'p1', 's1'), body, options)
   t.equal(first.duplicate, false)
   t.equal(again.duplicate, true, 'the resend is flagged a duplicate')
   t.equal(again.seq, first.seq, 'and points at the one entry')
@@ -61,19 +63,19 @@ t.test('a chunk sent twice is held once; its bytes read back by sequence from an
 
 t.test('a publish past its deadline is refused, not acknowledged', async (t) => {
   const nats = await natsCluster(t)
-  const journal = await journalOn(t, nats.url)
+  const journal = await journalOn(t, nats)
   // Two of three servers gone: no quorum, so no stream can acknowledge.
   await nats.kill(1)
   await nats.kill(2)
   const started = Date.now()
-  const error = await publishUntil(journal.js, chunkSubject(layout, 0, 'p1', 's1'), new Uint8Array(10), { deadline: Date.now() + 3_000 }).catch((e) => e)
+  const error = await publishUntil(new NatsLog(journal), chunkSubject(layout, 0, 'p1', 's1'), new Uint8Array(10), { id: 'refused', deadline: Date.now() + 3_000 }).catch((e) => e)
   t.type(error, JournalUnavailable)
   t.ok(Date.now() - started < 6_000, `gave up after ${Date.now() - started} ms (deadline 3,000)`)
 })
 
 t.test('killing the stream leader under load loses nothing acknowledged', async (t) => {
   const nats = await natsCluster(t)
-  const journal = await journalOn(t, nats.url)
+  const journal = await journalOn(t, nats)
   const stream = recordingStream(layout, 0)
   const leader = (await journal.jsm.streams.info(stream)).cluster?.leader
   const index = nats.servers.findIndex((s) => s.name === leader)
@@ -92,7 +94,7 @@ t.test('killing the stream leader under load loses nothing acknowledged', async 
         if (!killed && Date.now() >= killAt) killed = nats.kill(index)
         const sent = Date.now()
         try {
-          const ack = await publishUntil(journal.js, chunkSubject(layout, 0, 'p1', `w${writer}`), body, { msgID: chunkMessageId('p1', `w${writer}`, seq), deadline: sent + 20_000 })
+          const ack = await publishUntil(new NatsLog(journal), chunkSubject(layout, 0, 'p1', `w${writer}`), body, { id: chunkMessageId('p1', `w${writer}`, seq), deadline: sent + 20_000 })
           acknowledged.push(ack.seq)
           longestWaitMs = Math.max(longestWaitMs, Date.now() - sent)
         } catch {

@@ -12,6 +12,7 @@ import t from 'tap'
 import { ensureOrgAndUser } from '../../src/accounts/credentials.js'
 import { Applier } from '../../src/journal/applier.js'
 import { openJournal } from '../../src/journal/connect.js'
+import { NatsLog } from '../../src/journal/nats-log.js'
 import { replicatedStore } from '../../src/journal/replicated-store.js'
 import { DEFAULT_LAYOUT } from '../../src/journal/streams.js'
 import { openLmdbStore } from '../../src/store/lmdb/index.js'
@@ -19,6 +20,7 @@ import type { Store } from '../../src/store/store.js'
 import { natsCluster } from '../helpers/nats.js'
 import { storeSuite } from './store.case.js'
 
+// Each test's log is a namespace of streams, outside the node user's subjects: the operator user writes them.
 const nats = await natsCluster(t, 1)
 let logs = 0
 
@@ -28,7 +30,7 @@ storeSuite(t, async (t) => {
   const layout = { ...DEFAULT_LAYOUT, partitions: 1, replicas: 1, namespace: `t${++logs}` }
   const open = async () => {
     const local = openLmdbStore(options)
-    const journal = await openJournal(nats.url, layout, 30_000)
+    const journal = new NatsLog(await openJournal(nats.settings('operator'), layout, 30_000))
     const applier = new Applier(local, journal, layout)
     applier.start()
     await applier.caughtUp(30_000)
@@ -59,7 +61,7 @@ t.test('two nodes naming one new organisation at once make one: the log decides,
   const node = async () => {
     const path = mkdtempSync(join(tmpdir(), 'svc-store-'))
     const local = openLmdbStore({ path, mapSize: 256 * 1024 * 1024, durability: 'commit' })
-    const journal = await openJournal(nats.url, layout, 30_000)
+    const journal = new NatsLog(await openJournal(nats.settings('operator'), layout, 30_000))
     const applier = new Applier(local, journal, layout)
     applier.start()
     await applier.caughtUp(30_000)

@@ -32,7 +32,7 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
 
   async putOrg(org: OrgRecord): Promise<void> {
     await this.settle(
-      this.root.transaction(() => {
+      this.write(() => {
         this.tables.orgs.put(org.id, org)
         this.tables.orgsByName.put(org.name, org.id)
       }),
@@ -50,7 +50,7 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
 
   async putUser(user: UserRecord): Promise<void> {
     await this.settle(
-      this.root.transaction(() => {
+      this.write(() => {
         this.tables.users.put(user.id, user)
         this.tables.usersByEmail.put(user.email.toLowerCase(), user.id)
       }),
@@ -64,7 +64,7 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
   async ensureOrgAndUser(candidate: OrgRecord, newUser: Omit<UserRecord, 'orgId' | 'role'>): Promise<OrgAndUser> {
     let found!: OrgAndUser
     await this.settle(
-      this.root.transaction(() => {
+      this.write(() => {
         const orgId = this.tables.orgsByName.get(candidate.name)
         const org = orgId ? this.tables.orgs.get(orgId)! : candidate
         if (!orgId) {
@@ -87,7 +87,7 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
   async createFirstOwner(org: OrgRecord, user: UserRecord): Promise<boolean> {
     let created = false
     await this.settle(
-      this.root.transaction(() => {
+      this.write(() => {
         if (this.tables.users.getKeysCount() > 0) return
         this.tables.orgs.put(org.id, org)
         this.tables.orgsByName.put(org.name, org.id)
@@ -110,26 +110,26 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
 
   async removeUser(id: string, now: number): Promise<RemovedMember | undefined> {
     let removed: RemovedMember | undefined
-    await this.settle(this.root.transaction(() => void (removed = removeUserInTxn(this.tables, id, now))))
+    await this.settle(this.write(() => void (removed = removeUserInTxn(this.tables, id, now))))
     return removed
   }
 
   async endDashboardSessions(userId: string, keep?: string): Promise<number> {
     let ended = 0
-    await this.settle(this.root.transaction(() => void (ended = endSessionsInTxn(this.tables, userId, keep))))
+    await this.settle(this.write(() => void (ended = endSessionsInTxn(this.tables, userId, keep))))
     return ended
   }
 
   async joinByInvite(inviteId: string, user: UserRecord, now: number): Promise<JoinOutcome> {
     let outcome: JoinOutcome = 'invite_gone'
-    await this.settle(this.root.transaction(() => void (outcome = joinInTxn(this.tables, inviteId, user, now))))
+    await this.settle(this.write(() => void (outcome = joinInTxn(this.tables, inviteId, user, now))))
     return outcome
   }
 
   async claimSignInLink(inviteId: string, passwordHash: string, now: number): Promise<UserRecord | undefined> {
     let claimed: UserRecord | undefined
     await this.settle(
-      this.root.transaction(() => {
+      this.write(() => {
         const invite = this.tables.invites.get(inviteId)
         const user = invite?.forUserId ? memberOf(this.tables, invite.forUserId, invite.orgId) : undefined
         if (!invite || !user || !isLive(invite, now)) return
@@ -145,7 +145,7 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
 
   async purgeExpiredCredentials(now: number): Promise<PurgedCredentials> {
     let purged: PurgedCredentials = { sessions: 0, invites: 0, setupTokens: 0 }
-    await this.settle(this.root.transaction(() => void (purged = purgeExpiredInTxn(this.tables, now))))
+    await this.settle(this.write(() => void (purged = purgeExpiredInTxn(this.tables, now))))
     return purged
   }
 
@@ -153,7 +153,7 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
   protected async createIf(check: () => CreateOutcome, write: () => void): Promise<CreateOutcome> {
     let outcome: CreateOutcome = 'holder_gone'
     await this.settle(
-      this.root.transaction(() => {
+      this.write(() => {
         outcome = check()
         if (outcome === 'created') write()
       }),
@@ -201,7 +201,7 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
   async revokeInvite(id: string, now: number): Promise<InviteRecord | undefined> {
     let after: InviteRecord | undefined
     await this.settle(
-      this.root.transaction(() => {
+      this.write(() => {
         const invite = this.tables.invites.get(id)
         after = invite && !invite.usedAt && !invite.revokedAt ? { ...invite, revokedAt: now } : invite
         if (after && after !== invite) this.tables.invites.put(id, after)
@@ -217,7 +217,7 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
   async consumeInvite(id: string, now: number): Promise<InviteRecord | undefined> {
     let consumed: InviteRecord | undefined
     await this.settle(
-      this.root.transaction(() => {
+      this.write(() => {
         const invite = this.tables.invites.get(id)
         if (!invite || invite.usedAt || invite.revokedAt || invite.expiresAt <= now) return
         consumed = { ...invite, usedAt: now }

@@ -6,8 +6,10 @@
 import { threadId } from 'node:worker_threads'
 import type { IngestItem, IngestOutcome, PageRecord, ProjectStats } from '../records.js'
 import { shortId } from '../aggregates/ids.js'
+import { countsAsOtherPage, moveToOther, OTHER_PAGE, otherPageRecord } from '../aggregates/pages.js'
 import { chunkInfoOf, emptyStats, sessionWithChunk } from '../recording-records.js'
 import { logForFold } from './fold-log.js'
+import { MAX_KEY_PART } from './keys.js'
 import type { Key, Tables } from './tables.js'
 
 type ChunkItem = Extract<IngestItem, { kind: 'chunk' }>
@@ -35,15 +37,16 @@ class StatsUpdates {
   }
 }
 
-/** Applies a run of items in the current transaction, each project's counters written once. */
-export function applyItems(tables: Tables, items: IngestItem[], aggregate: boolean): IngestOutcome[] {
+/** Applies a run of items in the current transaction, each project's counters written once; `maxPages`: the page cap (aggregates/pages.ts). */
+export function applyItems(tables: Tables, items: IngestItem[], aggregate: boolean, maxPages: number): IngestOutcome[] {
   const stats = new StatsUpdates(tables)
-  const outcomes = items.map((item) => (item.kind === 'chunk' ? applyChunk(tables, item, stats) : applySignals(tables, item, aggregate, stats)))
+  const pages = new PageIndex(tables.pages, maxPages)
+  const outcomes = items.map((item) => (item.kind === 'chunk' ? applyChunk(tables, item, stats, pages) : applySignals(tables, item, aggregate, stats, pages)))
   stats.flush()
   return outcomes
 }
 
-function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates): IngestOutcome {
+function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates, pages: PageIndex): IngestOutcome {
   const { projectId, meta, body, receivedAt } = item
   const key = [projectId, meta.sk, meta.seq]
   // A repeated seq is a retry of a chunk already acknowledged: keep the first copy.
@@ -53,10 +56,11 @@ function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates): In
   if (!item.journal) tables.chunks.put(key, Buffer.from(body.buffer, body.byteOffset, body.byteLength))
   tables.chunkInfo.put(key, info)
 
+  // Past the page cap the session lists the view under (other), as the aggregates count it.
+  if (item.page) item.page = pages.admit(projectId, item.page)
   const sessionKey = [projectId, meta.sk]
   const existing = tables.sessions.get(sessionKey)
-  const { session, newPage } = sessionWithChunk(existing, item, info)
-  if (newPage && item.page) notePage(tables, projectId, item.page)
+  const { session } = sessionWithChunk(existing, item, info)
   tables.sessions.put(sessionKey, session)
   if (!existing) {
     tables.sessionsByTime.put([receivedAt, projectId, meta.sk], true)
@@ -74,18 +78,28 @@ function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates): In
 /** Distinguishes batches received in the same millisecond within one transaction. */
 let signalsNonce = 0
 
+/** The key of a batch this process received itself (the embedded mode): unique by process, thread and a counter. */
+function localSignalsKey(projectId: string, receivedAt: number, sk: string): Key {
+  signalsNonce = (signalsNonce + 1) % 1_000_000_000
+  return [projectId, receivedAt, sk, process.pid, threadId, signalsNonce]
+}
+
 /**
  * Stores a batch and, unless aggregation is switched off, logs it for the
  * fold thread to count into the aggregates after the acknowledgement
  * (fold-log.ts): the entry commits with the batch, so none is ever missed.
  */
-function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean, counters: StatsUpdates): IngestOutcome {
+function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean, counters: StatsUpdates, pages: PageIndex): IngestOutcome {
   const { projectId, batch, receivedAt } = item
-  signalsNonce = (signalsNonce + 1) % 1_000_000_000
-  const key = [projectId, receivedAt, batch.sk, process.pid, threadId, signalsNonce]
+  // From the log, the entry's id is the batch's identity on every node, and a repeat of it is counted once.
+  const key = item.id === undefined ? localSignalsKey(projectId, receivedAt, batch.sk) : [projectId, receivedAt, batch.sk, item.id]
+  if (item.id !== undefined && tables.signals.doesExist(key)) return 'duplicate'
+  // Pages past the cap are decided here, once, and the batch stored with its entries on (other): every fold of it agrees.
+  let refused: Set<string> | undefined
+  for (const page of item.pages ?? []) if (pages.admit(projectId, page) !== page) (refused ??= new Set()).add(page.key)
+  if (refused) moveToOther(batch, refused)
   tables.signals.put(key, batch)
   if (aggregate) logForFold(tables, key)
-  for (const page of item.pages ?? []) notePage(tables, projectId, page)
   counters.of(projectId).signalBatches += 1
   return 'stored'
 }
@@ -104,8 +118,44 @@ export function pageIndexKey(projectId: string, pageKey: string): Key {
   return [projectId, Buffer.byteLength(pageKey) > PAGE_KEY_INLINE_BYTES ? `#${shortId(pageKey)}` : pageKey]
 }
 
-/** Adds a page to the project's page index the first time it is seen. */
-export function notePage(tables: Tables, projectId: string, page: PageRecord): void {
-  const key = pageIndexKey(projectId, page.key)
-  if (!tables.pages.doesExist(key)) tables.pages.put(key, page)
+/**
+ * A page index (the live one, or the one a backfill builds) under the page
+ * cap: a project's pages are counted once per transaction, when the first
+ * page new to the index arrives, and tracked from there.
+ */
+export class PageIndex {
+  private readonly sizes = new Map<string, number>()
+
+  constructor(
+    private readonly table: Tables['pages'],
+    private readonly max: number,
+  ) {}
+
+  /** The page an entry counts under: `page` when the index holds it or has room (noted then), else `(other)` (noted the first time). */
+  admit(projectId: string, page: PageRecord): PageRecord {
+    if (page.key === OTHER_PAGE) return this.noteOther(projectId, page.firstSeenAt)
+    const key = pageIndexKey(projectId, page.key)
+    if (this.table.doesExist(key)) return page
+    let size = this.sizes.get(projectId)
+    if (size === undefined) this.sizes.set(projectId, (size = this.count(projectId)))
+    if (countsAsOtherPage(false, size, this.max)) return this.noteOther(projectId, page.firstSeenAt)
+    this.table.put(key, page)
+    this.sizes.set(projectId, size + 1)
+    return page
+  }
+
+  private noteOther(projectId: string, firstSeenAt: number): PageRecord {
+    const key = pageIndexKey(projectId, OTHER_PAGE)
+    const other = this.table.get(key)
+    if (other) return other
+    const record = otherPageRecord(firstSeenAt)
+    this.table.put(key, record)
+    return record
+  }
+
+  /** Real pages held: every entry but (other). */
+  private count(projectId: string): number {
+    const all = this.table.getKeysCount({ start: [projectId], end: [projectId, MAX_KEY_PART] })
+    return all - (this.table.doesExist(pageIndexKey(projectId, OTHER_PAGE)) ? 1 : 0)
+  }
 }

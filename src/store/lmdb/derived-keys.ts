@@ -92,8 +92,16 @@ export const ALL_SCOPE = '*'
  */
 export type SessionRecordOfSignals = SessionSignals & { from: number; to: number }
 
-/** Identity of a stored batch, from its key in the signals table: the base of its entries' ids. */
+/**
+ * Identity of a stored batch, from its key in the signals table: the base of its entries' ids. A batch from the
+ * cluster mode's log is keyed by its entry's id ([project, receivedAt, sk, id]), the same on every node; one the
+ * process received itself by process, thread and counter.
+ */
 export function batchIdOf(signalsKey: Key): string {
+  if ((signalsKey as unknown[]).length === 4) {
+    const [, receivedAt, , id] = signalsKey as [string, number, string, string]
+    return `${receivedAt}.${id}`
+  }
   const [, receivedAt, , pid, threadId, nonce] = signalsKey as [string, number, string, number, number, number]
   return `${receivedAt}.${pid}.${threadId}.${nonce}`
 }

@@ -7,9 +7,12 @@
  * killed process); with durability "flush" we also wait for `flushed`, when
  * the OS reports the data synced to the disk.
  */
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Database, RootDatabase } from 'lmdb'
+import type { JournalPosition } from '../records.js'
 import { StorageUnavailable } from '../store.js'
 import { causeOf, isFatalStorageFailure, isStorageFailure } from './failures.js'
+import { DEFAULT_MAX_PAGES } from '../aggregates/pages.js'
 import { MAX_KEY_PART } from './keys.js'
 import { RegistryCache } from './registry-cache.js'
 import { openTables, SHAPED_TABLES, type Key, type Tables } from './tables.js'
@@ -21,12 +24,22 @@ export interface LmdbOptions {
   durability: 'commit' | 'flush'
   /** Log stored signal batches for the fold thread to count into the aggregates (fold-log.ts); off only to measure what they cost. Default on. */
   aggregates?: boolean
+  /** Pages a project holds at most; past it new pages count under `(other)` (aggregates/pages.ts). Default DEFAULT_MAX_PAGES. */
+  maxPagesPerProject?: number
+}
+
+/** A log entry being applied (applyJournalled): its position, and whether a write has recorded it yet. */
+interface Journalled {
+  applied: JournalPosition
+  recorded: boolean
 }
 
 export abstract class LmdbEnvironment {
   readonly tables: Tables
   /** What this store knows its aggregates' registries hold (registry-cache.ts). */
   protected readonly registry = new RegistryCache()
+  /** The entry applied by the calls in this asynchronous context, if any: calls made elsewhere meanwhile never see it. */
+  private readonly journalled = new AsyncLocalStorage<Journalled>()
 
   /**
    * Two environments: the main one (`path`) and the aggregates' (`path/aggregates`,
@@ -40,6 +53,11 @@ export abstract class LmdbEnvironment {
     protected readonly options: LmdbOptions,
   ) {
     this.tables = openTables(root, aggregates)
+  }
+
+  /** The page cap (aggregates/pages.ts). */
+  protected get maxPages(): number {
+    return this.options.maxPagesPerProject ?? DEFAULT_MAX_PAGES
   }
 
   protected async settle(write: Promise<unknown>, root = this.root): Promise<void> {
@@ -106,11 +124,51 @@ export abstract class LmdbEnvironment {
     }
   }
 
+  /**
+   * A write transaction of the main environment. Inside applyJournalled, its
+   * first one also records the entry's log position once `write` has run
+   * without throwing: the change and the position commit together or not at all.
+   */
+  protected write(write: () => unknown): Promise<unknown> {
+    const journalled = this.journalled.getStore()
+    if (!journalled || journalled.recorded) return this.root.transaction(write)
+    return this.root.transaction(() => {
+      const result = write()
+      this.tables.journalPositions.put(journalled.applied.stream, journalled.applied.seq)
+      journalled.recorded = true
+      return result
+    })
+  }
+
+  /**
+   * Applies one control entry of the log (src/journal/applier.ts): `run` makes
+   * the store calls the entry names, and the entry's position commits in the
+   * same transaction as their first write (or alone, when they write nothing),
+   * so a node that crashes between the two never applies the entry twice.
+   */
+  async applyJournalled<T>(applied: JournalPosition, run: () => Promise<T>): Promise<T> {
+    const journalled: Journalled = { applied, recorded: false }
+    let result: T
+    try {
+      result = await this.journalled.run(journalled, run)
+    } catch (error) {
+      // Storage failed: nothing committed, and the follower applies the entry again. Any other failure is the call's own.
+      if (!(error instanceof StorageUnavailable) && !journalled.recorded) await this.recordPosition(applied)
+      throw error
+    }
+    if (!journalled.recorded) await this.recordPosition(applied)
+    return result
+  }
+
+  private async recordPosition(applied: JournalPosition): Promise<void> {
+    await this.settle(this.root.transaction(() => void this.tables.journalPositions.put(applied.stream, applied.seq)))
+  }
+
   /** Merges `patch` into the record at `id` inside one write transaction. */
   protected async update<V extends object>(table: Database<V, string>, id: string, patch: Partial<V>): Promise<V | undefined> {
     let updated: V | undefined
     await this.settle(
-      this.root.transaction(() => {
+      this.write(() => {
         const current = table.get(id)
         if (!current) return
         updated = { ...current, ...patch }

@@ -7,7 +7,7 @@
  * tables, settling a write) in environment.ts.
  */
 import { join } from 'node:path'
-import { open } from 'lmdb'
+import { ABORT, open } from 'lmdb'
 import { log } from '../../log.js'
 import type {
   BackfillState,
@@ -17,6 +17,7 @@ import type {
   JournalPosition,
   NewProject,
   PageRecord,
+  PageSlice,
   ProjectRecord,
   ProjectStats,
   PurgeResult,
@@ -41,7 +42,7 @@ import type {
 } from '../insights.js'
 import { LmdbAccounts } from './accounts.js'
 import { underQuota } from '../account-store.js'
-import { applyItems } from './append.js'
+import { applyItems, pageIndexKey } from './append.js'
 import { emptyStats } from '../recording-records.js'
 import type { LmdbOptions } from './environment.js'
 import { isStorageFailure, surviveFailedCommits } from './failures.js'
@@ -65,18 +66,20 @@ export class LmdbStore extends LmdbAccounts implements Store {
 
   async appendBatch(items: IngestItem[], applied?: JournalPosition): Promise<IngestOutcome[]> {
     let outcomes: IngestOutcome[] = []
-    await this.settle(
-      this.root.transaction(() => {
-        if (applied) this.tables.journalPositions.put(applied.stream, applied.seq)
-        outcomes = this.eachAloneOnFailure(this.root, items, (some) => this.apply(some), (item, error) => {
-          // The disk or the environment failed, not the item: the client keeps it and sends it again.
-          if (isStorageFailure(error)) return 'unavailable'
-          // Say, a key past LMDB's 1,978-byte limit.
-          log.error('ingest item could not be stored; dropped', { error: String(error), kind: item.kind, projectId: item.projectId })
-          return 'failed'
-        })
-      }),
-    )
+    const write = () => {
+      if (applied) this.tables.journalPositions.put(applied.stream, applied.seq)
+      outcomes = this.eachAloneOnFailure(this.root, items, (some) => this.apply(some), (item, error) => {
+        // The disk or the environment failed, not the item: the client keeps it and sends it again.
+        if (isStorageFailure(error)) return 'unavailable'
+        // Say, a key past LMDB's 1,978-byte limit.
+        log.error('ingest item could not be stored; dropped', { error: String(error), kind: item.kind, projectId: item.projectId })
+        return 'failed'
+      })
+      // From the log, an item left out would be left out of this node for good: nothing commits, the follower applies the entries again.
+      if (applied && outcomes.includes('unavailable')) return ABORT
+    }
+    // Only a child transaction can be undone whole (ABORT); ingest from the fronts keeps the cheaper plain one.
+    await this.settle(applied ? this.root.childTransaction(write) : this.root.transaction(write))
     return outcomes
   }
 
@@ -89,7 +92,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
   }
 
   private apply(items: IngestItem[]): IngestOutcome[] {
-    return applyItems(this.tables, items, this.options.aggregates !== false)
+    return applyItems(this.tables, items, this.options.aggregates !== false, this.maxPages)
   }
   // ---- projects ----
 
@@ -148,8 +151,12 @@ export class LmdbStore extends LmdbAccounts implements Store {
     return this.tables.chunks.getBinary([projectId, sk, seq])
   }
 
-  listPages(projectId: string): PageRecord[] {
-    return Array.from(this.tables.pages.getRange({ start: [projectId], end: [projectId, MAX_KEY_PART] }), ({ value }) => value)
+  listPages(projectId: string, slice?: PageSlice): PageRecord[] {
+    const start = slice?.after === undefined ? [projectId] : pageIndexKey(projectId, slice.after)
+    const records = Array.from(this.tables.pages.getRange({ start, end: [projectId, MAX_KEY_PART], limit: slice && slice.limit + 1 }), ({ value }) => value)
+    // The range starts at `after` itself, which the slice before ended on.
+    if (slice?.after !== undefined && records[0]?.key === slice.after) records.shift()
+    return slice ? records.slice(0, slice.limit) : records
   }
 
   countPages(projectId: string): number {
@@ -172,7 +179,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
       )
     }
     await this.settle(
-      this.root.transaction(() => {
+      this.write(() => {
         const current = this.tables.backfills.get(projectId)
         if (current?.state === 'running') {
           state = current
@@ -215,7 +222,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
         this.aggregates.transaction(() => {
           // The batches stored until now: a fold waiting on this transaction can only hold ones stored before, or walked.
           this.root.resetReadTxn()
-          if (current.phase === 'signals') aggregates.signals = rebuildSignalsStep(this.tables, this.registry, current, limit, rekey)
+          if (current.phase === 'signals') aggregates.signals = rebuildSignalsStep(this.tables, this.registry, current, limit, rekey, this.maxPages)
           else aggregates.pruned = pruneReplaced(this.tables, projectId, limit)
         }),
         this.aggregates,
@@ -223,7 +230,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
     }
     let state: BackfillRecord | undefined
     await this.settle(
-      this.root.transaction(() => {
+      this.write(() => {
         state = this.tables.backfills.get(projectId)
         // Unchanged since the aggregates side read it (one stepper per project); else answer it as it is.
         if (JSON.stringify(state) === JSON.stringify(current)) state = backfillStepInTxn(this.tables, current, limit, rekey, now, aggregates)
@@ -241,7 +248,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
     const total: PurgeResult = { sessionsPurged: 0, chunksDeleted: 0, bytesDeleted: 0 }
     for (;;) {
       let step: PurgeStep | undefined
-      await this.settle(this.root.transaction(() => void (step = purgeInTxn(this.tables, cutoff, PURGE_STEP, now))))
+      await this.settle(this.write(() => void (step = purgeInTxn(this.tables, cutoff, PURGE_STEP, now))))
       total.sessionsPurged += step!.sessionsPurged
       total.chunksDeleted += step!.chunksDeleted
       total.bytesDeleted += step!.bytesDeleted
@@ -271,7 +278,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
         // One child transaction around the whole fold: when storage fails (disk full), it undoes every entry and the
         // cursors alike, and the fold thread retries it later, instead of setting healthy batches aside for good.
         this.aggregates.transactionSync(() => {
-          folded = this.eachAloneOnFailure(this.aggregates, logged, (some) => foldLogged(this.tables, this.registry, some), (entry, error) => {
+          folded = this.eachAloneOnFailure(this.aggregates, logged, (some) => foldLogged(this.tables, this.registry, some, this.maxPages), (entry, error) => {
             if (isStorageFailure(error)) throw error
             // Not retried forever: its raw batch stays, outside the aggregates.
             log.error('signals batch could not be folded; left out of the aggregates', { error: String(error), writer: entry.writer, seq: entry.seq })
@@ -301,8 +308,8 @@ export class LmdbStore extends LmdbAccounts implements Store {
     return sessionSignals(this.tables, projectId, sk)
   }
 
-  listSignalPages(projectId: string): string[] {
-    return derivedPages(this.tables, projectId)
+  listSignalPages(projectId: string, slice?: PageSlice): string[] {
+    return derivedPages(this.tables, projectId, slice)
   }
 
   heatmap(projectId: string, query: HeatmapQuery): ClickHeatmap | ScrollHeatmap {
@@ -317,7 +324,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
     return friction(this.tables, projectId, query)
   }
 
-  pageInsights(projectId: string, query: TimeRange): PageInsight[] {
+  pageInsights(projectId: string, query: TimeRange & { pages?: readonly string[] }): PageInsight[] {
     return pageInsights(this.tables, projectId, query)
   }
 

@@ -1,5 +1,6 @@
 /** What one ingest item does to the in-memory store: the same records, counted the same way, as lmdb/append.ts writes. */
 import type { IngestItem, IngestOutcome, PageRecord, ProjectStats } from '../records.js'
+import { countsAsOtherPage, moveToOther, OTHER_PAGE, otherPageRecord } from '../aggregates/pages.js'
 import { chunkInfoOf, emptyStats, sessionWithChunk } from '../recording-records.js'
 import { inner, sessionId, type MemoryData } from './data.js'
 
@@ -18,10 +19,10 @@ export function appendChunk(data: MemoryData, item: Extract<IngestItem, { kind: 
   const info = chunkInfoOf(item)
   chunks.set(meta.seq, item.journal ? { info } : { info, body: Uint8Array.from(body) })
 
+  if (item.page) item.page = admitPage(data, projectId, item.page)
   const sessions = inner(data.sessions, projectId)
   const existing = sessions.get(meta.sk)
-  const { session, newPage } = sessionWithChunk(existing, item, info)
-  if (newPage && item.page) notePage(data, projectId, item.page)
+  const { session } = sessionWithChunk(existing, item, info)
   sessions.set(meta.sk, session)
 
   const stats = statsOf(data, projectId)
@@ -32,14 +33,28 @@ export function appendChunk(data: MemoryData, item: Extract<IngestItem, { kind: 
 }
 
 export function appendSignals(data: MemoryData, item: Extract<IngestItem, { kind: 'signals' }>): IngestOutcome {
+  if (item.id !== undefined) {
+    if (data.signalIds.has(item.id)) return 'duplicate'
+    data.signalIds.add(item.id)
+  }
+  let refused: Set<string> | undefined
+  for (const page of item.pages ?? []) if (admitPage(data, item.projectId, page) !== page) (refused ??= new Set()).add(page.key)
+  if (refused) moveToOther(item.batch, refused)
   data.signals.push({ id: data.signals.length, projectId: item.projectId, receivedAt: item.receivedAt, batch: item.batch })
-  for (const page of item.pages ?? []) notePage(data, item.projectId, page)
   statsOf(data, item.projectId).signalBatches += 1
   return 'stored'
 }
 
-/** Adds a page to the project's page index the first time it is seen. */
-export function notePage(data: MemoryData, projectId: string, page: PageRecord): void {
+/** The page an entry counts under: `page`, noted in the index the first time, or (other) past the page cap (aggregates/pages.ts). */
+export function admitPage(data: MemoryData, projectId: string, page: PageRecord): PageRecord {
   const pages = inner(data.pages, projectId)
-  if (!pages.has(page.key)) pages.set(page.key, page)
+  if (pages.has(page.key)) return page
+  const held = pages.size - (pages.has(OTHER_PAGE) ? 1 : 0)
+  if (page.key === OTHER_PAGE || countsAsOtherPage(false, held, data.maxPagesPerProject)) {
+    let other = pages.get(OTHER_PAGE)
+    if (!other) pages.set(OTHER_PAGE, (other = otherPageRecord(page.firstSeenAt)))
+    return other
+  }
+  pages.set(page.key, page)
+  return page
 }

@@ -2,6 +2,7 @@
  * Everything an in-memory store holds, apart from the store object, so that
  * a test can "restart" a store on the same data (openMemoryStore(data)).
  */
+import { DEFAULT_MAX_PAGES } from '../aggregates/pages.js'
 import type {
   ApiKeyRecord,
   BackfillState,
@@ -36,6 +37,9 @@ export interface BackfillRun {
 }
 
 export class MemoryData {
+  /** The page cap (aggregates/pages.ts). */
+  constructor(readonly maxPagesPerProject = DEFAULT_MAX_PAGES) {}
+
   readonly orgs = new Map<string, OrgRecord>()
   readonly users = new Map<string, UserRecord>()
   readonly apiKeys = new Map<string, ApiKeyRecord>()
@@ -52,6 +56,8 @@ export class MemoryData {
   readonly pages = new Map<string, Map<string, PageRecord>>()
   /** Every stored signals batch in order of arrival. */
   readonly signals: StoredBatch[] = []
+  /** Log entry ids of the batches that came through the cluster mode's log: a repeat is a duplicate. */
+  readonly signalIds = new Set<string>()
   /** How many of `signals` the aggregates hold (a prefix: derivations apply in order of arrival). */
   applied = 0
   readonly backfills = new Map<string, BackfillRun>()

@@ -14,6 +14,7 @@ import type {
   JournalPosition,
   NewProject,
   PageRecord,
+  PageSlice,
   ProjectRecord,
   ProjectStats,
   PurgeResult,
@@ -36,10 +37,11 @@ import type {
   TimeRange,
 } from '../insights.js'
 import { underQuota } from '../account-store.js'
-import type { Store } from '../store.js'
+import { StorageUnavailable, type Store } from '../store.js'
 import { MemoryAccounts } from './accounts.js'
 import { appendChunk, appendSignals } from './append.js'
 import { emptyStats } from '../recording-records.js'
+import { shortId } from '../aggregates/ids.js'
 import { byBytes, MemoryData, sessionId, type StoredBatch } from './data.js'
 import { DerivedCache } from './derived.js'
 import { friction, heatmap, pageInsights, topElements } from './reads.js'
@@ -105,6 +107,19 @@ export class MemoryStore extends MemoryAccounts implements Store {
     this.journalPositions.set(applied.stream, applied.seq)
   }
 
+  /** One process, no crash to survive between the change and its position: run, then record. */
+  async applyJournalled<T>(applied: JournalPosition, run: () => Promise<T>): Promise<T> {
+    let result: T
+    try {
+      result = await run()
+    } catch (error) {
+      if (!(error instanceof StorageUnavailable)) this.journalPositions.set(applied.stream, applied.seq)
+      throw error
+    }
+    this.journalPositions.set(applied.stream, applied.seq)
+    return result
+  }
+
   getSession(projectId: string, sk: string): SessionRecord | undefined {
     return copy(this.data.sessions.get(projectId)?.get(sk))
   }
@@ -128,8 +143,9 @@ export class MemoryStore extends MemoryAccounts implements Store {
     for (const stored of signalsOf(this.data, projectId)) yield { receivedAt: stored.receivedAt, batch: copy(stored.batch) }
   }
 
-  listPages(projectId: string): PageRecord[] {
-    return [...(this.data.pages.get(projectId)?.values() ?? [])].sort((a, b) => byBytes(a.key, b.key)).map(copy)
+  listPages(projectId: string, slice?: PageSlice): PageRecord[] {
+    const records = [...(this.data.pages.get(projectId)?.values() ?? [])].sort((a, b) => byBytes(a.key, b.key))
+    return sliceOf(records, (r) => byBytes(r.key, slice?.after ?? '') > 0, slice).map(copy)
   }
 
   countPages(projectId: string): number {
@@ -222,8 +238,9 @@ export class MemoryStore extends MemoryAccounts implements Store {
     return this.derived.of(projectId).sessionSignals(sk)
   }
 
-  listSignalPages(projectId: string): string[] {
-    return this.derived.of(projectId).pageKeys()
+  listSignalPages(projectId: string, slice?: PageSlice): string[] {
+    const after = slice?.after === undefined ? '' : shortId(slice.after)
+    return sliceOf(this.derived.of(projectId).pageKeys(), (key) => shortId(key) > after, slice)
   }
 
   heatmap(projectId: string, query: HeatmapQuery): ClickHeatmap | ScrollHeatmap {
@@ -238,11 +255,17 @@ export class MemoryStore extends MemoryAccounts implements Store {
     return friction(this.derived.of(projectId), query)
   }
 
-  pageInsights(projectId: string, query: TimeRange): PageInsight[] {
+  pageInsights(projectId: string, query: TimeRange & { pages?: readonly string[] }): PageInsight[] {
     return pageInsights(this.derived.of(projectId), query)
   }
 
   async close(): Promise<void> {}
+}
+
+/** A slice of a listing in its order: the entries `past` the slice's `after`, `limit` of them; all without a slice. */
+function sliceOf<T>(all: T[], past: (entry: T) => boolean, slice?: PageSlice): T[] {
+  if (!slice) return all
+  return (slice.after === undefined ? all : all.filter(past)).slice(0, slice.limit)
 }
 
 /** A project's stored batches in the order LMDB keeps them: by time of receipt, then session key, then arrival. */

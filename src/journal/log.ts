@@ -1,0 +1,99 @@
+/**
+ * The replicated log as the journal uses it, whatever holds it: JetStream
+ * streams in production (nats-log.ts), an in-memory twin in tests
+ * (memory-log.ts). Both keep the rules the journal relies on, which the
+ * shared suite (test/journal/log-suite.ts) checks against each: one order per
+ * stream, a publish that names an id already in the stream's duplicate window
+ * answers that entry instead of adding one, and a reader resumes from any
+ * sequence.
+ */
+
+export interface LogEntry {
+  seq: number
+  data: Uint8Array
+}
+
+export interface Appended {
+  /** The entry's sequence in its stream (the first copy's, for a duplicate). */
+  seq: number
+  /** The id was already in the stream: nothing was added. */
+  duplicate: boolean
+}
+
+/** Entries of one stream as they arrive, in batches of those already there; ends with an error when the log fails. */
+export interface LogReader extends AsyncIterable<LogEntry[]> {
+  stop(): void
+}
+
+export interface Log {
+  /**
+   * One attempt to append `data` to the stream that takes `subject`; `id`
+   * identifies the logical entry, so that a retry of an attempt whose
+   * acknowledgement was lost is answered as a duplicate (publish.ts retries).
+   */
+  append(subject: string, data: Uint8Array, options: { id: string; timeoutMs: number }): Promise<Appended>
+  /** Reads `stream` from sequence `from` on, in batches of at most `maxBatch` entries. */
+  read(stream: string, from: number, maxBatch: number): LogReader
+  /** The last sequence of each stream (0: empty). */
+  heads(streams: string[]): Promise<Map<string, number>>
+  /** The entry at `seq`, or undefined when the stream no longer holds it (expired). */
+  get(stream: string, seq: number): Promise<Uint8Array | undefined>
+  close(): Promise<void>
+}
+
+/**
+ * Hands a pump's items to one reader in batches: whatever has arrived when the
+ * reader asks, up to `maxBatch`, or the next one to arrive. `room()` resolves
+ * while fewer than two batches wait, so a fast log never fills memory ahead of
+ * a slow reader.
+ */
+export class BatchQueue<T> implements AsyncIterable<T[]> {
+  private readonly items: T[] = []
+  private failure: { error: unknown } | undefined
+  private ended = false
+  private wake: (() => void) | undefined
+  private roomWaiters: (() => void)[] = []
+
+  constructor(private readonly maxBatch: number) {}
+
+  push(item: T): void {
+    this.items.push(item)
+    this.notify()
+  }
+
+  /** Ends the queue once its items are read; with an error, the reader then throws it. */
+  end(error?: unknown): void {
+    if (this.ended) return
+    this.ended = true
+    if (error !== undefined) this.failure = { error }
+    this.notify()
+    for (const waiter of this.roomWaiters.splice(0)) waiter()
+  }
+
+  room(): Promise<void> {
+    if (this.ended || this.items.length < 2 * this.maxBatch) return Promise.resolve()
+    return new Promise((resolve) => this.roomWaiters.push(resolve))
+  }
+
+  private notify(): void {
+    const wake = this.wake
+    this.wake = undefined
+    wake?.()
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T[]> {
+    for (;;) {
+      if (this.items.length > 0) {
+        const batch = this.items.splice(0, this.maxBatch)
+        if (this.items.length < 2 * this.maxBatch) for (const waiter of this.roomWaiters.splice(0)) waiter()
+        yield batch
+        continue
+      }
+      if (this.ended) {
+        if (this.failure) throw this.failure.error
+        return
+      }
+      await new Promise<void>((resolve) => (this.wake = resolve))
+    }
+  }
+}

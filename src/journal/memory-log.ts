@@ -1,0 +1,110 @@
+/**
+ * The log in memory: the same rules as JetStream's streams as the journal
+ * uses them (subjects to streams, one order per stream, ids deduplicated
+ * within a window), in one process and in microseconds, so that the journal's
+ * rules are tested without NATS servers (test/journal/). Faults are injected
+ * by hand: an acknowledgement lost after the entry landed, an append refused,
+ * readers ended with an error.
+ */
+import { BatchQueue, type Appended, type Log, type LogEntry, type LogReader } from './log.js'
+
+export interface MemoryStream {
+  name: string
+  /** Subject patterns as JetStream writes them: `a.b` exactly, `a.>` anything under `a.`. */
+  subjects: string[]
+}
+
+interface Held {
+  entries: LogEntry[]
+  /** Entry ids within the duplicate window, and when each was appended. */
+  ids: Map<string, { seq: number; at: number }>
+  readers: Set<{ queue: BatchQueue<LogEntry>; next: number }>
+}
+
+export class MemoryLog implements Log {
+  /** Appends to come that store their entry but fail as if the acknowledgement was lost. */
+  loseAcks = 0
+  /** Appends to come that fail without storing anything. */
+  refuseAppends = 0
+  private readonly streams = new Map<string, Held>()
+
+  constructor(
+    private readonly layout: MemoryStream[],
+    private readonly duplicateWindowMs = 10 * 60_000,
+    private readonly now: () => number = Date.now,
+  ) {
+    for (const stream of layout) this.streams.set(stream.name, { entries: [], ids: new Map(), readers: new Set() })
+  }
+
+  async append(subject: string, data: Uint8Array, options: { id: string; timeoutMs: number }): Promise<Appended> {
+    if (this.refuseAppends > 0) {
+      this.refuseAppends -= 1
+      throw new Error('memory log: append refused (injected)')
+    }
+    const held = this.streams.get(this.streamOf(subject))!
+    const at = this.now()
+    const seen = held.ids.get(options.id)
+    if (seen && at - seen.at < this.duplicateWindowMs) return { seq: seen.seq, duplicate: true }
+    const entry = { seq: held.entries.length + 1, data: Uint8Array.from(data) }
+    held.entries.push(entry)
+    held.ids.set(options.id, { seq: entry.seq, at })
+    for (const reader of held.readers) this.deliver(held, reader)
+    if (this.loseAcks > 0) {
+      this.loseAcks -= 1
+      throw new Error('memory log: acknowledgement lost (injected)')
+    }
+    return { seq: entry.seq, duplicate: false }
+  }
+
+  read(stream: string, from: number, maxBatch: number): LogReader {
+    const held = this.held(stream)
+    const queue = new BatchQueue<LogEntry>(maxBatch)
+    const reader = { queue, next: from }
+    held.readers.add(reader)
+    this.deliver(held, reader)
+    return {
+      [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
+      stop: () => {
+        held.readers.delete(reader)
+        queue.end()
+      },
+    }
+  }
+
+  /** Ends every reader of every stream with `error`, as a server that went away does. */
+  failReaders(error = new Error('memory log: reader failed (injected)')): void {
+    for (const held of this.streams.values()) {
+      for (const reader of held.readers) reader.queue.end(error)
+      held.readers.clear()
+    }
+  }
+
+  async heads(streams: string[]): Promise<Map<string, number>> {
+    return new Map(streams.map((name) => [name, this.held(name).entries.length]))
+  }
+
+  async get(stream: string, seq: number): Promise<Uint8Array | undefined> {
+    return this.held(stream).entries[seq - 1]?.data
+  }
+
+  async close(): Promise<void> {
+    for (const held of this.streams.values()) for (const reader of held.readers) reader.queue.end()
+  }
+
+  private deliver(held: Held, reader: { queue: BatchQueue<LogEntry>; next: number }): void {
+    while (reader.next <= held.entries.length) reader.queue.push(held.entries[reader.next++ - 1])
+  }
+
+  private held(stream: string): Held {
+    const held = this.streams.get(stream)
+    if (!held) throw new Error(`memory log: no stream ${stream}`)
+    return held
+  }
+
+  private streamOf(subject: string): string {
+    for (const stream of this.layout) {
+      if (stream.subjects.some((pattern) => (pattern.endsWith('.>') ? subject.startsWith(pattern.slice(0, -1)) : subject === pattern))) return stream.name
+    }
+    throw new Error(`memory log: no stream takes subject ${subject}`)
+  }
+}

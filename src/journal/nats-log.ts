@@ -1,0 +1,69 @@
+/**
+ * The log on NATS JetStream: one stream per journal stream (streams.ts),
+ * appends with a message id (JetStream's duplicate window answers a repeat
+ * with the first copy's sequence), reads through an ordered consumer from any
+ * sequence, and single entries by direct get from any replica.
+ */
+import { DeliverPolicy } from '@nats-io/jetstream'
+import type { Journal } from './connect.js'
+import { BatchQueue, type Appended, type Log, type LogEntry, type LogReader } from './log.js'
+
+export class NatsLog implements Log {
+  constructor(readonly journal: Journal) {}
+
+  async append(subject: string, data: Uint8Array, options: { id: string; timeoutMs: number }): Promise<Appended> {
+    const ack = await this.journal.js.publish(subject, data, { msgID: options.id, timeout: options.timeoutMs })
+    return { seq: ack.seq, duplicate: ack.duplicate }
+  }
+
+  read(stream: string, from: number, maxBatch: number): LogReader {
+    const queue = new BatchQueue<LogEntry>(maxBatch)
+    let stop: (() => void) | undefined
+    let stopped = false
+    const pump = async () => {
+      const consumer = await this.journal.js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from })
+      const messages = await consumer.consume({ max_messages: maxBatch })
+      stop = () => messages.stop()
+      if (stopped) messages.stop()
+      for await (const msg of messages) {
+        queue.push({ seq: msg.seq, data: msg.data })
+        await queue.room()
+        if (stopped) break
+      }
+    }
+    // A consumer that ends without being stopped (its server went away) ends the reader with an error: the reader resumes.
+    pump().then(
+      () => queue.end(stopped ? undefined : new Error(`reader of ${stream} ended`)),
+      (error) => queue.end(error),
+    )
+    return {
+      [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
+      stop: () => {
+        stopped = true
+        stop?.()
+        queue.end()
+      },
+    }
+  }
+
+  async heads(streams: string[]): Promise<Map<string, number>> {
+    const last = new Map<string, number>()
+    for await (const info of this.journal.jsm.streams.list()) {
+      if (streams.includes(info.config.name)) last.set(info.config.name, info.state.last_seq)
+    }
+    // A listing can come back short (a server answering while it rejoins): never take a missing stream for caught up.
+    for (const stream of streams) {
+      if (!last.has(stream)) last.set(stream, (await this.journal.jsm.streams.info(stream)).state.last_seq)
+    }
+    return last
+  }
+
+  async get(stream: string, seq: number): Promise<Uint8Array | undefined> {
+    const message = await this.journal.jsm.direct.getMessage(stream, { seq })
+    return message?.data
+  }
+
+  close(): Promise<void> {
+    return this.journal.close()
+  }
+}

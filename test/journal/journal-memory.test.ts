@@ -1,0 +1,70 @@
+/**
+ * The journal's rules on the in-memory log (journal.case.ts), plus the
+ * faults only it can inject on demand: an acknowledgement lost after the entry
+ * landed, readers ended by the log, storage refusing a batch mid-apply.
+ */
+import t from 'tap'
+import { ensureOrgAndUser } from '../../src/accounts/credentials.js'
+import { JournalIngestSink } from '../../src/journal/ingest-sink.js'
+import { MemoryLog } from '../../src/journal/memory-log.js'
+import { DEFAULT_LAYOUT, signalsStream, streamConfigs, type JournalLayout } from '../../src/journal/streams.js'
+import { frictionBatch, journalSuite, projectOn, startNode } from './journal.case.js'
+
+let logs = 0
+function memoryLog(): { log: MemoryLog; layout: JournalLayout } {
+  const layout = { ...DEFAULT_LAYOUT, partitions: 2, replicas: 1, namespace: `m${++logs}` }
+  return { log: new MemoryLog(streamConfigs(layout).map((s) => ({ name: s.name, subjects: s.subjects ?? [] }))), layout }
+}
+
+journalSuite(t, async (t) => {
+  const opened = memoryLog()
+  t.teardown(() => opened.log.close())
+  return opened
+})
+
+t.test('an acknowledgement lost and retried: the batch lands once and every node counts it once', async (t) => {
+  const { log, layout } = memoryLog()
+  const a = await startNode(t, log, layout)
+  const b = await startNode(t, log, layout)
+  const project = await projectOn(a)
+  log.loseAcks = 1
+  const sink = new JournalIngestSink(a.local, log, { layout, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
+  t.equal(await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: Date.now(), body: frictionBatch('s1', Date.now() - 60_000, 4) }), 'duplicate', 'the retry finds the entry the lost acknowledgement was for')
+  t.equal((await log.heads([signalsStream(layout)])).get(signalsStream(layout)), 1, 'one entry in the log')
+  for (const node of [a, b]) {
+    t.ok(await node.applier.caughtUp(5_000))
+    await node.local.applyDerivations()
+    t.equal(node.local.listFriction(project.id, { since: 0, until: Date.now() + 60_000, limit: 100 }).items.length, 4)
+  }
+})
+
+t.test('a follower whose reader fails resumes from its position: the node lives on and skips nothing', async (t) => {
+  const { log, layout } = memoryLog()
+  const a = await startNode(t, log, layout)
+  await ensureOrgAndUser(a.store, 'One', 'one@acme.test')
+  log.failReaders()
+  // Written while every reader is down: applied once the followers resume.
+  const { org } = await ensureOrgAndUser(a.store, 'Two', 'two@acme.test')
+  t.ok(a.local.getOrg(org.id), 'the change made after the failure is applied')
+  log.failReaders()
+  log.failReaders()
+  const { org: third } = await ensureOrgAndUser(a.store, 'Three', 'three@acme.test')
+  t.ok(a.local.getOrg(third.id))
+})
+
+t.test('storage refusing an ingest batch mid-apply commits none of it; the follower applies it again, whole', async (t) => {
+  const { log, layout } = memoryLog()
+  const a = await startNode(t, log, layout)
+  const project = await projectOn(a)
+  const appendBatch = a.local.appendBatch.bind(a.local)
+  let refusals = 2
+  a.local.appendBatch = async (items, applied) => {
+    if (applied && refusals-- > 0) return items.map(() => 'unavailable' as const)
+    return appendBatch(items, applied)
+  }
+  const sink = new JournalIngestSink(a.local, log, { layout, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
+  for (let i = 0; i < 3; i++) await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: Date.now(), body: frictionBatch(`s${i}`, Date.now() - 60_000, 1) })
+  t.ok(await a.applier.caughtUp(5_000), 'caught up once storage takes the batch')
+  t.equal(refusals, -1, 'refused twice, then applied')
+  t.equal([...a.local.listSignals(project.id)].length, 3, 'nothing skipped')
+})
