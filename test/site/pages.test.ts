@@ -57,7 +57,9 @@ for (const page of PAGES) {
 
     // Written once: the HTML is that Markdown rendered, heading for heading.
     const html = (await get(url)).body.toString()
-    for (const [, level, text] of source.matchAll(/^(#{1,3}) (.+)$/gm)) {
+    // Headings outside fenced code: a `#` line in a shown config file is a comment, not a heading.
+    const prose = source.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '')
+    for (const [, level, text] of prose.matchAll(/^(#{1,3}) (.+)$/gm)) {
       const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')
       const rendered = escaped.replace(/`([^`]+)`/g, '<code>$1</code>')
       t.match(html, `<h${level.length} id=`, `h${level.length} for "${text}"`)
