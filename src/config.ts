@@ -85,6 +85,12 @@ export interface Config {
    * aggregates' own environment, so it never holds up an ingest commit.
    */
   foldBatches: number
+  /**
+   * Pages a project holds at most (MAX_PAGES_PER_PROJECT): past it, signals and recordings on new pages count
+   * under the project's `(other)` page. The public key sits in every recorded page, so without a cap anyone could
+   * grow the page index and the aggregates by sending distinct URLs (issue 28).
+   */
+  maxPagesPerProject: number
   /** Serve on uWebSockets.js's pure-Node fallback even where a native build loads (UWS_USE_FALLBACK=1): only to measure it. */
   uwsFallback: boolean
   /**
@@ -194,6 +200,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aggregateSignals: int(env, 'AGGREGATE_SIGNALS', 1, 0, 1) === 1,
     foldIntervalMs: int(env, 'FOLD_INTERVAL_MS', 500, 0, 60_000),
     foldBatches: int(env, 'FOLD_BATCHES', 2_000, 1, 100_000),
+    // 10,000 pages: far above what a site's grouping rules leave, and a bound on what each of them costs the aggregates.
+    maxPagesPerProject: int(env, 'MAX_PAGES_PER_PROJECT', 10_000, 1, 1_000_000),
     uwsFallback: int(env, 'UWS_USE_FALLBACK', 0, 0, 1) === 1,
     natsUrl: natsUrl(env),
     natsPartitions: int(env, 'NATS_PARTITIONS', 3, 1, 256),

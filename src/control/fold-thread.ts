@@ -13,9 +13,9 @@ export interface FoldThreadHandle {
   stop(): Promise<void>
 }
 
-export function startFoldThread(config: Pick<Config, 'dataDir' | 'mapSizeBytes' | 'durability' | 'foldIntervalMs' | 'foldBatches'>): FoldThreadHandle {
-  const { dataDir, mapSizeBytes, durability, foldIntervalMs, foldBatches } = config
-  const init: FoldThreadInit = { dataDir, mapSizeBytes, durability, nice: FOLD_THREAD_NICE, intervalMs: foldIntervalMs, batches: foldBatches }
+export function startFoldThread(config: Pick<Config, 'dataDir' | 'mapSizeBytes' | 'durability' | 'foldIntervalMs' | 'foldBatches' | 'maxPagesPerProject'>): FoldThreadHandle {
+  const { dataDir, mapSizeBytes, durability, foldIntervalMs, foldBatches, maxPagesPerProject } = config
+  const init: FoldThreadInit = { dataDir, mapSizeBytes, durability, maxPagesPerProject, nice: FOLD_THREAD_NICE, intervalMs: foldIntervalMs, batches: foldBatches }
   let stopping = false
   let worker: Worker
   let restart: NodeJS.Timeout | undefined

@@ -47,10 +47,21 @@ export function decodeCursor<T extends Record<string, 'string' | 'number'>>(curs
  * little behind rather than wait for all of it.
  */
 const READ_FOLD_LIMIT = 250
+/**
+ * Batches per transaction of that fold. Between transactions the control
+ * worker serves other requests: a batch of 2,000 clicks on pages never seen
+ * costs ~50 ms to fold, and one read folding 250 of them at once held every
+ * organisation's requests for seconds (issue 28).
+ */
+const READ_FOLD_STEP = 4
 
 /** Folds what is pending first, so that a client reads the signals it has had acknowledged. */
 export async function foldBeforeRead(store: Store): Promise<void> {
-  await store.applyDerivations(READ_FOLD_LIMIT)
+  for (let folded = 0; folded < READ_FOLD_LIMIT; ) {
+    const step = await store.applyDerivations(READ_FOLD_STEP)
+    folded += step
+    if (step < READ_FOLD_STEP) return
+  }
 }
 
 const rulesCache = new RulesCache(1000)

@@ -65,7 +65,7 @@ const queue: IngestQueue =
 /** WRITER_THREADS=0: the front's own thread writes (lmdb-js still commits off it), with no structured clone or thread hop. */
 function startWriterPool(): WriterPool {
   if (config.writerThreads === 0) return inThreadPool(createWriteBatch(store))
-  const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: config.aggregateSignals }
+  const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: config.aggregateSignals, maxPagesPerProject: config.maxPagesPerProject }
   return new Piscina({
     filename: new URL('./writer.js', import.meta.url).href,
     minThreads: config.writerThreads,

@@ -24,6 +24,10 @@ const device = { type: 'string', enum: ['mobile', 'tablet', 'desktop'], descript
 
 const strict = { type: 'object', additionalProperties: false } as const
 
+/** pages.list: rows per answer by default and at most; 500 rows are about 150 KB of JSON. */
+export const PAGES_LIST_DEFAULT = 100
+export const PAGES_LIST_MAX = 500
+
 // ---- requests ----
 
 export const sessionsListBody = {
@@ -116,7 +120,14 @@ export const frictionListBody = {
 export const pagesListBody = {
   ...strict,
   required: ['projectId'],
-  properties: { projectId, since, until },
+  properties: {
+    projectId,
+    since,
+    until,
+    search: { type: 'string', minLength: 1, maxLength: 200, description: 'Only pages whose key (host and display path) contains this text, ignoring case.' },
+    limit: limit(PAGES_LIST_MAX, PAGES_LIST_DEFAULT),
+    cursor,
+  },
 } as const
 
 // ---- answers ----
@@ -309,13 +320,15 @@ export const frictionListAnswer = {
 
 export const pagesListAnswer = {
   type: 'object',
-  required: ['pages', 'since', 'until'],
+  required: ['pages', 'since', 'until', 'nextCursor'],
   properties: {
     since: epochMs,
     until: epochMs,
     pages: {
       type: 'array',
-      description: 'Pages with any view, click or error in the range, most viewed first; then, with zero counts, the pages first seen in the range without any (known from recordings alone, say).',
+      description:
+        'Pages with any view, click or error in the range, most viewed first; then, with zero counts, the pages first seen in the range without any (known from recordings alone, say). ' +
+        'At most `limit` per answer: follow `nextCursor`. A project holds at most MAX_PAGES_PER_PROJECT pages; signals on pages past it count under the page `(other)`.',
       items: {
         type: 'object',
         required: ['page', 'key', 'host', 'sessions', 'views', 'avgActiveMs', 'avgScrollPct', 'exitRate', 'quickBackRate', 'errors', 'clicks'],
@@ -334,5 +347,6 @@ export const pagesListAnswer = {
         },
       },
     },
+    nextCursor,
   },
 } as const

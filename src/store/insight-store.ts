@@ -18,6 +18,7 @@ import type {
   SessionSignals,
   TimeRange,
 } from './insights.js'
+import type { PageSlice } from './records.js'
 
 export interface InsightStore {
   /**
@@ -33,10 +34,11 @@ export interface InsightStore {
   /** Sessions newest first (by start), filtered, one page per call. */
   listSessionPage(projectId: string, query: SessionListQuery): SessionListSlice
   sessionSignals(projectId: string, sk: string): SessionSignals
-  /** Keys of every page signals landed on, under the rules of the live aggregates. */
-  listSignalPages(projectId: string): string[]
+  /** Keys of every page signals landed on, under the rules of the live aggregates; or a slice of them (records.ts's PageSlice). */
+  listSignalPages(projectId: string, slice?: PageSlice): string[]
   heatmap(projectId: string, query: HeatmapQuery): ClickHeatmap | ScrollHeatmap
   topElements(projectId: string, query: ElementsQuery): ElementRow[]
   listFriction(projectId: string, query: FrictionQuery): FrictionSlice
-  pageInsights(projectId: string, query: TimeRange): PageInsight[]
+  /** Rows of the pages with activity in the range, most viewed first; of the given `pages` only, when set (a reader takes a large project in slices). */
+  pageInsights(projectId: string, query: TimeRange & { pages?: readonly string[] }): PageInsight[]
 }

@@ -23,7 +23,7 @@ export function Elements({ project, query }: { project: Project; query: URLSearc
     <section class="stack">
       <h2 class="sr-only">Element leaderboard</h2>
       <div class="card filters">
-        <PagePicker pages={pages.data ?? []} value={page} allowAny="Every page" onChange={(p) => navigate(href('p', project.id, 'elements', { page: p }))} id="elements-page" />
+        <PagePicker pages={pages.data ?? []} value={page} allowAny="Every page" onChange={(p) => navigate(href('p', project.id, 'elements', { page: p }))} id="elements-page" projectId={project.id} />
       </div>
       <ErrorNote error={top.error ?? pages.error} />
       {top.loading && !top.data ? <Loading what="Loading the leaderboard" /> : null}

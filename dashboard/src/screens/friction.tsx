@@ -57,7 +57,7 @@ export function Friction({ project, query }: { project: Project; query: URLSearc
     <section class="stack">
       <h2 class="sr-only">Friction</h2>
       <div class="card filters">
-        <PagePicker pages={pages.data ?? []} value={page} allowAny="Every page" onChange={(p) => navigate(href('p', project.id, 'friction', { page: p }))} id="friction-page" />
+        <PagePicker pages={pages.data ?? []} value={page} allowAny="Every page" onChange={(p) => navigate(href('p', project.id, 'friction', { page: p }))} id="friction-page" projectId={project.id} />
       </div>
       <ErrorNote error={first.error ?? error} />
       {first.loading && !first.data ? <Loading what="Loading the friction feed" /> : null}

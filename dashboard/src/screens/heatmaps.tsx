@@ -102,7 +102,7 @@ export function Heatmaps({ project, query }: { project: Project; query: URLSearc
     <section class="stack">
       <h2 class="sr-only">Heatmaps</h2>
       <div class="card filters heat-options" role="group" aria-label="Heatmap options">
-        <PagePicker pages={pages.data ?? []} value={page} onChange={(p) => go({ page: p })} id="heatmap-page" />
+        <PagePicker pages={pages.data ?? []} value={page} onChange={(p) => go({ page: p })} id="heatmap-page" projectId={project.id} />
         <Segmented label="Device" name="device" options={DEVICES} value={device} onChange={(d) => go({ device: d })} />
         <Segmented label="Map" name="kind" options={KINDS} value={kind} onChange={(k) => go({ kind: k })} />
       </div>

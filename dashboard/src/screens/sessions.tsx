@@ -157,7 +157,7 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
         apply(draft)
       }}
     >
-      <PagePicker pages={pages.data ?? []} value={draft.page} onChange={(page) => set({ page })} allowAny="Any page" id="filter-page" />
+      <PagePicker pages={pages.data ?? []} value={draft.page} onChange={(page) => set({ page })} allowAny="Any page" id="filter-page" projectId={project.id} />
       <label>
         <span>User id</span>
         <input name="user" value={draft.user} onInput={(e) => set({ user: e.currentTarget.value })} placeholder="usr_123" />

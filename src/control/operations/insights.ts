@@ -17,10 +17,12 @@ import {
   heatmapBody,
   pagesListAnswer,
   pagesListBody,
+  PAGES_LIST_DEFAULT,
 } from '../../schemas/read.js'
-import type { PageRecord, Store } from '../../store/store.js'
+import type { Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { decodeCursor, encodeCursor, foldBeforeRead, rangeOf, resolvePages, type Range } from '../reading.js'
+import { rankedPages } from '../page-ranking.js'
 import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
 
@@ -111,8 +113,10 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       route: '/cli/pages.list',
       credential: 'apiKey',
       summary:
-        'Every page with activity in the range, most viewed first: sessions, views, average active time and scroll depth, exit and quick-back rates, JavaScript errors, clicks; ' +
-        'then, with zero counts, the pages first seen in the range that have no signals in it (known from recordings alone, say).',
+        'The pages with activity in the range, most viewed first: sessions, views, average active time and scroll depth, exit and quick-back rates, JavaScript errors, clicks; ' +
+        'then, with zero counts, the pages first seen in the range that have no signals in it (known from recordings alone, say). ' +
+        `At most \`limit\` (default ${PAGES_LIST_DEFAULT}) per answer: follow nextCursor; the first answer pins the range. \`search\` keeps the pages whose key contains it. ` +
+        'Pages past the project\'s cap (MAX_PAGES_PER_PROJECT) count under the page `(other)`.',
       body: pagesListBody,
       response: pagesListAnswer,
       errors: ['invalid_request', 'not_found'],
@@ -120,36 +124,19 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
         const b = body
         const project = ownedProject(store, auth, b.projectId)
         await foldBeforeRead(store)
-        const range = rangeOf(b, now())
-        const pages = store.pageInsights(project.id, range).map(({ page, path, ...rest }) => ({ page: path, key: page, ...rest }))
-        return { ...hourRange(range), pages: withQuietPages(pages, store.listPages(project.id), range) }
+        const cursor = b.cursor ? decodeCursor(b.cursor, { o: 'number', u: 'number', s: 'number' }) : undefined
+        // Later answers keep the range of the first, whose `until` defaulted to the time it was asked.
+        const range = cursor ? { since: cursor.s, until: cursor.u } : rangeOf(b, now())
+        const rows = await rankedPages(store, project.id, range, b.search, cursor === undefined)
+        const offset = cursor?.o ?? 0
+        const end = offset + (b.limit ?? PAGES_LIST_DEFAULT)
+        return {
+          ...hourRange(range),
+          pages: rows.slice(offset, end),
+          nextCursor: end < rows.length ? encodeCursor({ o: end, u: range.until, s: range.since }) : null,
+        }
       },
     }),
   ]
 }
 
-/**
- * A client that sends only recordings (or a page with recordings but no views
- * yet) still sees its pages: every page of the page index first seen in the
- * range and without signals in it is listed after the active ones.
- */
-function withQuietPages<P extends { key: string }>(active: P[], known: PageRecord[], range: Range) {
-  const listed = new Set(active.map((p) => p.key))
-  const quiet = known
-    .filter((record) => !listed.has(record.key) && record.firstSeenAt >= range.since && record.firstSeenAt <= range.until)
-    .sort((a, b) => (a.key < b.key ? -1 : 1))
-    .map((record) => ({
-      page: record.path,
-      key: record.key,
-      host: record.host,
-      sessions: 0,
-      views: 0,
-      avgActiveMs: null,
-      avgScrollPct: null,
-      exitRate: null,
-      quickBackRate: null,
-      errors: 0,
-      clicks: 0,
-    }))
-  return [...active, ...quiet]
-}

@@ -7,6 +7,7 @@
 import { clampTime, hourOf, SCROLL_STEPS, scrollStep } from '../insights.js'
 import type { PageInsight } from '../insights.js'
 import type { View } from '../records.js'
+import { OTHER_PAGE } from './pages.js'
 import { slotOf, type DeviceSlot } from './slots.js'
 
 /** What a page's views, clicks and errors add up to in one hour (or day). */
@@ -107,12 +108,13 @@ export const round = (x: number): number => Math.round(x * 10_000) / 10_000
 /** A page's row of the page insights, from its buckets summed over the range; undefined for a page with nothing in it. */
 export function pageInsightOf(page: string, b: Omit<PageBucket, 'sh'>): PageInsight | undefined {
   if (b.v === 0 && b.s === 0 && b.cl === 0 && b.er === 0) return undefined
-  const slash = page.indexOf('/')
+  // (other), the pages past the cap (pages.ts), has no host and shows as itself.
+  const slash = page === OTHER_PAGE ? 0 : page.indexOf('/')
   const ratio = (n: number, d: number) => (d === 0 ? null : round(n / d))
   return {
     page,
     host: slash === -1 ? page : page.slice(0, slash),
-    path: slash === -1 ? '/' : page.slice(slash),
+    path: page === OTHER_PAGE ? OTHER_PAGE : slash === -1 ? '/' : page.slice(slash),
     sessions: b.s,
     views: b.v,
     avgActiveMs: b.av === 0 ? null : Math.round(b.am / b.av),

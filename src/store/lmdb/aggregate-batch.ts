@@ -13,6 +13,7 @@ import type { Click, SignalsRecord, View } from '../records.js'
 import { clampTime, emptySessionSignals, heatBin, hourOf, type SessionSignals } from '../insights.js'
 import { clickKindOf, countClick, countElementClick, frictionOfClick, heatLayersOf, type ClickLayer, type ErrorOccurrence, type FrictionRecord } from '../aggregates/clicks.js'
 import { OTHER_SELECTOR } from '../aggregates/elements.js'
+import { countsAsOtherPage, OTHER_PAGE } from '../aggregates/pages.js'
 import { clickItemId, elementIdOf, errorItemId, quickBackItemId, shortId } from '../aggregates/ids.js'
 import { slotOf, type DeviceSlot } from '../aggregates/slots.js'
 import { contributeView, emptyPageBucket, mergeView, movesFirstView, sameView, viewHour, type PageBucket, type ViewState } from '../aggregates/views.js'
@@ -27,12 +28,15 @@ import {
   type Part,
 } from './derived-keys.js'
 import { pending, writeElements, writeHeat, writePageBuckets, writeSessions, type HeatDelta, type Pending } from './bucket-writes.js'
+import { MAX_KEY_PART } from './keys.js'
 import type { RegistryCache } from './registry-cache.js'
 import type { DerivedState, Key, Tables } from './tables.js'
 
 // ---- the accumulator of one transaction ----
 
 interface ClickBuckets {
+  /** The page the clicks count under: theirs, or (other) past the page cap. */
+  page: string
   pageId: string
   heat: Record<ClickLayer, HeatDelta>
   bucket: PageBucket
@@ -67,10 +71,14 @@ export class AggregateBatch {
   private spans = new Map<string, Pending<{ from: number; to: number }>>()
 
   private states = new Map<string, DerivedState>()
+  /** Real pages each generation registers (project and generation joined by NUL), counted when first needed. */
+  private pageCounts = new Map<string, number>()
 
   constructor(
     private readonly tables: Tables,
     private readonly registry: RegistryCache,
+    /** The page cap (aggregates/pages.ts): ingest applies it as it stores a batch; here it holds for batches a backfill re-keys and for those stored before it. */
+    private readonly maxPages: number,
   ) {}
 
   /**
@@ -124,8 +132,8 @@ export class AggregateBatch {
     for (const view of batch.views) spanOver(span, clampTime(view.startedAt, receivedAt))
     batch.clicks.forEach((click, i) => this.addClick(base, sk, session, receivedAt, batchId, i, click))
     batch.errors.forEach((error, i) => {
-      const page = error.page ?? ''
-      const pageId = this.notePage(base, page)
+      const page = this.notePage(base, error.page ?? '')
+      const pageId = shortId(page)
       const ts = clampTime(error.ts, receivedAt)
       const hour = hourOf(ts)
       const msgId = shortId(error.message)
@@ -157,8 +165,10 @@ export class AggregateBatch {
     const id = `${base[0]}\u0000${base[1]}\u0000${page}\u0000${hour}`
     let refs = this.clickRefs.get(id)
     if (!refs) {
-      const pageId = this.notePage(base, page)
+      const counted = this.notePage(base, page)
+      const pageId = shortId(counted)
       refs = {
+        page: counted,
         pageId,
         heat: {
           click: pending<HeatDelta>(this.heat, [...base, 'ht', pageId, 'a', hour], () => ({})),
@@ -168,7 +178,7 @@ export class AggregateBatch {
         bucket: pending(this.pageBuckets, [...base, 'pb', pageId, hour], emptyPageBucket),
         elements: pending<ElementDelta>(this.elements, [...base, 'el', pageScope(pageId), hour], () => new Map()),
         allElements: pending<ElementDelta>(this.elements, [...base, 'el', ALL_SCOPE, hour], () => new Map()),
-        ...this.pageMemo(base, page),
+        ...this.pageMemo(base, counted),
       }
       this.clickRefs.set(id, refs)
     }
@@ -178,10 +188,9 @@ export class AggregateBatch {
 
   /** The `index`-th click of batch `batchId`: its friction item, if any, is `${batchId}.c${index}`. */
   private addClick(base: Part[], sk: string, session: SessionSignals, receivedAt: number, batchId: string, index: number, click: Click): void {
-    const page = click.page ?? ''
     const ts = clampTime(click.ts, receivedAt)
-    const refs = this.clickBuckets(base, page, hourOf(ts))
-    const { pageId } = refs
+    const refs = this.clickBuckets(base, click.page ?? '', hourOf(ts))
+    const { page, pageId } = refs
     const slot = slotOf(click.vw)
     const bin = heatBin(click.xRatio, click.yDoc)
     const kind = clickKindOf(click)
@@ -234,8 +243,8 @@ export class AggregateBatch {
   }
 
   private addView(base: Part[], sk: string, session: SessionSignals, receivedAt: number, view: View): void {
-    const page = view.page ?? ''
-    const pageId = this.notePage(base, page)
+    const page = this.notePage(base, view.page ?? '')
+    const pageId = shortId(page)
     const viewKey = [...base, 'vw', sk, view.startedAt, shortId(view.url)]
     const before = this.tables.derived.get(viewKey) as ViewState | undefined
     // A view keeps the page it was first counted under (rules may change between copies).
@@ -317,20 +326,31 @@ export class AggregateBatch {
     }
   }
 
-  /** The page's id, registering it in this generation the first time. */
+  /** The page an entry counts under in this generation: its own, registered the first time, or (other) past the page cap. */
   private notePage(base: Part[], page: string): string {
     const pageId = shortId(page)
     const id = `${base[0]}\u0000${base[1]}\u0000${pageId}`
-    if (this.registry.isRegistered(id) || this.written.has(id)) return pageId
+    if (this.registry.isRegistered(id) || this.written.has(id)) return page
     const key = [...base, 'pg', pageId]
     if (this.tables.derived.doesExist(key)) {
       // Found, so committed by an earlier transaction: this store need not look again.
       this.registry.noteRegistered(id)
-    } else {
-      this.tables.derived.put(key, { key: page })
-      this.written.add(id)
+      return page
     }
-    return pageId
+    const generation = `${base[0]}\u0000${base[1]}`
+    let size = this.pageCounts.get(generation)
+    if (size === undefined) this.pageCounts.set(generation, (size = this.registeredPages(base)))
+    if (page !== OTHER_PAGE && countsAsOtherPage(false, size, this.maxPages)) return this.notePage(base, OTHER_PAGE)
+    this.tables.derived.put(key, { key: page })
+    this.written.add(id)
+    if (page !== OTHER_PAGE) this.pageCounts.set(generation, size + 1)
+    return page
+  }
+
+  /** Real pages a generation has registered: every `pg` entry but (other)'s. */
+  private registeredPages(base: Part[]): number {
+    const all = this.tables.derived.getKeysCount({ start: [...base, 'pg'], end: [...base, 'pg', MAX_KEY_PART] })
+    return all - (this.tables.derived.doesExist([...base, 'pg', shortId(OTHER_PAGE)]) ? 1 : 0)
   }
 
   /** Writes every accumulated bucket: one read-modify-write each (bucket-writes.ts). */

@@ -105,8 +105,8 @@ const receivedAtOf = (signalsKey: Key) => (signalsKey as [string, number])[1]
  * builds has it already (marked), and the live one is replaced at the
  * backfill's end.
  */
-export function foldLogged(tables: Tables, registry: RegistryCache, logged: LoggedBatch[]): boolean[] {
-  const batch = new AggregateBatch(tables, registry)
+export function foldLogged(tables: Tables, registry: RegistryCache, logged: LoggedBatch[], maxPages: number): boolean[] {
+  const batch = new AggregateBatch(tables, registry, maxPages)
   const cursors = new Map<string, number>()
   const folded = logged.map(({ writer, seq: at, signalsKey }) => {
     if (!cursors.has(writer)) cursors.set(writer, cursorOf(tables, writer))

@@ -72,10 +72,10 @@ export interface SignalsStep {
  * the generation being built, and records how far the walk has gone; at the
  * end, the rebuilt generation goes live.
  */
-export function rebuildSignalsStep(tables: Tables, registry: RegistryCache, state: BackfillRecord, limit: number, rekey: Rekey): SignalsStep {
+export function rebuildSignalsStep(tables: Tables, registry: RegistryCache, state: BackfillRecord, limit: number, rekey: Rekey, maxPages: number): SignalsStep {
   const { projectId } = state
   const derived = derivedStateOf(tables, projectId)
-  const batch = new AggregateBatch(tables, registry)
+  const batch = new AggregateBatch(tables, registry, maxPages)
   const step: SignalsStep = { rekeyed: [], pages: [], done: false }
   for (const { key, value } of after<SignalsRecord>(tables.signals, rangeAfter(projectId, state.cursor), state.cursor, limit)) {
     const receivedAt = (key as [string, number])[1]

@@ -34,13 +34,18 @@ import {
   type ElementName,
   type StoredPageBucket,
 } from './derived-keys.js'
+import type { PageSlice } from '../records.js'
 import type { Tables } from './tables.js'
 import { MAX_KEY_PART } from './keys.js'
 
-/** Page keys of the live generation (every page any signal landed on). */
-export function derivedPages(tables: Tables, projectId: string): string[] {
+/** Page keys of the live generation (every page any signal landed on), by page id; or a slice of them. */
+export function derivedPages(tables: Tables, projectId: string, slice?: PageSlice): string[] {
   const base = [projectId, liveGen(tables, projectId), 'pg']
-  return Array.from(range<{ key: string }>(tables, base, [...base, MAX_KEY_PART]), ({ value }) => value.key)
+  const start = slice?.after === undefined ? base : [...base, shortId(slice.after)]
+  const keys = Array.from(range<{ key: string }>(tables, start, [...base, MAX_KEY_PART], false, slice && slice.limit + 1), ({ value }) => value.key)
+  // The range starts at `after` itself, which the slice before ended on.
+  if (slice?.after !== undefined && keys[0] === slice.after) keys.shift()
+  return slice ? keys.slice(0, slice.limit) : keys
 }
 
 interface PageTotals extends Omit<PageBucket, 'sh'> {
@@ -207,10 +212,10 @@ export function topElements(tables: Tables, projectId: string, query: ElementsQu
   return top
 }
 
-export function pageInsights(tables: Tables, projectId: string, query: TimeRange): PageInsight[] {
+export function pageInsights(tables: Tables, projectId: string, query: TimeRange & { pages?: readonly string[] }): PageInsight[] {
   const base = [projectId, liveGen(tables, projectId)]
   const pages: PageInsight[] = []
-  for (const page of derivedPages(tables, projectId)) {
+  for (const page of query.pages ?? derivedPages(tables, projectId)) {
     const row = pageInsightOf(page, sumPageBuckets(tables, base, shortId(page), query.since, query.until))
     if (row) pages.push(row)
   }

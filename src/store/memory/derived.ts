@@ -6,6 +6,7 @@
 import { clampTime, emptySessionSignals, heatBin, hourOf, type SessionSignals } from '../insights.js'
 import { clickKindOf, countClick, countElementClick, frictionOfClick, heatLayersOf, type ClickLayer, type ElementCount, type FrictionRecord } from '../aggregates/clicks.js'
 import { countsAsOther, OTHER_SELECTOR, otherElementIdOf } from '../aggregates/elements.js'
+import { countsAsOtherPage, OTHER_PAGE } from '../aggregates/pages.js'
 import { clickItemId, elementIdOf, errorItemId, quickBackItemId, shortId } from '../aggregates/ids.js'
 import { slotOf, type DeviceSlot } from '../aggregates/slots.js'
 import { contributeView, emptyPageBucket, mergeView, movesFirstView, sameView, viewHour, type PageBucket, type ViewState } from '../aggregates/views.js'
@@ -63,6 +64,16 @@ export class Derived {
   private readonly views = new Map<string, ViewState>()
   private readonly firstViews = new Map<string, number>()
 
+  /** `maxPages`: the page cap (aggregates/pages.ts), which holds here as in LMDB's fold for batches a backfill re-keyed. */
+  constructor(private readonly maxPages: number) {}
+
+  /** The page an entry counts under: its own, or (other) past the page cap. */
+  private notePage(page: string): string {
+    if (!this.pages.has(page) && page !== OTHER_PAGE && countsAsOtherPage(false, this.pages.size - (this.pages.has(OTHER_PAGE) ? 1 : 0), this.maxPages)) page = OTHER_PAGE
+    this.pages.add(page)
+    return page
+  }
+
   bucket(page: string, hour: number): PageBucket {
     return at(at(this.buckets, page, () => new Map()), hour, emptyPageBucket)
   }
@@ -92,8 +103,7 @@ export class Derived {
       session.to = Math.max(session.to, clamped)
     }
     batch.clicks.forEach((click, index) => {
-      const page = click.page ?? ''
-      this.pages.add(page)
+      const page = this.notePage(click.page ?? '')
       const ts = clampTime(click.ts, receivedAt)
       const hour = hourOf(ts)
       const kind = clickKindOf(click)
@@ -130,16 +140,14 @@ export class Derived {
       if (record) this.friction.set(clickItemId(batchId, index), { ts, id: clickItemId(batchId, index), record })
     })
     batch.errors.forEach((error, index) => {
-      const page = error.page ?? ''
-      this.pages.add(page)
+      const page = this.notePage(error.page ?? '')
       const ts = clampTime(error.ts, receivedAt)
       session.errors += 1
       this.bucket(page, hourOf(ts)).er += 1
       this.errors.push({ msgId: shortId(error.message), message: error.message, ts, id: errorItemId(batchId, index), sk, page, url: error.url })
     })
     for (const view of batch.views) {
-      const page = view.page ?? ''
-      this.pages.add(page)
+      const page = this.notePage(view.page ?? '')
       const key = JSON.stringify([sk, view.startedAt, view.url])
       const before = this.views.get(key)
       const after = mergeView(before, view, page, receivedAt)
@@ -181,7 +189,7 @@ export class DerivedCache {
   of(projectId: string): Derived {
     let derived = this.byProject.get(projectId)
     if (!derived) {
-      derived = new Derived()
+      derived = new Derived(this.data.maxPagesPerProject)
       for (const stored of this.data.signals.slice(0, this.data.applied)) {
         if (stored.projectId === projectId) derived.add(String(stored.id), stored.receivedAt, stored.batch)
       }

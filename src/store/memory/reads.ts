@@ -139,9 +139,9 @@ export function friction(derived: Derived, query: FrictionQuery): FrictionSlice 
   return listed.length > query.limit && last ? { items: page, next: { ts: last.ts, id: last.id } } : { items: page }
 }
 
-export function pageInsights(derived: Derived, query: TimeRange): PageInsight[] {
+export function pageInsights(derived: Derived, query: TimeRange & { pages?: readonly string[] }): PageInsight[] {
   const insights: PageInsight[] = []
-  for (const page of derived.pageKeys()) {
+  for (const page of query.pages?.filter((p) => derived.pages.has(p)) ?? derived.pageKeys()) {
     const row = pageInsightOf(page, pageTotals(derived, page, query))
     if (row) insights.push(row)
   }
