@@ -110,12 +110,40 @@ export interface Config {
   natsChunkBytes: 'log' | 'lmdb'
   /** Cluster mode: how long an ingest publish or a control write may wait for the log, and a read for this node to catch up, ms. */
   natsDeadlineMs: number
+  /** Cluster mode: how this node proves who it is to NATS and checks the servers (never in NATS_URL: it is logged). */
+  natsAuth: NatsAuth
   /** Projects an organisation may hold; past it projects.create answers 409 quota_exceeded. */
   maxProjectsPerOrg: number
   /** Unrevoked API keys an organisation may hold (every member's together). */
   maxApiKeysPerOrg: number
   /** Invite links an organisation may have pending (unused, unrevoked, unexpired) at once. */
   maxOpenInvitesPerOrg: number
+}
+
+/**
+ * Credentials and TLS of every connection a node makes to NATS. Secrets are named by file, never given on the
+ * command line or in the URL, where `ps` and logs would show them. At most one kind of credential.
+ */
+export interface NatsAuth {
+  /** NATS_USER with NATS_PASSWORD_FILE: a user of deploy/nats/accounts.conf (`node` for service nodes). */
+  user: string
+  passwordFile: string
+  /** NATS_TOKEN_FILE: a server-wide token, for servers configured with one. */
+  tokenFile: string
+  /** NATS_NKEY_SEED_FILE: an nkey seed (`SU…`) whose public key the server lists as a user. */
+  nkeySeedFile: string
+  /** NATS_CREDENTIALS_FILE: a `.creds` file (user JWT and seed) of a server run with an operator (decentralised auth). */
+  credentialsFile: string
+  /** NATS_TLS_CA_FILE: the CA that signed the servers' certificates; set, every connection is TLS and checks them. */
+  tlsCaFile: string
+  /** NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE: a client certificate, for servers that ask for one. */
+  tlsCertFile: string
+  tlsKeyFile: string
+  /**
+   * NATS_TRUSTED_NETWORK=1: start even when a NATS server lets in a client without credentials. Without it a node
+   * refuses, since anyone who reaches such a server can read the log and append to it.
+   */
+  trustedNetwork: boolean
 }
 
 const KB = 1024
@@ -151,9 +179,31 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: r
 function natsUrl(env: NodeJS.ProcessEnv): string {
   const raw = (env.NATS_URL ?? '').trim()
   for (const server of raw.split(',').filter(Boolean)) {
-    if (!/^(nats|tls):\/\/[^\s/]+$/.test(server.trim())) throw new Error(`NATS_URL must be a comma-separated list of nats://host:port, got ${JSON.stringify(raw)}`)
+    if (!/^(nats|tls):\/\/[^\s/@]+$/.test(server.trim())) {
+      // Not the value itself: it may hold a password, and this message is logged.
+      throw new Error('NATS_URL must be a comma-separated list of nats://host:port or tls://host:port, without credentials (NATS_USER, NATS_PASSWORD_FILE)')
+    }
   }
   return raw
+}
+
+function natsAuth(env: NodeJS.ProcessEnv): NatsAuth {
+  const auth: NatsAuth = {
+    user: env.NATS_USER ?? '',
+    passwordFile: env.NATS_PASSWORD_FILE ?? '',
+    tokenFile: env.NATS_TOKEN_FILE ?? '',
+    nkeySeedFile: env.NATS_NKEY_SEED_FILE ?? '',
+    credentialsFile: env.NATS_CREDENTIALS_FILE ?? '',
+    tlsCaFile: env.NATS_TLS_CA_FILE ?? '',
+    tlsCertFile: env.NATS_TLS_CERT_FILE ?? '',
+    tlsKeyFile: env.NATS_TLS_KEY_FILE ?? '',
+    trustedNetwork: int(env, 'NATS_TRUSTED_NETWORK', 0, 0, 1) === 1,
+  }
+  if (Boolean(auth.user) !== Boolean(auth.passwordFile)) throw new Error('NATS_USER and NATS_PASSWORD_FILE go together')
+  const kinds = [auth.passwordFile && 'NATS_PASSWORD_FILE', auth.tokenFile && 'NATS_TOKEN_FILE', auth.nkeySeedFile && 'NATS_NKEY_SEED_FILE', auth.credentialsFile && 'NATS_CREDENTIALS_FILE'].filter(Boolean)
+  if (kinds.length > 1) throw new Error(`set one NATS credential, not ${kinds.join(' and ')}`)
+  if (Boolean(auth.tlsCertFile) !== Boolean(auth.tlsKeyFile)) throw new Error('NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together')
+  return auth
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -209,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsChunkBytes: oneOf(env, 'NATS_CHUNK_BYTES', ['log', 'lmdb'] as const, 'log'),
     // 10 s: a stream elects a new leader in about 5 s when a NATS server dies (test/journal/journal.test.ts).
     natsDeadlineMs: int(env, 'NATS_DEADLINE_MS', 10_000, 100, 600_000),
+    natsAuth: natsAuth(env),
     // Far above what a team uses, low enough that a leaked key or a runaway script cannot grow the store without bound.
     maxProjectsPerOrg: int(env, 'MAX_PROJECTS_PER_ORG', 1_000, 1, 1_000_000),
     maxApiKeysPerOrg: int(env, 'MAX_API_KEYS_PER_ORG', 1_000, 1, 1_000_000),

@@ -38,7 +38,7 @@ if (!engine.native) {
 }
 const store = openStore(config)
 // Cluster mode: an acknowledgement means the log holds the item (src/journal/); no writer pool here.
-const journal = config.natsUrl ? await openJournal(config.natsUrl, layoutOf(config), 120_000) : undefined
+const journal = config.natsUrl ? await openJournal(config, layoutOf(config), 120_000) : undefined
 let pool: WriterPool | undefined
 // Writing on this thread, the front knows when a body is committed and reuses its buffer (body-pool.ts).
 const bodies = !config.natsUrl && config.writerThreads === 0 ? new BodyPool(BODY_POOL_BYTES) : undefined

@@ -1,18 +1,30 @@
 /**
  * Starts real nats-server processes (Debian's package, from PATH or
  * /usr/sbin) forming one JetStream cluster on loopback: what the tests and
- * `npm run cluster:local` run the cluster mode against. Each server gets its
+ * `npm run cluster:local` run the cluster mode against. They run the shipped
+ * configuration (deploy/nats/: users, TLS on clients and routes) with the
+ * certificates and passwords deploy/nats/make-secrets.sh makes on first use;
+ * only ports, addresses and store directories differ. Each server gets its
  * own store directory; a killed server restarts on the same one, as a
  * rebooted machine would.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync } from 'node:fs'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createConnection } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+import type { NatsAuth } from '../config.js'
+import type { NatsSettings } from './connect.js'
+
+/** deploy/nats/ of the repository, from src/journal/ and from dist/journal/ alike. */
+export const NATS_DEPLOY_DIR = fileURLToPath(new URL('../../deploy/nats/', import.meta.url))
 
 export interface NatsServer {
   name: string
+  /** This server alone, as a NATS_URL. */
+  url: string
   clientPort: number
   clusterPort: number
   storeDir: string
@@ -20,10 +32,22 @@ export interface NatsServer {
   child?: ChildProcess
 }
 
+/** The users of deploy/nats/accounts.conf. */
+export type NatsUser = 'node' | 'operator'
+
 export interface NatsCluster {
   servers: NatsServer[]
-  /** `nats://127.0.0.1:<port>` of every server, comma-joined: the NATS_URL a node takes. */
+  /** `nats://127.0.0.1:<port>` (`tls://` when secure) of every server, comma-joined: the NATS_URL a node takes. */
   url: string
+  /**
+   * What a service node is given to join the cluster's log: NATS_URL, the secret every node shares
+   * (NATS_LOG_SECRET_FILE) and, when secure, its user, password file and CA.
+   */
+  env(user?: NatsUser): Record<string, string>
+  /** The same for a connection made in this process. */
+  settings(user?: NatsUser): NatsSettings
+  /** The files make-secrets.sh wrote (CA, passwords), when secure. */
+  secretsDir?: string
   /** SIGKILL one server and wait for it to be gone. */
   kill(index: number): Promise<void>
   /** Starts a killed server again on its store directory and ports. */
@@ -42,6 +66,28 @@ export interface NatsClusterOptions {
   freePort: () => Promise<number>
   /** How long a server may take to accept connections, ms. */
   startTimeoutMs?: number
+  /**
+   * Run the shipped configuration, with users and TLS (the default). false: `nats-server -js` with no
+   * configuration at all, which lets anyone in: what a node must refuse without NATS_TRUSTED_NETWORK=1.
+   */
+  secure?: boolean
+}
+
+const NO_AUTH: NatsAuth = { user: '', passwordFile: '', tokenFile: '', nkeySeedFile: '', credentialsFile: '', tlsCaFile: '', tlsCertFile: '', tlsKeyFile: '', trustedNetwork: false }
+
+/**
+ * The CA, the loopback certificate and the users' passwords, made once in
+ * `dir` by the shipped script (kept for the next start) and read back.
+ */
+function localSecrets(dir: string): { dir: string; tlsDir: string; env: Record<string, string> } {
+  // localhost too: the client may name a loopback server so (nats.js does for 127.0.0.1), and checks that name.
+  execFileSync('sh', [join(NATS_DEPLOY_DIR, 'make-secrets.sh'), dir, '127.0.0.1,localhost'], { stdio: ['ignore', 'ignore', 'pipe'] })
+  const env: Record<string, string> = {}
+  for (const line of readFileSync(join(dir, 'nats.env'), 'utf8').split('\n')) {
+    const at = line.indexOf('=')
+    if (at > 0) env[line.slice(0, at)] = line.slice(at + 1)
+  }
+  return { dir, tlsDir: join(dir, '127.0.0.1'), env }
 }
 
 export function natsServerBinary(): string {
@@ -54,19 +100,34 @@ export function natsServerBinary(): string {
 
 export async function startNatsCluster(options: NatsClusterOptions): Promise<NatsCluster> {
   const size = options.size ?? 3
+  const secure = options.secure ?? true
   const binary = natsServerBinary()
+  const secrets = secure ? localSecrets(join(options.dir, 'nats-secrets')) : undefined
+  const logSecretFile = join(options.dir, 'log.secret')
+  // Kept across starts: the log's entries are sealed with it.
+  if (!existsSync(logSecretFile)) writeFileSync(logSecretFile, randomBytes(32).toString('hex'), { mode: 0o600 })
   const servers: NatsServer[] = []
   for (let i = 0; i < size; i++) {
     const storeDir = join(options.dir, `nats-${i + 1}`)
     mkdirSync(storeDir, { recursive: true })
-    servers.push({ name: `n${i + 1}`, clientPort: await options.freePort(), clusterPort: await options.freePort(), storeDir })
+    const clientPort = await options.freePort()
+    servers.push({ name: `n${i + 1}`, url: `${secure ? 'tls' : 'nats'}://127.0.0.1:${clientPort}`, clientPort, clusterPort: await options.freePort(), storeDir })
   }
   let output = ''
   const launch = (server: NatsServer) => {
-    const routes = servers.filter((s) => s !== server).map((s) => `nats://127.0.0.1:${s.clusterPort}`)
-    const args = ['-a', '127.0.0.1', '-p', String(server.clientPort), '-n', server.name, '-js', '-sd', server.storeDir]
-    if (size > 1) args.push('--cluster_name', 'svc', '--cluster', `nats://127.0.0.1:${server.clusterPort}`, '--routes', routes.join(','))
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    const routes = servers.map((s) => `nats-route://127.0.0.1:${s.clusterPort}`).join(',')
+    const listen = ['-a', '127.0.0.1', '-p', String(server.clientPort)]
+    const cluster = ['--cluster', `nats://127.0.0.1:${server.clusterPort}`, '--routes', routes]
+    // One server runs server.conf alone: a cluster block would have it wait for peers that never come.
+    const args = secure
+      ? ['-c', join(NATS_DEPLOY_DIR, size > 1 ? 'nats.conf' : 'server.conf'), ...listen, ...(size > 1 ? cluster : [])]
+      : [...listen, '-n', server.name, '-js', '-sd', server.storeDir, ...(size > 1 ? ['--cluster_name', 'svc', ...cluster] : [])]
+    const child = spawn(binary, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // The configuration's relative paths (tls/) are the working directory's; its variables come from the environment.
+      cwd: secrets?.tlsDir,
+      env: secrets ? { ...process.env, ...secrets.env, NATS_SERVER_NAME: server.name, NATS_STORE_DIR: server.storeDir } : process.env,
+    })
     const collect = (data: Buffer) => {
       output += `[${server.name}] ${data.toString()}`
       if (output.length > 1_000_000) output = output.slice(-500_000)
@@ -87,9 +148,21 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
     child.kill(signal)
     await gone
   }
+  const url = servers.map((s) => s.url).join(',')
+  const settings = (user: NatsUser = 'node'): NatsSettings => ({
+    natsUrl: url,
+    natsAuth: secrets ? { ...NO_AUTH, user, passwordFile: join(secrets.dir, `${user}.password`), tlsCaFile: join(secrets.dir, 'ca.pem') } : NO_AUTH,
+  })
   return {
     servers,
-    url: servers.map((s) => `nats://127.0.0.1:${s.clientPort}`).join(','),
+    url,
+    settings,
+    env: (user: NatsUser = 'node'): Record<string, string> => {
+      const { natsAuth } = settings(user)
+      if (!secrets) return { NATS_URL: url, NATS_LOG_SECRET_FILE: logSecretFile }
+      return { NATS_URL: url, NATS_LOG_SECRET_FILE: logSecretFile, NATS_USER: natsAuth.user, NATS_PASSWORD_FILE: natsAuth.passwordFile, NATS_TLS_CA_FILE: natsAuth.tlsCaFile }
+    },
+    secretsDir: secrets?.dir,
     kill: (index) => killed(servers[index], 'SIGKILL'),
     restart: async (index) => {
       launch(servers[index])

@@ -5,6 +5,7 @@
  * from any node afterwards.
  */
 import t, { type Test } from 'tap'
+import { natsConnectOptions, type NatsSettings } from '../../src/journal/connect.js'
 import { call } from '../helpers/api.js'
 import { createProject, nodeOn, ownerWithKey } from '../helpers/cluster-mode.js'
 import { natsCluster } from '../helpers/nats.js'
@@ -70,7 +71,7 @@ t.test('a NATS server leading a stream is killed under ingest load: nothing ackn
   // The server that leads the most streams: killing it moves the most leaders.
   const leads = new Map<string, number>()
   for (const stream of ['REC_0', 'REC_1', 'SIG', 'CTL']) {
-    const info = await fetchLeader(nats.url, stream)
+    const info = await fetchLeader(nats.settings(), stream)
     leads.set(info, (leads.get(info) ?? 0) + 1)
   }
   const victim = [...leads].sort((x, y) => y[1] - x[1])[0][0]
@@ -107,10 +108,10 @@ t.test('a node killed under load is replaced by an empty one that answers the sa
   await assertAllStored(t, c.url, owner.apiKey, project.id, load, 'new node C')
 })
 
-async function fetchLeader(url: string, stream: string): Promise<string> {
+async function fetchLeader(settings: NatsSettings, stream: string): Promise<string> {
   const { connect } = await import('@nats-io/transport-node')
   const { jetstreamManager } = await import('@nats-io/jetstream')
-  const nc = await connect({ servers: url.split(',') })
+  const nc = await connect(natsConnectOptions(settings))
   try {
     const jsm = await jetstreamManager(nc)
     return (await jsm.streams.info(stream)).cluster?.leader ?? ''

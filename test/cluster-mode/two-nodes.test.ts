@@ -86,7 +86,7 @@ t.test('npm run admin beside a node goes through the log: its key works on every
   const nats = await natsCluster(t)
   const a = await nodeOn(t, nats)
   const b = await nodeOn(t, nats)
-  const run = await adminOn(a.dataDir, nats.url, ['create-key', '--org', 'Acme', '--email', 'ops@acme.test'])
+  const run = await adminOn(a.dataDir, nats.env(), ['create-key', '--org', 'Acme', '--email', 'ops@acme.test'])
   t.equal(run.code, 0, run.stderr)
   const { apiKey } = JSON.parse(run.stdout) as { apiKey: string }
   for (const node of [a, b]) {
@@ -95,22 +95,23 @@ t.test('npm run admin beside a node goes through the log: its key works on every
   }
   // Two operators name one new organisation at once, on two nodes: the log's order decides, so there is one.
   const [onA, onB] = await Promise.all([
-    adminOn(a.dataDir, nats.url, ['create-key', '--org', 'Globex', '--email', 'one@globex.test']),
-    adminOn(b.dataDir, nats.url, ['create-key', '--org', 'Globex', '--email', 'two@globex.test']),
+    adminOn(a.dataDir, nats.env(), ['create-key', '--org', 'Globex', '--email', 'one@globex.test']),
+    adminOn(b.dataDir, nats.env(), ['create-key', '--org', 'Globex', '--email', 'two@globex.test']),
   ])
   t.equal(onA.code, 0, onA.stderr)
   t.equal(onB.code, 0, onB.stderr)
   const orgOf = async (url: string, run: { stdout: string }) => (await call(url, '/cli/whoami', { token: (JSON.parse(run.stdout) as { apiKey: string }).apiKey })).body.orgId
   const orgIds = new Set([await orgOf(a.url, onA), await orgOf(b.url, onB), await orgOf(b.url, onA), await orgOf(a.url, onB)])
   t.equal(orgIds.size, 1, 'both keys belong to one organisation Globex, as every node sees it')
-  const stopped = await adminOn(tempDataDir(), nats.url, ['create-key', '--org', 'Acme', '--email', 'x@acme.test'], { NATS_DEADLINE_MS: '1000' })
+  const stopped = await adminOn(tempDataDir(), nats.env(), ['create-key', '--org', 'Acme', '--email', 'x@acme.test'], { NATS_DEADLINE_MS: '1000' })
   t.equal(stopped.code, 1, 'with no node applying the log on its DATA_DIR, admin says so rather than hang')
   t.match(stopped.stderr, /has not applied it/)
 })
 
-function adminOn(dataDir: string, natsUrl: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** `natsEnv`: NATS_URL and the node user's credentials and CA, as a service node on the machine has them. */
+function adminOn(dataDir: string, natsEnv: Record<string, string>, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(DIST, 'admin.js'), ...args], { env: { ...process.env, DATA_DIR: dataDir, NATS_URL: natsUrl, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [join(DIST, 'admin.js'), ...args], { env: { ...process.env, DATA_DIR: dataDir, ...natsEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))

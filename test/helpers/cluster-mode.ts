@@ -8,7 +8,7 @@ import { call } from './api.js'
 import { clusterFor, type Cluster, type ClusterOptions } from './cluster.js'
 
 export function nodeOn(t: { teardown(fn: () => unknown): void }, nats: NatsCluster, options: ClusterOptions = {}): Promise<Cluster> {
-  return clusterFor(t, { workers: 1, startTimeoutMs: 120_000, ...options, env: { NATS_URL: nats.url, NATS_PARTITIONS: '2', ...options.env } })
+  return clusterFor(t, { workers: 1, startTimeoutMs: 120_000, ...options, env: { ...nats.env(), NATS_PARTITIONS: '2', ...options.env } })
 }
 
 export interface Owner {

@@ -10,6 +10,8 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { loadConfig } from '../../src/config.js'
+import type { NatsSettings } from '../../src/journal/connect.js'
 import { startNatsCluster, type NatsCluster } from '../../src/journal/nats-servers.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -63,6 +65,8 @@ function canListen(port: number): Promise<boolean> {
 export interface LogNode {
   url: string
   natsUrl: string
+  /** How the node reaches its log (NATS_URL, credentials, CA), for the helpers that write and read it beside the node. */
+  nats: NatsSettings
   partitions: number
   replicas: number
 }
@@ -104,7 +108,7 @@ async function startClusterOnce(options: ClusterOptions, dataDir: string): Promi
   const port = await freePort()
   let output = ''
   const nats = await logFor(options, dataDir)
-  const clusterEnv = nats ? { NATS_URL: nats.url, NATS_REPLICAS: '1', NATS_PARTITIONS: '2' } : {}
+  const clusterEnv: Record<string, string> = nats ? { ...nats.env(), NATS_REPLICAS: '1', NATS_PARTITIONS: '2' } : {}
   const child = spawn(process.execPath, [options.main ?? join(DIST, 'main.js')], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: String(options.workers ?? 2), ...clusterEnv, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -133,7 +137,8 @@ async function startClusterOnce(options: ClusterOptions, dataDir: string): Promi
   const url = `http://127.0.0.1:${port}`
   const env = { ...clusterEnv, ...options.env }
   if (env.NATS_URL) {
-    const node = { url, natsUrl: env.NATS_URL, partitions: Number(env.NATS_PARTITIONS ?? 3), replicas: Number(env.NATS_REPLICAS ?? 3) }
+    const { natsUrl, natsAuth } = loadConfig(env)
+    const node = { url, natsUrl, nats: { natsUrl, natsAuth }, partitions: Number(env.NATS_PARTITIONS ?? 3), replicas: Number(env.NATS_REPLICAS ?? 3) }
     logNodes.set(dataDir, node)
     child.once('exit', () => logNodes.get(dataDir) === node && logNodes.delete(dataDir))
   }

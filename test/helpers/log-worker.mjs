@@ -12,14 +12,16 @@ import { jetstreamManager } from '@nats-io/jetstream'
 
 const managers = new Map()
 
-async function managerFor(natsUrl) {
-  if (!managers.has(natsUrl)) {
-    const nc = await connect({ servers: natsUrl.split(','), name: 'svc-test-reads' })
+/** `options`: natsConnectOptions of the node (servers, user, password, CA), one connection per set of servers. */
+async function managerFor(options) {
+  const key = options.servers.join(',')
+  if (!managers.has(key)) {
+    const nc = await connect(options)
     // Never keep the test process alive for this connection.
     nc.closed().catch(() => undefined)
-    managers.set(natsUrl, await jetstreamManager(nc))
+    managers.set(key, await jetstreamManager(nc))
   }
-  return managers.get(natsUrl)
+  return managers.get(key)
 }
 
 const operations = {
@@ -29,8 +31,8 @@ const operations = {
     await res.arrayBuffer()
     return res.status
   },
-  async logMessage({ natsUrl, stream, seq }) {
-    const message = await (await managerFor(natsUrl)).direct.getMessage(stream, { seq })
+  async logMessage({ options, stream, seq }) {
+    const message = await (await managerFor(options)).direct.getMessage(stream, { seq })
     return message ? message.data : undefined
   },
 }

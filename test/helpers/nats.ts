@@ -1,12 +1,16 @@
-/** A real three-server JetStream cluster on free loopback ports, stopped and removed in teardown. */
+/**
+ * A real three-server JetStream cluster on free loopback ports, stopped and
+ * removed in teardown: from the shipped configuration (deploy/nats/: users,
+ * TLS) unless `secure: false` asks for a server that lets anyone in.
+ */
 import { rmSync } from 'node:fs'
 import type { Test } from 'tap'
 import { startNatsCluster, type NatsCluster } from '../../src/journal/nats-servers.js'
 import { freePort, tempDataDir } from './cluster.js'
 
-export async function natsCluster(t: Test, size = 3): Promise<NatsCluster> {
+export async function natsCluster(t: Test, size = 3, options: { secure?: boolean } = {}): Promise<NatsCluster> {
   const dir = tempDataDir('svc-nats-')
-  const cluster = await startNatsCluster({ dir, size, freePort })
+  const cluster = await startNatsCluster({ dir, size, freePort, ...options })
   t.teardown(async () => {
     await cluster.stop()
     rmSync(dir, { recursive: true, force: true })

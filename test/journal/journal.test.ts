@@ -6,15 +6,17 @@
 import t, { type Test } from 'tap'
 import { openJournal, type Journal } from '../../src/journal/connect.js'
 import { NatsLog } from '../../src/journal/nats-log.js'
+import type { NatsCluster } from '../../src/journal/nats-servers.js'
 import { JournalUnavailable, publishUntil } from '../../src/journal/publish.js'
 import { chunkMessageId, chunkSubject, DEFAULT_LAYOUT, partitionOf, recordingStream, streamConfigs } from '../../src/journal/streams.js'
-import type { NatsCluster } from '../../src/journal/nats-servers.js'
 import { natsCluster } from '../helpers/nats.js'
 
 const layout = { ...DEFAULT_LAYOUT, partitions: 2 }
 
-async function journalOn(t: Test, nats: NatsCluster): Promise<Journal> {
-  const journal = await openJournal(nats.settings(), layout, 60_000)
+/** A journal on the cluster, or on one of its servers alone (`only`, its URL). */
+async function journalOn(t: Test, nats: NatsCluster, only?: string): Promise<Journal> {
+  const settings = nats.settings()
+  const journal = await openJournal({ ...settings, natsUrl: only ?? settings.natsUrl }, layout, 60_000)
   t.teardown(() => journal.close())
   return journal
 }
@@ -54,7 +56,7 @@ t.test('a chunk sent twice is held once; its bytes read back by sequence from an
   t.equal(first.duplicate, false)
   t.equal(again.duplicate, true, 'the resend is flagged a duplicate')
   t.equal(again.seq, first.seq, 'and points at the one entry')
-  const reader = await journalOn(t, nats.servers[2] && `nats://127.0.0.1:${nats.servers[2].clientPort}`)
+  const reader = await journalOn(t, nats, nats.servers[2].url)
   const stored = await reader.jsm.direct.getMessage(recordingStream(layout, partition), { seq: first.seq })
   t.same(stored?.data, body, 'byte-identical')
   const info = await reader.jsm.streams.info(recordingStream(layout, partition))
@@ -112,7 +114,7 @@ t.test('killing the stream leader under load loses nothing acknowledged', async 
   const newLeader = (await journal.jsm.streams.info(stream)).cluster?.leader
   t.not(newLeader, leader, `a new leader (${newLeader}) took over`)
   const survivor = nats.servers.find((_, i) => i !== index)!
-  const reader = await journalOn(t, `nats://127.0.0.1:${survivor.clientPort}`)
+  const reader = await journalOn(t, nats, survivor.url)
   let missing = 0
   for (const seq of acknowledged) {
     const stored = await reader.jsm.direct.getMessage(stream, { seq })
