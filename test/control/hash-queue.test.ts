@@ -1,0 +1,54 @@
+/**
+ * The queue in front of password hashing (src/control/hash-queue.ts): a few
+ * at once, a bounded line behind them in arrival order, and an immediate 429
+ * overloaded with Retry-After past the line, never a line that grows.
+ */
+import t from 'tap'
+import { ApiError } from '../../src/errors.js'
+import { HashQueue } from '../../src/control/hash-queue.js'
+import { hashPassword, hashQueue, verifyPassword } from '../../src/control/passwords.js'
+
+t.test('runs at most `running` tasks at once, queues `waiting` more in order, and refuses the rest at once', async (t) => {
+  const queue = new HashQueue({ running: 2, waiting: 3 })
+  const releases: (() => void)[] = []
+  const started: number[] = []
+  let peak = 0
+  const tasks = Array.from({ length: 8 }, (_, i) =>
+    queue
+      .run(async () => {
+        started.push(i)
+        peak = Math.max(peak, queue.load.running)
+        await new Promise<void>((resolve) => releases.push(resolve))
+        return i
+      })
+      .catch((error: unknown) => error),
+  )
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(queue.load, { running: 2, waiting: 3 })
+  t.same(started, [0, 1], 'two run')
+  while (releases.length > 0 || started.length < 5) {
+    releases.shift()?.()
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  const results = await Promise.all(tasks)
+  t.same(results.slice(0, 5), [0, 1, 2, 3, 4], 'the five admitted ran')
+  t.same(started, [0, 1, 2, 3, 4], 'in the order they came')
+  t.equal(peak, 2, 'never more than two at once')
+  for (const refused of results.slice(5)) {
+    t.ok(refused instanceof ApiError, 'the rest are refused')
+    t.match(refused, { code: 'overloaded', options: { retryAfterSeconds: 1 } }, '429 overloaded with Retry-After')
+  }
+  t.same(queue.load, { running: 0, waiting: 0 }, 'and the queue is empty afterwards')
+})
+
+t.test('real scrypt: 40 password checks at once run two at a time and refuse what the line cannot hold', async (t) => {
+  const stored = await hashPassword('correct horse battery')
+  let peak = 0
+  const watch = setInterval(() => (peak = Math.max(peak, hashQueue.load.running)), 1)
+  const outcomes = await Promise.all(Array.from({ length: 40 }, () => verifyPassword('correct horse battery', stored).catch((error: unknown) => error)))
+  clearInterval(watch)
+  const checked = outcomes.filter((o) => o === true).length
+  const refused = outcomes.filter((o) => o instanceof ApiError && o.code === 'overloaded').length
+  t.same([checked, refused], [18, 22], '2 running and 16 waiting were checked; the other 22 refused at once')
+  t.ok(peak <= 2, `at most two hashes at once (saw ${peak})`)
+})
