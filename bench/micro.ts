@@ -5,6 +5,7 @@
  *
  * Usage: node dist/bench/micro.js [--json]
  */
+import { LIMITS } from '../src/config.js'
 import { bodyMatchesEncoding, parseChunkMeta } from '../src/contract/chunk-checks.js'
 import { parseSignals } from '../src/contract/signals-checks.js'
 import { groupUrl } from '../src/grouping/group.js'
@@ -62,10 +63,20 @@ function pagesEachUrlOnce(urls: string[]): number {
   return seen.size
 }
 
+/** A batch of minimal clicks filling `bytes`: the most entries a body of that size holds. */
+function flatSignalsBody(bytes: number): Buffer {
+  const clicks: unknown[] = []
+  const batch = { sk: 'micro', vid: 'micro', clicks }
+  while (JSON.stringify(batch).length < bytes - 100) clicks.push({ url: '/p', ts: 1_700_000_000_000 + clicks.length, xRatio: 0.5, yDoc: 100 })
+  return Buffer.from(JSON.stringify(batch))
+}
+
 function runMicro(): MicroFigure[] {
   const meta = chunkMeta('micro', 7)
   const body = chunkBody()
   const signals = signalsBody()
+  const nested = Buffer.from('['.repeat(LIMITS.signalsBytes / 2) + ']'.repeat(LIMITS.signalsBytes / 2))
+  const flatAtCap = flatSignalsBody(LIMITS.signalsBytes)
   const now = Date.now()
   const parsed = parseSignals(signals, now)
   if (!parsed.ok) throw new Error(`the benchmark's signals batch does not validate: ${parsed.error}`)
@@ -74,6 +85,9 @@ function runMicro(): MicroFigure[] {
     measure(`parseChunkMeta (valid X-Svc-Meta, ${meta.length} B)`, () => parseChunkMeta(meta)),
     measure('parseChunkMeta (header not JSON)', () => parseChunkMeta('{"sk":')),
     measure(`parseSignals (valid batch, ${signals.byteLength} B)`, () => parseSignals(signals, now)),
+    // Flattened past the batch's depth before JSON.parse (src/contract/json-nesting.ts): the flat batch of the same size beside it is the bound.
+    measure(`parseSignals (nested arrays, ${nested.byteLength} B)`, () => parseSignals(nested, now), 600),
+    measure(`parseSignals (flat batch, ${flatAtCap.byteLength} B)`, () => parseSignals(flatAtCap, now), 600),
     measure('bodyMatchesEncoding (gzip, 20 KB)', () => bodyMatchesEncoding(body, 'gzip')),
     measure(`pages of a signals batch, ${urls.length} entries: every entry grouped (before)`, () => pagesEveryEntry(urls)),
     measure(`pages of a signals batch, ${urls.length} entries: each URL once (now)`, () => pagesEachUrlOnce(urls)),

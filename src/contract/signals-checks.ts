@@ -5,8 +5,9 @@
  */
 import type { ValidateFunction } from 'ajv'
 import { LIMITS } from '../config.js'
-import { clickSchema, errorEntrySchema, viewSchema } from '../schemas/tracker-payloads.js'
+import { clickSchema, errorEntrySchema, signalsBatchSchema, viewSchema } from '../schemas/tracker-payloads.js'
 import type { Click, ErrorEntry, SignalsRecord, View } from '../store/store.js'
+import { flattenDeeperThan, schemaDepth } from './json-nesting.js'
 import { describeErrors, validators } from './validators.js'
 
 export type SignalsResult = { ok: true; batch: SignalsRecord } | { ok: false; error: string }
@@ -21,11 +22,18 @@ interface Envelope {
   errors?: unknown[]
 }
 
+/** A batch nests 3 deep (batch → list → entry); anything deeper is flattened before parsing (./json-nesting.ts). */
+const BATCH_DEPTH = schemaDepth(signalsBatchSchema)
+/** Arrays and objects a full batch can hold (one per entry, plus the lists), twice over for brackets inside strings. */
+const CONTAINER_BUDGET = 2 * (LIMITS.views + LIMITS.clicks + LIMITS.errors + 4)
+
 export function parseSignals(body: Uint8Array, now: number): SignalsResult {
   let value: unknown
   try {
-    // Invalid UTF-8 decodes to U+FFFD and then fails JSON.parse or validation; deep nesting throws RangeError here.
-    value = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'))
+    // Invalid UTF-8 decodes to U+FFFD and then fails JSON.parse or validation.
+    const text = flattenDeeperThan(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'), BATCH_DEPTH, CONTAINER_BUDGET)
+    if (text === undefined) return { ok: false, error: 'The body is not JSON.' }
+    value = JSON.parse(text)
   } catch {
     return { ok: false, error: 'The body is not JSON.' }
   }

@@ -1,8 +1,9 @@
 /**
  * A cheap look at how deeply a JSON text nests, before JSON.parse: V8 parses
  * deep nesting far slower than flat text of the same size, and no control
- * request body nests more than a few levels. (Signals bodies are not checked:
- * the contract drops a bad entry and records the rest of the batch.)
+ * request body nests more than a few levels. (Signals bodies are flattened
+ * instead, src/contract/json-nesting.ts: the contract drops a bad entry and
+ * records the rest of the batch.)
  */
 
 const QUOTE = 0x22

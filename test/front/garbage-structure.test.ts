@@ -11,8 +11,10 @@ t.test('100,000 nested arrays in a signals body are answered with JSON', async (
   answeredWithJson(t, whole, 'as the body')
   t.equal(whole.status, 400)
   t.equal(whole.json.code, 'invalid_request')
-  const objects = '{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000)
-  answeredWithJson(t, await postSignals(cluster.url, pk, objects), 'nested objects as the body')
+  const objects = '{"a":'.repeat(40_000) + '1' + '}'.repeat(40_000) // 240 KB: under the cap, so parsed
+  const nestedObjects = await postSignals(cluster.url, pk, objects)
+  answeredWithJson(t, nestedObjects, 'nested objects as the body')
+  t.same([nestedObjects.status, nestedObjects.json.code], [400, 'invalid_request'], 'nested objects are no batch either')
   // Inside a batch (50,000 deep twice, to stay under the cap): the entry is dropped, the batch recorded, the nesting not stored.
   const half = '['.repeat(50_000) + ']'.repeat(50_000)
   const inside = await postSignals(cluster.url, pk, `{"sk":"deep","vid":"v","extra":${half},"clicks":[${half},{"url":"/","ts":1,"xRatio":0,"yDoc":0}]}`)
@@ -22,6 +24,25 @@ t.test('100,000 nested arrays in a signals body are answered with JSON', async (
   matchExactly(t, batch, { sk: 'deep', vid: 'v', dropped: 1, views: [], clicks: [{ url: '/', ts: 1, xRatio: 0, yDoc: 0 }], errors: [] })
   answeredWithJson(t, await postChunk(cluster.url, { pk, meta: '['.repeat(5000) + ']'.repeat(5000) }), 'nested arrays as X-Svc-Meta')
   t.equal((await get(cluster.url, '/health')).status, 200)
+})
+
+t.test('a control body nested past 32 levels is refused whole with 400 invalid_request; 32 levels are judged by the schema', async (t) => {
+  const { cluster, seeded } = await ingestCluster(t)
+  const create = async (body: string) => {
+    const res = await fetch(`${cluster.url}/api/v1/cli/projects.create`, { method: 'POST', headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json' }, body })
+    return { status: res.status, json: (await res.json()) as { code?: string; error?: string; project?: { name: string } } }
+  }
+  // A control body has no entries to keep apart, so nesting no operation takes refuses it (src/control/json-depth.ts).
+  for (const depth of [33, 300_000]) {
+    const refused = await create(`{"name":"deep","domain":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`)
+    t.same([refused.status, refused.json.code], [400, 'invalid_request'], `${depth} levels`)
+    t.match(refused.json.error, /nests deeper than 32/, `${depth} levels: the error says why`)
+  }
+  const judged = await create(`{"name":"deep","domain":${'['.repeat(31)}${']'.repeat(31)}}`)
+  t.same([judged.status, judged.json.code], [400, 'invalid_request'], '32 levels: a domain that is no string')
+  t.notMatch(judged.json.error, /nests deeper/, '32 levels: refused by the schema, not the depth')
+  const created = await create('{"name":"flat"}')
+  t.same([created.status, created.json.project?.name], [200, 'flat'], 'the same route creates a project from a flat body')
 })
 
 t.test('__proto__ keys are not stored and pollute nothing', async (t) => {
