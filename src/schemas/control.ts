@@ -95,13 +95,14 @@ export const keyListAnswer = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['keyId', 'createdAt', 'masked'],
+        required: ['keyId', 'createdAt', 'masked', 'revocable'],
         properties: {
           keyId: { type: 'string' },
           label: { type: 'string' },
           createdAt: { type: 'number' },
           lastUsedAt: { type: 'number', nullable: true },
           masked: { type: 'string', description: 'Prefix and last four characters; never the secret.' },
+          revocable: { type: 'boolean', description: 'Whether the caller may revoke it: a member their own keys, the owner every key.' },
         },
       },
     },

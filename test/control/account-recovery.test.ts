@@ -54,6 +54,9 @@ t.test('a member revokes only their own API keys; the owner revokes anyone\'s', 
   const memberKey = await keyOf(member)
   const memberOther = await keyOf(member)
 
+  const revocable = async (who: Caller) => (await post(cluster.url, '/cli/keys.list', {}, who)).body.keys.map((k: any) => [k.keyId, k.revocable])
+  t.same(await revocable(member), [[ownerKey.keyId, false], [memberKey.keyId, true], [memberOther.keyId, true]], 'the list tells a member which keys they may revoke')
+  t.same(await revocable(owner), [[ownerKey.keyId, true], [memberKey.keyId, true], [memberOther.keyId, true]], 'and the owner that they may revoke every one')
   for (const who of [member, { key: memberKey.apiKey }]) {
     const refused = await post(cluster.url, '/cli/keys.revoke', { keyId: ownerKey.keyId }, who)
     t.same([refused.status, refused.body.code], [401, 'unauthorized'], 'a member cannot revoke the owner\'s key, signed in or with a key')

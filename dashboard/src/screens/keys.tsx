@@ -114,7 +114,8 @@ export function Keys() {
                     {formatAgo(k.lastUsedAt)}
                   </td>
                   <td class="actions">
-                    <ConfirmButton label="Revoke" confirm={`Revoke ${k.label ?? 'key'}`} onConfirm={() => revoke(k.keyId)} />
+                    {/* A member revokes only their own keys; the owner any (the service refuses the rest). */}
+                    {k.revocable && <ConfirmButton label="Revoke" confirm={`Revoke ${k.label ?? 'key'}`} onConfirm={() => revoke(k.keyId)} />}
                   </td>
                 </tr>
               ))}

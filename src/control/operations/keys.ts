@@ -13,6 +13,7 @@ import { operation, type Operation } from '../router.js'
 
 /** `maxLive`: the organisation's quota of unrevoked keys (Config.maxApiKeysPerOrg). */
 export function keyOperations(store: Store, maxLive?: number): Operation<ApiKeyAuth>[] {
+  const isOwner = (auth: ApiKeyAuth) => ownerOf(store.listUsers(auth.orgId))?.id === auth.userId
   return [
     operation({
       operationId: 'listApiKeys',
@@ -21,19 +22,23 @@ export function keyOperations(store: Store, maxLive?: number): Operation<ApiKeyA
       credential: 'apiKey',
       summary: 'The organisation\'s live API keys, masked.',
       response: keyListAnswer,
-      handle: ({ auth }) => ({
-        keys: store
-          .listApiKeys(auth.orgId)
-          .filter((k) => !k.revokedAt)
-          .sort((a, b) => a.createdAt - b.createdAt)
-          .map((k) => ({
-            keyId: k.id,
-            ...(k.label ? { label: k.label } : {}),
-            createdAt: k.createdAt,
-            lastUsedAt: k.lastUsedAt ?? null,
-            masked: maskSecret('sk', k.lastFour),
-          })),
-      }),
+      handle: ({ auth }) => {
+        const owner = isOwner(auth)
+        return {
+          keys: store
+            .listApiKeys(auth.orgId)
+            .filter((k) => !k.revokedAt)
+            .sort((a, b) => a.createdAt - b.createdAt)
+            .map((k) => ({
+              keyId: k.id,
+              ...(k.label ? { label: k.label } : {}),
+              createdAt: k.createdAt,
+              lastUsedAt: k.lastUsedAt ?? null,
+              masked: maskSecret('sk', k.lastFour),
+              revocable: owner || k.userId === auth.userId,
+            })),
+        }
+      },
     }),
     operation({
       operationId: 'createApiKey',
@@ -62,7 +67,7 @@ export function keyOperations(store: Store, maxLive?: number): Operation<ApiKeyA
         const keyId = (body as { keyId: string }).keyId
         const key = store.getApiKey(keyId)
         if (!key || key.orgId !== auth.orgId || key.revokedAt) throw new ApiError('not_found', { error: 'No such API key.', hint: 'List keys with POST /cli/keys.list.' })
-        if (key.userId !== auth.userId && ownerOf(store.listUsers(auth.orgId))?.id !== auth.userId) {
+        if (key.userId !== auth.userId && !isOwner(auth)) {
           throw new ApiError('unauthorized', { error: 'A member revokes only their own API keys.', hint: 'Ask the organisation\'s owner (members.list shows who) to revoke this one.' })
         }
         await store.updateApiKey(keyId, { revokedAt: Date.now() })
