@@ -14,7 +14,7 @@ import type { Store } from './store/store.js'
 import { openJournal } from './journal/connect.js'
 import { NatsLog } from './journal/nats-log.js'
 import { encodeControl } from './journal/entries.js'
-import { layoutOf } from './journal/node.js'
+import { layoutOf, logSealOf } from './journal/node.js'
 import { publishUntil } from './journal/publish.js'
 import { submittingStore } from './journal/replicated-store.js'
 import { controlStream, controlSubject } from './journal/streams.js'
@@ -58,9 +58,11 @@ async function openAdminStore(): Promise<{ store: Store; close: () => Promise<vo
   const journal = new NatsLog(await openJournal(config, layout, config.natsDeadlineMs))
   const node = `admin:${randomUUID()}`
   let ticket = 0
+  const seal = logSealOf(config)
   const submit = async (op: string, args: unknown[]) => {
     ticket += 1
-    const ack = await publishUntil(journal, controlSubject(layout, op), encodeControl({ op, args, node, ticket }), { id: `ctl:${node}:${ticket}`, deadline: Date.now() + config.natsDeadlineMs })
+    const entry = { id: `ctl:${node}:${ticket}`, op, args, node, ticket }
+    const ack = await publishUntil(journal, controlSubject(layout, op), seal.seal('control', encodeControl(entry)), { id: entry.id, deadline: Date.now() + config.natsDeadlineMs })
     return ack.seq
   }
   return {

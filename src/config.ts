@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from 'node:os'
 import { resolve } from 'node:path'
+import { parseTrustedProxies, type TrustedProxies } from './front/client-address.js'
 
 export type Durability = 'commit' | 'flush'
 
@@ -27,6 +28,11 @@ export interface Config {
   controlSecret: string
   /** Bearer token GET /metrics asks of every client when set; unset, /metrics answers loopback clients only. */
   metricsToken: string
+  /**
+   * Reverse proxies whose X-Forwarded-For / Forwarded the service believes (TRUST_PROXY, addresses and CIDR
+   * ranges). The client is the right-most hop that is not one of them; empty (the default): the socket's peer.
+   */
+  trustProxy: TrustedProxies
   /** Branded, versioned base address, ending in /api/v1. */
   publicUrl: string
   /** Direct address of this deployment (trackers and installed CLIs use it). */
@@ -91,7 +97,7 @@ export interface Config {
    * grow the page index and the aggregates by sending distinct URLs (issue 28).
    */
   maxPagesPerProject: number
-  /** Serve on uWebSockets.js's pure-Node fallback even where a native build loads (UWS_USE_FALLBACK=1): only to measure it. */
+  /** Serve on uWebSockets.js's pure-Node fallback even where a native build loads (UWS_USE_FALLBACK=1): to measure it, or to answer HTTP/1.0. */
   uwsFallback: boolean
   /**
    * Cluster mode: the NATS servers of the log (`nats://h1:4222,nats://h2:4222`).
@@ -110,6 +116,12 @@ export interface Config {
   natsChunkBytes: 'log' | 'lmdb'
   /** Cluster mode: how long an ingest publish or a control write may wait for the log, and a read for this node to catch up, ms. */
   natsDeadlineMs: number
+  /**
+   * Cluster mode: the file holding the secret every node shares (NATS_LOG_SECRET_FILE, at least 32 bytes, mode 0600).
+   * Every log entry is sealed with it (src/journal/seal.ts): nobody without it reads the log in clear or appends an
+   * entry a node applies.
+   */
+  natsLogSecretFile: string
   /** Cluster mode: how this node proves who it is to NATS and checks the servers (never in NATS_URL: it is logged). */
   natsAuth: NatsAuth
   /** Projects an organisation may hold; past it projects.create answers 409 quota_exceeded. */
@@ -206,6 +218,14 @@ function natsAuth(env: NodeJS.ProcessEnv): NatsAuth {
   return auth
 }
 
+function logSecretFile(env: NodeJS.ProcessEnv): string {
+  const file = env.NATS_LOG_SECRET_FILE ?? ''
+  if ((env.NATS_URL ?? '').trim() && !file) {
+    throw new Error('NATS_LOG_SECRET_FILE must name the file with the secret every node shares (openssl rand -hex 32 > FILE; chmod 600 FILE): the cluster mode seals every log entry with it')
+  }
+  return file ? resolve(file) : ''
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1'
   const port = int(env, 'PORT', 8787, 0, 65535)
@@ -223,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     controlPort: int(env, 'CONTROL_PORT', 0, 0, 65535),
     controlSecret: env.SVC_CONTROL_SECRET ?? '',
     metricsToken: env.METRICS_TOKEN ?? '',
+    trustProxy: parseTrustedProxies(env.TRUST_PROXY ?? ''),
     publicUrl: url(env, 'PUBLIC_URL', `${directUrl}/api/v1`),
     directUrl,
     durability,
@@ -259,6 +280,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsChunkBytes: oneOf(env, 'NATS_CHUNK_BYTES', ['log', 'lmdb'] as const, 'log'),
     // 10 s: a stream elects a new leader in about 5 s when a NATS server dies (test/journal/journal.test.ts).
     natsDeadlineMs: int(env, 'NATS_DEADLINE_MS', 10_000, 100, 600_000),
+    natsLogSecretFile: logSecretFile(env),
     natsAuth: natsAuth(env),
     // Far above what a team uses, low enough that a leaked key or a runaway script cannot grow the store without bound.
     maxProjectsPerOrg: int(env, 'MAX_PROJECTS_PER_ORG', 1_000, 1, 1_000_000),

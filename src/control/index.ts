@@ -28,7 +28,7 @@ const local = openStore(config)
 const cluster = config.natsUrl ? await joinCluster(config, local) : undefined
 const store = cluster?.store ?? local
 const backfill = new BackfillRunner(store, { batch: config.backfillBatch, pauseMs: config.backfillPauseMs })
-const control = createControl({ store, config, backfill, chunkBytes: cluster && journalChunkBytes(local, cluster.log), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
+const control = createControl({ store, config, backfill, chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
 // Backfills a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)

@@ -20,7 +20,8 @@ import { createWriteBatch } from './write-batch.js'
 import { inThreadPool, WriteQueue, type IngestQueue, type WriterPool } from './write-queue.js'
 import { openJournal } from '../journal/connect.js'
 import { JournalIngestSink } from '../journal/ingest-sink.js'
-import { layoutOf } from '../journal/node.js'
+import { NatsLog } from '../journal/nats-log.js'
+import { layoutOf, logSealOf } from '../journal/node.js'
 
 const config = loadConfig()
 /** Idle body buffers a front keeps: a batch's worth of chunks several times over, a small part of its queue bound. */
@@ -36,6 +37,14 @@ if (!engine.native) {
     native: NATIVE_PLATFORMS,
   })
 }
+if (engine.name === 'uws-native 20.30') {
+  // Its parser closes an HTTP/1.0 connection without a byte of answer: nginx's default upstream protocol, `curl -0`.
+  log.warn('this engine closes HTTP/1.0 requests without an answer: behind nginx set proxy_http_version 1.1 (deploy/nginx/svc.conf)', {
+    http: engine.name,
+    orAnswerThem: 'UWS_USE_FALLBACK=1 serves on node:http, which answers HTTP/1.0, at the cost README gives',
+  })
+}
+if (config.trustProxy.spec) log.info('client addresses from X-Forwarded-For / Forwarded of trusted proxies', { trustProxy: config.trustProxy.spec })
 const store = openStore(config)
 // Cluster mode: an acknowledgement means the log holds the item (src/journal/); no writer pool here.
 const journal = config.natsUrl ? await openJournal(config, layoutOf(config), 120_000) : undefined
@@ -43,7 +52,7 @@ let pool: WriterPool | undefined
 // Writing on this thread, the front knows when a body is committed and reuses its buffer (body-pool.ts).
 const bodies = !config.natsUrl && config.writerThreads === 0 ? new BodyPool(BODY_POOL_BYTES) : undefined
 const sink = journal
-  ? new JournalIngestSink(store, journal, { layout: layoutOf(config), deadlineMs: config.natsDeadlineMs, maxQueuedItems: config.ingestQueueItems, maxQueuedBytes: config.ingestQueueBytes })
+  ? new JournalIngestSink(store, new NatsLog(journal), { layout: layoutOf(config), seal: logSealOf(config), deadlineMs: config.natsDeadlineMs, maxQueuedItems: config.ingestQueueItems, maxQueuedBytes: config.ingestQueueBytes })
   : undefined
 const queue: IngestQueue =
   sink ??
@@ -75,7 +84,7 @@ function startWriterPool(): WriterPool {
     workerData: writerInit,
   })
 }
-const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`, config.controlSecret)
+const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`, config.controlSecret, config.trustProxy)
 const counters = newCounters()
 metrics.engine.set({ engine: engine.name }, 1)
 onScrape(() => {
@@ -85,7 +94,7 @@ onScrape(() => {
 answerScrapes()
 const artifacts = loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name })
 const lateProject = sink && ((pk: string) => sink.lateProject(pk))
-const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, metrics: createMetricsRoute(config.metricsToken), lateProject, bodies })
+const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, metrics: createMetricsRoute(config.metricsToken, config.trustProxy), lateProject, bodies })
 
 let listenSocket: unknown
 app.listen(config.host, config.port, (socket) => {

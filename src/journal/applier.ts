@@ -23,7 +23,8 @@ import { StorageUnavailable, type IngestItem, type Store } from '../store/store.
 import { decodeControl, decodeIngest, encodeControl, type ControlEntry } from './entries.js'
 import type { Log, LogEntry } from './log.js'
 import { publishUntil } from './publish.js'
-import { REPLICATED } from './replicated-store.js'
+import { REPLICATED } from './operations.js'
+import { UnsealedEntry, type LogSeal } from './seal.js'
 import { controlStream, controlSubject, streamNames, type JournalLayout } from './streams.js'
 
 /** Ingest entries applied in one store transaction at most: a backlog is applied in a few large commits, not one per entry. */
@@ -45,6 +46,8 @@ interface Ticket {
 }
 
 export interface ApplierOptions {
+  /** Opens and seals entries with the cluster's secret (seal.ts). */
+  seal: LogSeal
   /** The bytes of chunks stay in the log (NATS_CHUNK_BYTES=log): the store keeps where they are. */
   chunkBytesInLog: boolean
   /** Pause before a failed follower resumes, ms (tests shorten it). */
@@ -71,7 +74,7 @@ export class Applier {
     private readonly store: Store,
     private readonly log: Log,
     private readonly layout: JournalLayout,
-    private readonly options: ApplierOptions = { chunkBytesInLog: true },
+    private readonly options: ApplierOptions,
   ) {
     this.control = controlStream(layout)
   }
@@ -123,10 +126,10 @@ export class Applier {
   async submit(op: string, args: unknown[], deadline: number): Promise<unknown> {
     const ticket = this.nextTicket++
     const result = new Promise((resolve, reject) => this.tickets.set(ticket, { resolve, reject }))
-    const entry: ControlEntry = { op, args, node: this.node, ticket }
+    // One id per change, whatever the attempts: a retry of an attempt whose acknowledgement was lost is a duplicate.
+    const entry: ControlEntry = { id: `ctl:${this.node}:${ticket}`, op, args, node: this.node, ticket }
     try {
-      // One id per change, whatever the attempts: a retry of an attempt whose acknowledgement was lost is a duplicate.
-      await publishUntil(this.log, controlSubject(this.layout, op), encodeControl(entry), { id: `ctl:${this.node}:${ticket}`, deadline })
+      await publishUntil(this.log, controlSubject(this.layout, op), this.options.seal.seal('control', encodeControl(entry)), { id: entry.id, deadline })
     } catch (error) {
       this.tickets.delete(ticket)
       log.warn('control change not taken by the log', { op, error: String(error) })
@@ -210,7 +213,9 @@ export class Applier {
     const items: IngestItem[] = []
     let after = 0
     for (const entry of fresh) {
-      const decoded = decodeIngest(entry.data)
+      const plain = this.opened('ingest', stream, entry)
+      if (!plain) continue
+      const decoded = decodeIngest(plain)
       // The bytes stay in the log: the store keeps where they are.
       if (decoded.item.kind === 'chunk' && this.options.chunkBytesInLog) decoded.item.journal = { stream, seq: entry.seq }
       items.push(decoded.item)
@@ -229,22 +234,43 @@ export class Applier {
     this.advanced(stream, last)
   }
 
+  /** The entry's plain bytes, or undefined for one that does not open with this cluster's secret (skipped, counted). */
+  private opened(kind: 'control' | 'ingest', stream: string, entry: LogEntry): Uint8Array | undefined {
+    try {
+      return this.options.seal.open(kind, entry.data)
+    } catch (error) {
+      if (!(error instanceof UnsealedEntry)) throw error
+      this.refused('unauthenticated', { stream, seq: entry.seq, why: error.message })
+      return undefined
+    }
+  }
+
+  /** An entry no node applies: logged and counted here, skipped the same way everywhere. */
+  private refused(reason: string, details: Record<string, unknown>): void {
+    metrics.journalRefused.inc({ reason })
+    log.error('log entry refused; skipped', { reason, ...details })
+  }
+
   private async applyControl(entries: LogEntry[]): Promise<void> {
-    for (const { seq, data } of entries) {
+    for (const logEntry of entries) {
+      const { seq } = logEntry
       if (seq <= this.position(this.control)) continue
-      const entry = decodeControl(data)
       const position = { stream: this.control, seq }
+      const entry = this.controlEntry(logEntry)
       let outcome: { value?: unknown; error?: unknown }
-      if (!REPLICATED.has(entry.op)) {
-        // Not an operation this code replicates (a foreign or forged entry, or one from a newer version): never call it.
-        metrics.journalRefused.inc({ reason: 'unknown_operation' })
-        log.error('control log entry names no replicated operation; skipped', { op: String(entry.op).slice(0, 100), seq })
+      if (!entry) {
         await this.store.setJournalPosition(position)
-        outcome = { error: new Error(`not a replicated operation: ${entry.op}`) }
+        outcome = {}
+      } else if (!REPLICATED.has(entry.op) || this.store.journalEntryApplied(entry.id)) {
+        // Not an operation this code replicates (a foreign entry, or one from a newer version), or a copy of one
+        // applied before (a replay: a revoked key put back): never applied.
+        this.refused(REPLICATED.has(entry.op) ? 'replayed' : 'unknown_operation', { op: String(entry.op).slice(0, 100), seq })
+        await this.store.setJournalPosition(position)
+        outcome = { error: new Error(`control entry refused: ${entry.op}`) }
       } else {
         try {
           const method = (this.store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[entry.op]
-          outcome = { value: await this.store.applyJournalled(position, () => method.apply(this.store, entry.args)) }
+          outcome = { value: await this.store.applyJournalled(position, () => method.apply(this.store, entry.args), entry.id) }
         } catch (error) {
           // Storage failing here (a full disk) is this node's trouble, not the call's: nothing committed, apply it again.
           if (error instanceof StorageUnavailable) throw error
@@ -254,11 +280,24 @@ export class Applier {
         }
       }
       this.advanced(this.control, seq)
-      if (entry.node !== this.node) continue
+      if (!entry || entry.node !== this.node) continue
       const ticket = this.tickets.get(entry.ticket)
       this.tickets.delete(entry.ticket)
       if (outcome.error !== undefined) ticket?.reject(outcome.error)
       else ticket?.resolve(outcome.value)
+    }
+  }
+
+  /** The control entry, or undefined (refused, counted) when it does not open or does not parse. */
+  private controlEntry(logEntry: LogEntry): ControlEntry | undefined {
+    const plain = this.opened('control', this.control, logEntry)
+    if (!plain) return undefined
+    try {
+      return decodeControl(plain)
+    } catch (error) {
+      // Sealed with the secret yet unreadable: a node of another version wrote it. Skipped alike on every node of this one.
+      this.refused('malformed', { stream: this.control, seq: logEntry.seq, why: String(error) })
+      return undefined
     }
   }
 }

@@ -8,15 +8,16 @@ import type { ChunkBytes } from '../recordings/chunk-bytes.js'
 import type { Store } from '../store/store.js'
 import { decodeIngest } from './entries.js'
 import type { Log } from './log.js'
+import type { LogSeal } from './seal.js'
 
-export function journalChunkBytes(store: Store, log: Log): ChunkBytes {
+export function journalChunkBytes(store: Store, log: Log, seal: LogSeal): ChunkBytes {
   return async (projectId, sk, info) => {
     const held = store.getChunk(projectId, sk, info.seq)
     if (held || !info.journal) return held
     // Gone from the log: the stream's max_age (RETENTION_DAYS) expired it.
     const data = await log.get(info.journal.stream, info.journal.seq)
     if (!data) return undefined
-    const { item } = decodeIngest(data)
+    const { item } = decodeIngest(seal.open('ingest', data))
     return item.kind === 'chunk' ? item.body : undefined
   }
 }

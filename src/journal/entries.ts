@@ -16,6 +16,8 @@ export interface IngestEntry {
 }
 
 export interface ControlEntry {
+  /** Minted once by its publisher: a copy of the entry appended again (a replay) is refused by every node. */
+  id: string
   op: string
   args: unknown[]
   /** The node that published it, and its ticket there: that node answers its client with this call's result. */
@@ -54,6 +56,6 @@ export function encodeControl(entry: ControlEntry): Uint8Array {
 
 export function decodeControl(data: Uint8Array): ControlEntry {
   const entry = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString()) as ControlEntry
-  if (typeof entry?.op !== 'string' || !Array.isArray(entry.args)) throw new Error('control log entry without op and args')
+  if (typeof entry?.id !== 'string' || typeof entry.op !== 'string' || !Array.isArray(entry.args)) throw new Error('control log entry without id, op and args')
   return entry
 }

@@ -15,11 +15,14 @@ import { log } from '../log.js'
 import type { Store } from '../store/store.js'
 import { encodeIngest } from './entries.js'
 import type { Log } from './log.js'
+import type { LogSeal } from './seal.js'
 import { publishUntil } from './publish.js'
 import { chunkMessageId, chunkSubject, controlStream, partitionOf, signalsSubject, type JournalLayout } from './streams.js'
 
 export interface IngestSinkOptions {
   layout: JournalLayout
+  /** Seals each entry with the cluster's secret (seal.ts). */
+  seal: LogSeal
   deadlineMs: number
   maxQueuedItems: number
   maxQueuedBytes: number
@@ -86,7 +89,7 @@ export class JournalIngestSink {
         ? [chunkSubject(layout, partitionOf(item.projectId, item.meta.sk, layout.partitions), item.projectId, item.meta.sk), chunkMessageId(item.projectId, item.meta.sk, item.meta.seq)]
         : [signalsSubject(layout, item.projectId), `sig:${item.id}`]
     try {
-      const ack = await publishUntil(this.log, subject, encodeIngest({ item, after }), { id, deadline: Date.now() + this.options.deadlineMs })
+      const ack = await publishUntil(this.log, subject, this.options.seal.seal('ingest', encodeIngest({ item, after })), { id, deadline: Date.now() + this.options.deadlineMs })
       return ack.duplicate ? 'duplicate' : 'stored'
     } catch (error) {
       log.error('log publish failed; answered overloaded', { error: String(error), kind: item.kind })

@@ -10,10 +10,16 @@ import type { Store } from '../store/store.js'
 import { Applier } from './applier.js'
 import { openJournal } from './connect.js'
 import { NatsLog } from './nats-log.js'
+import { logSeal, readLogSecret, type LogSeal } from './seal.js'
 import { replicatedStore } from './replicated-store.js'
 import { DEFAULT_LAYOUT, type JournalLayout } from './streams.js'
 
-export type ClusterConfig = Pick<Config, 'natsUrl' | 'natsAuth' | 'natsPartitions' | 'natsReplicas' | 'natsDeadlineMs' | 'natsChunkBytes' | 'retentionDays'>
+export type ClusterConfig = Pick<Config, 'natsUrl' | 'natsAuth' | 'natsPartitions' | 'natsReplicas' | 'natsDeadlineMs' | 'natsChunkBytes' | 'retentionDays' | 'natsLogSecretFile'>
+
+/** The seal of this cluster's entries, from the secret every node holds. */
+export function logSealOf(config: Pick<Config, 'natsLogSecretFile'>): LogSeal {
+  return logSeal(readLogSecret(config.natsLogSecretFile))
+}
 
 export function layoutOf(config: ClusterConfig): JournalLayout {
   return { ...DEFAULT_LAYOUT, partitions: config.natsPartitions, replicas: config.natsReplicas, retentionDays: config.retentionDays }
@@ -23,6 +29,7 @@ export interface ClusterNode {
   store: Store
   applier: Applier
   log: NatsLog
+  seal: LogSeal
   close(): Promise<void>
 }
 
@@ -31,7 +38,8 @@ const JOIN_TIMEOUT_MS = 120_000
 
 export async function joinCluster(config: ClusterConfig, local: Store): Promise<ClusterNode> {
   const log = new NatsLog(await openJournal(config, layoutOf(config), JOIN_TIMEOUT_MS))
-  const applier = new Applier(local, log, layoutOf(config), { chunkBytesInLog: config.natsChunkBytes === 'log' })
+  const seal = logSealOf(config)
+  const applier = new Applier(local, log, layoutOf(config), { seal, chunkBytesInLog: config.natsChunkBytes === 'log' })
   applier.start()
   const started = Date.now()
   while (!(await applier.caughtUp(5_000))) {
@@ -43,6 +51,7 @@ export async function joinCluster(config: ClusterConfig, local: Store): Promise<
     store: replicatedStore(local, applier, config.natsDeadlineMs),
     applier,
     log,
+    seal,
     close: async () => {
       await applier.stop()
       await log.close()

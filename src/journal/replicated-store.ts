@@ -9,48 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ApiKeyRecord, CreateOutcome, InviteRecord, SetupTokenRecord, Store } from '../store/store.js'
 import type { Applier } from './applier.js'
-
-/** Store methods that change what the service knows: each is one control log entry. */
-export const REPLICATED_MUTATIONS = [
-  'putOrg',
-  'ensureOrgAndUser',
-  'putUser',
-  'createFirstOwner',
-  'updateUser',
-  'removeUser',
-  'claimSignInLink',
-  'endDashboardSessions',
-  'joinByInvite',
-  'putDashboardSession',
-  'deleteDashboardSession',
-  'putInvite',
-  'consumeInvite',
-  'revokeInvite',
-  'putApiKey',
-  'updateApiKey',
-  'putSetupToken',
-  'updateSetupToken',
-  'createProject',
-  'updateProject',
-  'startBackfill',
-] as const satisfies readonly (keyof Store)[]
-
-/** Asynchronous store methods each node runs on its own copy: derivations, the ingest path, the log's own bookkeeping. */
-/** The purges delete only what time has already made useless (expired credentials, recordings past retention), so each node runs them on its own clock. */
-export const LOCAL_OPERATIONS = ['appendBatch', 'setJournalPosition', 'applyJournalled', 'continueBackfill', 'purgeRecordingsBefore', 'purgeExpiredCredentials', 'applyDerivations', 'close'] as const satisfies readonly (keyof Store)[]
-
-export type ReplicatedOperation = (typeof REPLICATED_MUTATIONS)[number]
-
-/** The operations a control entry may name: the applier refuses any other (a forged or foreign entry). */
-export const REPLICATED = new Set<string>(REPLICATED_MUTATIONS)
-
-type AsyncMethodOf<T> = { [K in keyof T]-?: T[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof T]
-type Unlisted = Exclude<AsyncMethodOf<Store>, ReplicatedOperation | (typeof LOCAL_OPERATIONS)[number]>
-/**
- * Does not compile while a store method that returns a promise is in neither list above: a new mutation must say
- * whether every node makes it (replicated) or each node on its own (local), or it would silently stay on one node.
- */
-export const EVERY_ASYNC_METHOD_LISTED: [Unlisted] extends [never] ? true : { unlisted: Unlisted } = true
+import { REPLICATED, type ReplicatedOperation } from './operations.js'
 
 export function replicatedStore(local: Store, applier: Applier, deadlineMs: number): Store {
   return withMutations(local, (op, args) => applier.submit(op, args, Date.now() + deadlineMs))
@@ -58,10 +17,9 @@ export function replicatedStore(local: Store, applier: Applier, deadlineMs: numb
 
 /** `local`, with every replicated mutation routed to `mutate` and everything else answered by `local` itself. */
 function withMutations(local: Store, mutate: (op: string, args: unknown[]) => Promise<unknown>): Store {
-  const replicated = new Set<string>(REPLICATED_MUTATIONS)
   return new Proxy(local, {
     get(target, property, receiver) {
-      if (typeof property === 'string' && replicated.has(property)) return (...args: unknown[]) => mutate(property, args)
+      if (typeof property === 'string' && REPLICATED.has(property)) return (...args: unknown[]) => mutate(property, args)
       const value = Reflect.get(target, property, receiver)
       return typeof value === 'function' ? value.bind(target) : value
     },
@@ -69,7 +27,7 @@ function withMutations(local: Store, mutate: (op: string, args: unknown[]) => Pr
 }
 
 /** What an update answers, read back once applied: the record as it now is. */
-const READ_BACK: Partial<Record<(typeof REPLICATED_MUTATIONS)[number], (store: Store, args: unknown[]) => unknown>> = {
+const READ_BACK: Partial<Record<ReplicatedOperation, (store: Store, args: unknown[]) => unknown>> = {
   updateUser: (store, [id]) => store.getUser(id as string),
   updateApiKey: (store, [id]) => store.getApiKey(id as string),
   updateSetupToken: (store, [id]) => store.getSetupToken(id as string),

@@ -39,8 +39,11 @@ export interface RecordingStore {
    * entry names; the position is recorded in the same transaction as their
    * first write (or alone when they write nothing, or fail the same way on
    * every node), never when storage failed: then the entry is applied again.
+   * `entryId` is recorded with the position: a replayed copy of the entry is then known.
    */
-  applyJournalled<T>(applied: JournalPosition, run: () => Promise<T>): Promise<T>
+  applyJournalled<T>(applied: JournalPosition, run: () => Promise<T>, entryId?: string): Promise<T>
+  /** Cluster mode: whether the control entry with this id was applied (recorded by applyJournalled with its position). */
+  journalEntryApplied(entryId: string): boolean
 
   getSession(projectId: string, sk: string): SessionRecord | undefined
   listSessions(projectId: string): Iterable<SessionRecord>

@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../../src/config.js'
 import type { NatsSettings } from '../../src/journal/connect.js'
 import { startNatsCluster, type NatsCluster } from '../../src/journal/nats-servers.js'
+import { logSealOf } from '../../src/journal/node.js'
+import type { LogSeal } from '../../src/journal/seal.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const DIST = join(ROOT, 'dist')
@@ -67,6 +69,8 @@ export interface LogNode {
   natsUrl: string
   /** How the node reaches its log (NATS_URL, credentials, CA), for the helpers that write and read it beside the node. */
   nats: NatsSettings
+  /** The secret the node seals its log's entries with: a helper writing beside the node seals alike. */
+  seal: LogSeal
   partitions: number
   replicas: number
 }
@@ -137,8 +141,8 @@ async function startClusterOnce(options: ClusterOptions, dataDir: string): Promi
   const url = `http://127.0.0.1:${port}`
   const env = { ...clusterEnv, ...options.env }
   if (env.NATS_URL) {
-    const { natsUrl, natsAuth } = loadConfig(env)
-    const node = { url, natsUrl, nats: { natsUrl, natsAuth }, partitions: Number(env.NATS_PARTITIONS ?? 3), replicas: Number(env.NATS_REPLICAS ?? 3) }
+    const { natsUrl, natsAuth, natsLogSecretFile } = loadConfig(env)
+    const node = { url, natsUrl, nats: { natsUrl, natsAuth }, seal: logSealOf({ natsLogSecretFile }), partitions: Number(env.NATS_PARTITIONS ?? 3), replicas: Number(env.NATS_REPLICAS ?? 3) }
     logNodes.set(dataDir, node)
     child.once('exit', () => logNodes.get(dataDir) === node && logNodes.delete(dataDir))
   }

@@ -17,7 +17,8 @@ import { natsConnectOptions } from '../../src/journal/connect.js'
 import { decodeIngest, encodeControl } from '../../src/journal/entries.js'
 import { NatsLog } from '../../src/journal/nats-log.js'
 import { publishUntil } from '../../src/journal/publish.js'
-import { REPLICATED_MUTATIONS, submittingStore } from '../../src/journal/replicated-store.js'
+import { REPLICATED_MUTATIONS } from '../../src/journal/operations.js'
+import { submittingStore } from '../../src/journal/replicated-store.js'
 import { controlStream, controlSubject, DEFAULT_LAYOUT, type JournalLayout } from '../../src/journal/streams.js'
 import type { Store } from '../../src/store/store.js'
 import { logNodeAt, type LogNode } from './cluster.js'
@@ -97,7 +98,8 @@ function logWriter(node: LogNode): (op: string, args: unknown[]) => Promise<numb
       const nc = await open
       const log = new NatsLog({ nc, js: jetstream(nc), jsm: await jetstreamManager(nc), close: () => nc.close() })
       changes += 1
-      const ack = await publishUntil(log, controlSubject(layout, op), encodeControl({ op, args, node: 'test', ticket: changes }), { id: `ctl:test:${process.pid}:${changes}`, deadline: Date.now() + CHANGE_DEADLINE_MS })
+      const entry = { id: `ctl:test:${process.pid}:${changes}`, op, args, node: 'test', ticket: changes }
+      const ack = await publishUntil(log, controlSubject(layout, op), node.seal.seal('control', encodeControl(entry)), { id: entry.id, deadline: Date.now() + CHANGE_DEADLINE_MS })
       return ack.seq
     } finally {
       idle = setTimeout(() => {
@@ -130,7 +132,7 @@ function settledReads(local: Store, dataDir: string): Store {
     const where = held ? undefined : local.listChunks(projectId, sk).find((c) => c.seq === seq)?.journal
     if (!where) return held
     const data = callSync('logMessage', { options: natsConnectOptions(node.nats, 'svc-test-reads'), stream: where.stream, seq: where.seq }) as Uint8Array | undefined
-    const item = data && decodeIngest(data).item
+    const item = data && decodeIngest(node.seal.open('ingest', data)).item
     return item?.kind === 'chunk' ? item.body : undefined
   }
   return new Proxy(local, {

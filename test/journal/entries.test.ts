@@ -1,5 +1,6 @@
 /** Log entries carry an item's bytes untouched and refuse what they did not frame. */
 import t from 'tap'
+import { logSeal } from '../../src/journal/seal.js'
 import { decodeControl, decodeIngest, encodeControl, encodeIngest } from '../../src/journal/entries.js'
 import type { IngestItem } from '../../src/store/store.js'
 
@@ -24,6 +25,23 @@ t.test('a truncated or foreign entry is refused', async (t) => {
   foreign.writeUInt32BE(head.length, 0)
   foreign.write(head, 4)
   t.throws(() => decodeIngest(foreign), /unknown kind/)
-  t.throws(() => decodeControl(Buffer.from('{"args":[]}')), /without op/)
-  t.same(decodeControl(encodeControl({ op: 'putOrg', args: [{ id: 'o' }], node: 'n', ticket: 1 })), { op: 'putOrg', args: [{ id: 'o' }], node: 'n', ticket: 1 })
+  t.throws(() => decodeControl(Buffer.from('{"args":[]}')), /without id, op and args/)
+  t.throws(() => decodeControl(Buffer.from('{"op":"putOrg","args":[]}')), /without id, op and args/, 'an entry without its id cannot be told from a replay')
+  const entry = { id: 'ctl:n:1', op: 'putOrg', args: [{ id: 'o' }], node: 'n', ticket: 1 }
+  t.same(decodeControl(encodeControl(entry)), entry)
+})
+
+t.test('sealed entries open only with the secret and for the kind they were sealed for', async (t) => {
+  const seal = logSeal(Buffer.from('s'.repeat(32)))
+  const plain = encodeControl({ id: 'ctl:n:1', op: 'putOrg', args: [{ id: 'o' }], node: 'n', ticket: 1 })
+  const sealed = seal.seal('control', plain)
+  t.notOk(Buffer.from(sealed).includes(Buffer.from('putOrg')), 'nothing of it in clear')
+  t.same(Buffer.from(seal.open('control', sealed)), Buffer.from(plain))
+  t.throws(() => seal.open('ingest', sealed), { name: 'UnsealedEntry' }, 'not as another kind')
+  t.throws(() => logSeal(Buffer.from('t'.repeat(32))).open('control', sealed), { name: 'UnsealedEntry' }, 'not with another secret')
+  const flipped = Buffer.from(sealed)
+  flipped[flipped.length - 20] ^= 1
+  t.throws(() => seal.open('control', flipped), { name: 'UnsealedEntry' }, 'not once a byte changed')
+  t.throws(() => seal.open('control', plain), { name: 'UnsealedEntry' }, 'not in clear')
+  t.throws(() => logSeal(Buffer.from('short')), /at least 32 bytes/)
 })

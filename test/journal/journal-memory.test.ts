@@ -8,6 +8,7 @@ import { ensureOrgAndUser } from '../../src/accounts/credentials.js'
 import { JournalIngestSink } from '../../src/journal/ingest-sink.js'
 import { MemoryLog } from '../../src/journal/memory-log.js'
 import { DEFAULT_LAYOUT, signalsStream, streamConfigs, type JournalLayout } from '../../src/journal/streams.js'
+import { testLogSeal } from '../helpers/log-secret.js'
 import { frictionBatch, journalSuite, projectOn, startNode } from './journal.case.js'
 
 let logs = 0
@@ -28,7 +29,7 @@ t.test('an acknowledgement lost and retried: the batch lands once and every node
   const b = await startNode(t, log, layout)
   const project = await projectOn(a)
   log.loseAcks = 1
-  const sink = new JournalIngestSink(a.local, log, { layout, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
+  const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
   t.equal(await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: Date.now(), body: frictionBatch('s1', Date.now() - 60_000, 4) }), 'duplicate', 'the retry finds the entry the lost acknowledgement was for')
   t.equal((await log.heads([signalsStream(layout)])).get(signalsStream(layout)), 1, 'one entry in the log')
   for (const node of [a, b]) {
@@ -62,7 +63,7 @@ t.test('storage refusing an ingest batch mid-apply commits none of it; the follo
     if (applied && refusals-- > 0) return items.map(() => 'unavailable' as const)
     return appendBatch(items, applied)
   }
-  const sink = new JournalIngestSink(a.local, log, { layout, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
+  const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
   for (let i = 0; i < 3; i++) await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: Date.now(), body: frictionBatch(`s${i}`, Date.now() - 60_000, 1) })
   t.ok(await a.applier.caughtUp(5_000), 'caught up once storage takes the batch')
   t.equal(refusals, -1, 'refused twice, then applied')

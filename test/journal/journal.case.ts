@@ -14,6 +14,7 @@ import { ensureOrgAndUser } from '../../src/accounts/credentials.js'
 import { newId, newPublicKey } from '../../src/accounts/secrets.js'
 import { Applier } from '../../src/journal/applier.js'
 import { encodeControl } from '../../src/journal/entries.js'
+import { logSeal } from '../../src/journal/seal.js'
 import { JournalIngestSink } from '../../src/journal/ingest-sink.js'
 import type { Log } from '../../src/journal/log.js'
 import { publishUntil } from '../../src/journal/publish.js'
@@ -21,6 +22,7 @@ import { replicatedStore } from '../../src/journal/replicated-store.js'
 import { controlStream, controlSubject, signalsStream, type JournalLayout } from '../../src/journal/streams.js'
 import { openLmdbStore } from '../../src/store/lmdb/index.js'
 import type { Store } from '../../src/store/store.js'
+import { testLogSeal } from '../helpers/log-secret.js'
 
 export interface LogFactory {
   /** A fresh, empty log with the layout's streams, closed at the test's end. */
@@ -38,7 +40,7 @@ export interface Node {
 
 export async function startNode(t: Test, log: Log, layout: JournalLayout, path = mkdtempSync(join(tmpdir(), 'svc-node-'))): Promise<Node> {
   const local = openLmdbStore({ path, mapSize: 256 * 1024 * 1024, durability: 'commit' })
-  const applier = new Applier(local, log, layout, { chunkBytesInLog: false, resumePauseMs: 20, watchdogMs: 0 })
+  const applier = new Applier(local, log, layout, { seal: testLogSeal, chunkBytesInLog: false, resumePauseMs: 20, watchdogMs: 0 })
   applier.start()
   if (!(await applier.caughtUp(30_000))) throw new Error('node did not catch up with the log')
   let stopped = false
@@ -113,7 +115,7 @@ export function journalSuite(t: Test, open: LogFactory): void {
     const a = await startNode(t, log, layout)
     const b = await startNode(t, log, layout)
     const project = await projectOn(a)
-    const sink = new JournalIngestSink(a.local, log, { layout, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
+    const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
     t.equal(await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: Date.now(), body: frictionBatch('s1', Date.now() - 60_000, 4) }), 'stored')
     // The same entry, resent with its id beyond the log's duplicate window (or through another path): the read model keeps it once.
     const entry = await log.get(signalsStream(layout), 1)
@@ -133,7 +135,7 @@ export function journalSuite(t: Test, open: LogFactory): void {
     const a = await startNode(t, log, layout)
     const b = await startNode(t, log, layout)
     const project = await projectOn(a)
-    const sinks = [a, b].map((node) => new JournalIngestSink(node.local, log, { layout, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 }))
+    const sinks = [a, b].map((node) => new JournalIngestSink(node.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 }))
     const now = Date.now()
     // Batches received in the same millisecond by both nodes: their order can only come from the log's identities.
     for (let i = 0; i < 6; i++) {
@@ -163,8 +165,8 @@ export function journalSuite(t: Test, open: LogFactory): void {
     const a = await startNode(t, log, layout)
     const { org, user } = await ensureOrgAndUser(a.store, 'Acme', 'owner@acme.test')
     const key = { id: newId('key'), orgId: org.id, userId: user.id, label: 'ci', digestHex: 'a'.repeat(64), lastFour: 'aaaa', createdAt: Date.now() }
-    const entry = encodeControl({ op: 'putApiKey', args: [key], node: 'elsewhere', ticket: 1 })
-    // Two log entries with one payload (a resend beyond the duplicate window): applying the second changes nothing.
+    const entry = testLogSeal.seal('control', encodeControl({ id: 'ctl:elsewhere:1', op: 'putApiKey', args: [key], node: 'elsewhere', ticket: 1 }))
+    // Two log entries with one payload (a resend beyond the duplicate window, or a replay): the second is refused.
     await publishUntil(log, controlSubject(layout, 'putApiKey'), entry, { id: 'first', deadline: Date.now() + 5_000 })
     t.ok(await a.applier.caughtUp(10_000))
     const once = { keys: a.local.listApiKeys(org.id), user: a.local.getUser(user.id) }
@@ -174,22 +176,46 @@ export function journalSuite(t: Test, open: LogFactory): void {
     t.equal(a.local.listApiKeys(org.id).length, 1)
   })
 
-  t.test('an entry naming no replicated operation is skipped, counted, and the log goes on', async (t) => {
+  t.test('a sealed entry naming no replicated operation is skipped, counted, and the log goes on', async (t) => {
     const { log, layout } = await open(t)
     const a = await startNode(t, log, layout)
     for (const op of ['close', 'appendBatch', 'setJournalPosition', 'toString']) {
-      await publishUntil(log, controlSubject(layout, 'x'), encodeControl({ op, args: [], node: 'forger', ticket: 1 }), { id: `forged-${op}`, deadline: Date.now() + 5_000 })
+      await publishUntil(log, controlSubject(layout, 'x'), testLogSeal.seal('control', encodeControl({ id: `ctl:x:${op}`, op, args: [], node: 'forger', ticket: 1 })), { id: `forged-${op}`, deadline: Date.now() + 5_000 })
     }
     const { org } = await ensureOrgAndUser(a.store, 'After', 'after@acme.test')
     t.ok(org, 'a change after them is applied: the store is open and the follower alive')
     t.equal(a.local.journalPosition(controlStream(layout)), 5, 'every entry consumed')
   })
 
+  t.test('entries nobody sealed with the cluster\'s secret change nothing: a forged key, a forged batch, a copy moved across streams', async (t) => {
+    const { log, layout } = await open(t)
+    const a = await startNode(t, log, layout)
+    const project = await projectOn(a)
+    const { org, user } = await ensureOrgAndUser(a.store, 'Victim', 'victim@acme.test')
+    const forgedKey = { id: newId('key'), orgId: org.id, userId: user.id, label: 'forged', digestHex: 'b'.repeat(64), lastFour: 'bbbb', createdAt: Date.now() }
+    // The right shape, in clear, as a client that may publish to `ctl.>` would write it.
+    await publishUntil(log, controlSubject(layout, 'putApiKey'), encodeControl({ id: 'ctl:forger:1', op: 'putApiKey', args: [forgedKey], node: 'forger', ticket: 1 }), { id: 'forged-1', deadline: Date.now() + 5_000 })
+    // Sealed with another secret.
+    const other = logSeal(Buffer.alloc(32, 7))
+    await publishUntil(log, controlSubject(layout, 'putApiKey'), other.seal('control', encodeControl({ id: 'ctl:forger:2', op: 'putApiKey', args: [forgedKey], node: 'forger', ticket: 2 })), { id: 'forged-2', deadline: Date.now() + 5_000 })
+    // A real ingest entry copied into the control stream does not open there.
+    const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
+    await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: Date.now(), body: frictionBatch('real', Date.now() - 60_000, 1) })
+    await publishUntil(log, controlSubject(layout, 'putApiKey'), (await log.get(signalsStream(layout), 1))!, { id: 'moved', deadline: Date.now() + 5_000 })
+    // A forged signals batch in clear.
+    await publishUntil(log, `${layout.namespace ? `${layout.namespace}.` : ''}sig.x`, encoder.encode('{"after":0,"item":{"kind":"signals"}}'), { id: 'forged-3', deadline: Date.now() + 5_000 })
+    const { org: after } = await ensureOrgAndUser(a.store, 'After', 'after@acme.test')
+    t.ok(a.local.getOrg(after.id), 'the node goes on applying')
+    t.ok(await a.applier.caughtUp(10_000))
+    t.equal(a.local.getApiKey(forgedKey.id), undefined, 'no forged key exists')
+    t.same([...a.local.listSignals(project.id)].map((s) => s.batch.sk), ['real'], 'only the real batch')
+  })
+
   t.test('a node started on an empty store rebuilds the same state from the log, and a restarted one resumes where it stopped', async (t) => {
     const { log, layout } = await open(t)
     const a = await startNode(t, log, layout)
     const project = await projectOn(a)
-    const sink = new JournalIngestSink(a.local, log, { layout, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
+    const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
     for (let i = 0; i < 3; i++) await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: Date.now(), body: frictionBatch(`s${i}`, Date.now() - 60_000, 2) })
     t.ok(await a.applier.caughtUp(10_000))
     const path = a.path

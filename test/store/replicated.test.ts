@@ -17,6 +17,7 @@ import { replicatedStore } from '../../src/journal/replicated-store.js'
 import { DEFAULT_LAYOUT } from '../../src/journal/streams.js'
 import { openLmdbStore } from '../../src/store/lmdb/index.js'
 import type { Store } from '../../src/store/store.js'
+import { testLogSeal } from '../helpers/log-secret.js'
 import { natsCluster } from '../helpers/nats.js'
 import { storeSuite } from './store.case.js'
 
@@ -31,7 +32,7 @@ storeSuite(t, async (t) => {
   const open = async () => {
     const local = openLmdbStore(options)
     const journal = new NatsLog(await openJournal(nats.settings('operator'), layout, 30_000))
-    const applier = new Applier(local, journal, layout)
+    const applier = new Applier(local, journal, layout, { seal: testLogSeal, chunkBytesInLog: true })
     applier.start()
     await applier.caughtUp(30_000)
     const close = async () => {
@@ -62,7 +63,7 @@ t.test('two nodes naming one new organisation at once make one: the log decides,
     const path = mkdtempSync(join(tmpdir(), 'svc-store-'))
     const local = openLmdbStore({ path, mapSize: 256 * 1024 * 1024, durability: 'commit' })
     const journal = new NatsLog(await openJournal(nats.settings('operator'), layout, 30_000))
-    const applier = new Applier(local, journal, layout)
+    const applier = new Applier(local, journal, layout, { seal: testLogSeal, chunkBytesInLog: true })
     applier.start()
     await applier.caughtUp(30_000)
     t.teardown(async () => {

@@ -31,8 +31,12 @@ export interface LmdbOptions {
 /** A log entry being applied (applyJournalled): its position, and whether a write has recorded it yet. */
 interface Journalled {
   applied: JournalPosition
+  entryId?: string
   recorded: boolean
 }
+
+/** Applied control entries are remembered beside the positions, under keys no stream name can take. */
+const entryKey = (entryId: string) => `entry:${entryId}`
 
 export abstract class LmdbEnvironment {
   readonly tables: Tables
@@ -134,8 +138,7 @@ export abstract class LmdbEnvironment {
     if (!journalled || journalled.recorded) return this.root.transaction(write)
     return this.root.transaction(() => {
       const result = write()
-      this.tables.journalPositions.put(journalled.applied.stream, journalled.applied.seq)
-      journalled.recorded = true
+      this.recordInTxn(journalled)
       return result
     })
   }
@@ -146,22 +149,29 @@ export abstract class LmdbEnvironment {
    * same transaction as their first write (or alone, when they write nothing),
    * so a node that crashes between the two never applies the entry twice.
    */
-  async applyJournalled<T>(applied: JournalPosition, run: () => Promise<T>): Promise<T> {
-    const journalled: Journalled = { applied, recorded: false }
+  async applyJournalled<T>(applied: JournalPosition, run: () => Promise<T>, entryId?: string): Promise<T> {
+    const journalled: Journalled = { applied, entryId, recorded: false }
     let result: T
     try {
       result = await this.journalled.run(journalled, run)
     } catch (error) {
       // Storage failed: nothing committed, and the follower applies the entry again. Any other failure is the call's own.
-      if (!(error instanceof StorageUnavailable) && !journalled.recorded) await this.recordPosition(applied)
+      if (!(error instanceof StorageUnavailable) && !journalled.recorded) await this.settle(this.root.transaction(() => this.recordInTxn(journalled)))
       throw error
     }
-    if (!journalled.recorded) await this.recordPosition(applied)
+    if (!journalled.recorded) await this.settle(this.root.transaction(() => this.recordInTxn(journalled)))
     return result
   }
 
-  private async recordPosition(applied: JournalPosition): Promise<void> {
-    await this.settle(this.root.transaction(() => void this.tables.journalPositions.put(applied.stream, applied.seq)))
+  journalEntryApplied(entryId: string): boolean {
+    return this.tables.journalPositions.get(entryKey(entryId)) !== undefined
+  }
+
+  private recordInTxn(journalled: Journalled): void {
+    const { stream, seq } = journalled.applied
+    this.tables.journalPositions.put(stream, seq)
+    if (journalled.entryId !== undefined) this.tables.journalPositions.put(entryKey(journalled.entryId), seq)
+    journalled.recorded = true
   }
 
   /** Merges `patch` into the record at `id` inside one write transaction. */

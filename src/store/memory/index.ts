@@ -108,16 +108,26 @@ export class MemoryStore extends MemoryAccounts implements Store {
   }
 
   /** One process, no crash to survive between the change and its position: run, then record. */
-  async applyJournalled<T>(applied: JournalPosition, run: () => Promise<T>): Promise<T> {
+  async applyJournalled<T>(applied: JournalPosition, run: () => Promise<T>, entryId?: string): Promise<T> {
+    const record = () => {
+      this.journalPositions.set(applied.stream, applied.seq)
+      if (entryId !== undefined) this.appliedEntries.add(entryId)
+    }
     let result: T
     try {
       result = await run()
     } catch (error) {
-      if (!(error instanceof StorageUnavailable)) this.journalPositions.set(applied.stream, applied.seq)
+      if (!(error instanceof StorageUnavailable)) record()
       throw error
     }
-    this.journalPositions.set(applied.stream, applied.seq)
+    record()
     return result
+  }
+
+  private readonly appliedEntries = new Set<string>()
+
+  journalEntryApplied(entryId: string): boolean {
+    return this.appliedEntries.has(entryId)
   }
 
   getSession(projectId: string, sk: string): SessionRecord | undefined {
