@@ -9,6 +9,8 @@ import { LIMITS } from '../src/config.js'
 import { bodyMatchesEncoding, parseChunkMeta } from '../src/contract/chunk-checks.js'
 import { parseSignals } from '../src/contract/signals-checks.js'
 import { groupUrl } from '../src/grouping/group.js'
+import { decodeIngest, encodeIngest } from '../src/journal/entries.js'
+import { logSeal } from '../src/journal/seal.js'
 import { chunkBody, chunkMeta, signalsBody } from './payloads.js'
 
 export interface MicroFigure {
@@ -81,6 +83,10 @@ function runMicro(): MicroFigure[] {
   const parsed = parseSignals(signals, now)
   if (!parsed.ok) throw new Error(`the benchmark's signals batch does not validate: ${parsed.error}`)
   const urls = [...parsed.batch.views, ...parsed.batch.clicks, ...parsed.batch.errors].map((e) => e.url)
+  const seal = logSeal(Buffer.alloc(32, 1))
+  const chunkItem = { kind: 'chunk' as const, projectId: 'prj_micro', receivedAt: now, meta: JSON.parse(meta), body }
+  const framed = encodeIngest({ item: chunkItem, after: 1 })
+  const sealed = seal.seal('ingest', framed)
   return [
     measure(`parseChunkMeta (valid X-Svc-Meta, ${meta.length} B)`, () => parseChunkMeta(meta)),
     measure('parseChunkMeta (header not JSON)', () => parseChunkMeta('{"sk":')),
@@ -89,6 +95,11 @@ function runMicro(): MicroFigure[] {
     measure(`parseSignals (nested arrays, ${nested.byteLength} B)`, () => parseSignals(nested, now), 600),
     measure(`parseSignals (flat batch, ${flatAtCap.byteLength} B)`, () => parseSignals(flatAtCap, now), 600),
     measure('bodyMatchesEncoding (gzip, 20 KB)', () => bodyMatchesEncoding(body, 'gzip')),
+    // The cluster mode's log entry for a 20 KB chunk: framing alone (the floor), then sealed and opened (src/journal/seal.ts).
+    measure(`log entry of a ${Math.round(body.byteLength / 1024)} KB chunk: frame (encodeIngest)`, () => encodeIngest({ item: chunkItem, after: 1 })),
+    measure(`log entry of a ${Math.round(body.byteLength / 1024)} KB chunk: frame and seal (AES-256-GCM)`, () => seal.seal('ingest', encodeIngest({ item: chunkItem, after: 1 }))),
+    measure(`log entry of a ${Math.round(body.byteLength / 1024)} KB chunk: open and decode`, () => decodeIngest(seal.open('ingest', sealed))),
+    measure(`log entry of a ${Math.round(body.byteLength / 1024)} KB chunk: decode, unsealed`, () => decodeIngest(framed)),
     measure(`pages of a signals batch, ${urls.length} entries: every entry grouped (before)`, () => pagesEveryEntry(urls)),
     measure(`pages of a signals batch, ${urls.length} entries: each URL once (now)`, () => pagesEachUrlOnce(urls)),
   ]
