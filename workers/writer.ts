@@ -1,11 +1,11 @@
 /**
  * piscina entry of a front's writer thread: the thread's own store, and the
- * batch writer of src/front/write-batch.ts (which says why batches and what
+ * batch writer of src/ingest-sink/write-batch.ts (which says why batches and what
  * a task does).
  */
 import { workerData } from 'node:worker_threads'
 import type { WriterInit } from '../src/cluster/messages.js'
-import { createWriteBatch } from '../src/front/write-batch.js'
+import { createWriteBatch } from '../src/ingest-sink/write-batch.js'
 import { openStore } from '../src/store/open.js'
 
 export default createWriteBatch(openStore(workerData as WriterInit))

@@ -16,10 +16,11 @@ import { newCounters } from './ingest.js'
 import { createMetricsRoute } from './metrics-route.js'
 import { createProxy } from './proxy.js'
 import { loadHttpEngine, NATIVE_PLATFORMS } from './uws.js'
-import { createWriteBatch } from './write-batch.js'
-import { inThreadPool, WriteQueue, type IngestQueue, type WriterPool } from './write-queue.js'
+import type { IngestSink } from '../ingest-sink/sink.js'
+import { createWriteBatch } from '../ingest-sink/write-batch.js'
+import { inThreadPool, WriteQueue, type WriterPool } from '../ingest-sink/write-queue.js'
 import { openJournal } from '../journal/connect.js'
-import { JournalIngestSink } from '../journal/ingest-sink.js'
+import { JournalIngestSink } from '../ingest-sink/journal-sink.js'
 import { NatsLog } from '../journal/nats-log.js'
 import { layoutOf, logSealOf } from '../journal/node.js'
 
@@ -54,7 +55,7 @@ const bodies = !config.natsUrl && config.writerThreads === 0 ? new BodyPool(BODY
 const sink = journal
   ? new JournalIngestSink(store, new NatsLog(journal), { layout: layoutOf(config), seal: logSealOf(config), deadlineMs: config.natsDeadlineMs, maxQueuedItems: config.ingestQueueItems, maxQueuedBytes: config.ingestQueueBytes })
   : undefined
-const queue: IngestQueue =
+const queue: IngestSink =
   sink ??
   new WriteQueue((pool = startWriterPool()), {
     maxItems: config.writeBatchItems,

@@ -21,7 +21,7 @@ import { declaredLength, readBody } from './body.js'
 import type { BodyPool } from './body-pool.js'
 import { guard, sendError, sendOk } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
-import type { IngestQueue } from './write-queue.js'
+import type { IngestSink } from '../ingest-sink/sink.js'
 
 export interface IngestCounters {
   stored: number
@@ -35,7 +35,7 @@ export interface IngestCounters {
 
 export interface IngestDeps {
   store: Store
-  queue: IngestQueue
+  queue: IngestSink
   counters: IngestCounters
   /**
    * Cluster mode: a key this node does not know yet may name a project that

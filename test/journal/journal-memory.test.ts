@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import { ensureOrgAndUser } from '../../src/accounts/credentials.js'
-import { JournalIngestSink } from '../../src/journal/ingest-sink.js'
+import { JournalIngestSink } from '../../src/ingest-sink/journal-sink.js'
 import { MemoryLog } from '../../src/journal/memory-log.js'
 import { DEFAULT_LAYOUT, signalsStream, streamConfigs, type JournalLayout } from '../../src/journal/streams.js'
 import { testLogSeal } from '../helpers/log-secret.js'

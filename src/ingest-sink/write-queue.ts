@@ -16,6 +16,7 @@ import type { Piscina } from 'piscina'
 import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../cluster/messages.js'
+import type { IngestSink, SinkOutcome } from './sink.js'
 
 /** What the queue needs of a writer pool: piscina's, or the front's own thread (inThreadPool). */
 export type WriterPool = Pick<Piscina, 'run' | 'destroy'>
@@ -25,8 +26,6 @@ export function inThreadPool(write: (task: WriteTask) => Promise<WriteResult>): 
   return { run: (task: WriteTask) => write(task), destroy: () => Promise.resolve() }
 }
 
-/** `full`: refused by the bound, nothing kept. */
-export type QueueOutcome = WriteOutcome | 'full'
 
 interface Pending {
   item: WriteItem
@@ -49,15 +48,7 @@ export interface WriteQueueOptions {
   recycle?: (body: Uint8Array) => void
 }
 
-/** What the ingest handlers need of a queue: the writer pool's (embedded mode) or the log's (cluster mode, src/journal/ingest-sink.ts). */
-export interface IngestQueue {
-  enqueue(item: WriteItem): Promise<QueueOutcome>
-  readonly busy: boolean
-  readonly queuedItems: number
-  readonly queuedBytes: number
-}
-
-export class WriteQueue implements IngestQueue {
+export class WriteQueue implements IngestSink {
   private pending: Pending[] = []
   private inFlight = 0
   private scheduled = false
@@ -77,7 +68,7 @@ export class WriteQueue implements IngestQueue {
     return this.inFlight > 0 || this.pending.length > 0
   }
 
-  enqueue(item: WriteItem): Promise<QueueOutcome> {
+  enqueue(item: WriteItem): Promise<SinkOutcome> {
     const size = item.body.byteLength
     if (this.fatal || this.queuedItems + 1 > this.options.maxQueuedItems || this.queuedBytes + size > this.options.maxQueuedBytes) {
       return Promise.resolve('full')

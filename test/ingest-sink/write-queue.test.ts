@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../../src/cluster/messages.js'
-import { WriteQueue } from '../../src/front/write-queue.js'
+import { WriteQueue } from '../../src/ingest-sink/write-queue.js'
 
 interface Call {
   task: WriteTask

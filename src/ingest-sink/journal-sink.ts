@@ -9,15 +9,15 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { WriteItem } from '../cluster/messages.js'
-import type { QueueOutcome } from '../front/write-queue.js'
+import type { IngestSink, SinkOutcome } from './sink.js'
 import { ItemPreparer } from '../grouping/prepare-items.js'
 import { log } from '../log.js'
 import type { Store } from '../store/store.js'
-import { encodeIngest } from './entries.js'
-import type { Log } from './log.js'
-import type { LogSeal } from './seal.js'
-import { publishUntil } from './publish.js'
-import { chunkMessageId, chunkSubject, controlStream, partitionOf, signalsSubject, type JournalLayout } from './streams.js'
+import { encodeIngest } from '../journal/entries.js'
+import type { Log } from '../journal/log.js'
+import type { LogSeal } from '../journal/seal.js'
+import { publishUntil } from '../journal/publish.js'
+import { chunkMessageId, chunkSubject, controlStream, partitionOf, signalsSubject, type JournalLayout } from '../journal/streams.js'
 
 export interface IngestSinkOptions {
   layout: JournalLayout
@@ -28,7 +28,7 @@ export interface IngestSinkOptions {
   maxQueuedBytes: number
 }
 
-export class JournalIngestSink {
+export class JournalIngestSink implements IngestSink {
   queuedItems = 0
   queuedBytes = 0
   private readonly preparer: ItemPreparer
@@ -45,7 +45,7 @@ export class JournalIngestSink {
     return this.queuedItems > 0
   }
 
-  async enqueue(raw: WriteItem): Promise<QueueOutcome> {
+  async enqueue(raw: WriteItem): Promise<SinkOutcome> {
     const size = raw.body.byteLength
     if (this.queuedItems + 1 > this.options.maxQueuedItems || this.queuedBytes + size > this.options.maxQueuedBytes) return 'full'
     this.queuedItems += 1
@@ -76,7 +76,7 @@ export class JournalIngestSink {
     return this.store.projectIdForPublicKey(pk)
   }
 
-  private async publish(raw: WriteItem): Promise<QueueOutcome> {
+  private async publish(raw: WriteItem): Promise<SinkOutcome> {
     const item = this.preparer.prepare(raw)
     if ('invalid' in item) return item
     const after = this.store.journalPosition(controlStream(this.options.layout))
