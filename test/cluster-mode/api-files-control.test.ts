@@ -29,3 +29,7 @@ await import('../control/projects.test.js')
 await import('../control/credentials.test.js')
 await import('../control/accounts.test.js')
 await import('../control/members.test.js')
+// Credentials created while a removal commits, and quotas: decided where each node applies the log, in its order.
+await import('../control/removal-races.test.js')
+await import('../control/account-recovery.test.js')
+await import('../control/quotas-housekeeping.test.js')

@@ -184,8 +184,8 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
         return underQuota(() => openInviteCount(this.tables, invite.orgId, invite.createdAt), maxOpen) ? 'created' : 'quota_exceeded'
       },
       () => {
-        // A new sign-in link voids the ones handed out before it.
-        if (invite.forUserId) revokeSignInLinksInTxn(this.tables, memberOf(this.tables, invite.forUserId, invite.orgId)!, invite.createdAt)
+        // A new sign-in link voids the ones handed out before it (not itself: a log entry may be applied twice).
+        if (invite.forUserId) revokeSignInLinksInTxn(this.tables, memberOf(this.tables, invite.forUserId, invite.orgId)!, invite.createdAt, invite.id)
         this.tables.invites.put(invite.id, invite)
         this.tables.invitesByOrg.put([invite.orgId, invite.id], true)
       },

@@ -76,7 +76,7 @@ export abstract class MemoryAccounts implements AccountStore {
     return [...this.data.users.values()].filter((u) => u.orgId === orgId).sort((a, b) => a.createdAt - b.createdAt).map(copy)
   }
 
-  async updateUser(id: string, patch: Partial<Pick<UserRecord, 'passwordHash' | 'lastSignInAt'>>): Promise<UserRecord | undefined> {
+  async updateUser(id: string, patch: Partial<Pick<UserRecord, 'passwordHash' | 'lastSignInAt' | 'role'>>): Promise<UserRecord | undefined> {
     return this.patch(this.data.users, id, patch)
   }
 
@@ -157,7 +157,7 @@ export abstract class MemoryAccounts implements AccountStore {
     if (invite.forUserId) {
       if (!this.memberOf(invite.forUserId, invite.orgId)) return 'holder_gone'
       // A new sign-in link voids the ones handed out before it.
-      this.revokeSignInLinks(invite.forUserId, invite.createdAt)
+      this.revokeSignInLinks(invite.forUserId, invite.createdAt, invite.id)
     } else {
       const open = () => [...this.data.invites.values()].filter((i) => i.orgId === invite.orgId && !i.forUserId && live(i, invite.createdAt)).length
       if (!underQuota(open, maxOpen)) return 'quota_exceeded'
@@ -240,8 +240,8 @@ export abstract class MemoryAccounts implements AccountStore {
     return user?.orgId === orgId ? user : undefined
   }
 
-  private revokeSignInLinks(userId: string, now: number): void {
-    for (const invite of this.data.invites.values()) if (invite.forUserId === userId && live(invite, now)) invite.revokedAt = now
+  private revokeSignInLinks(userId: string, now: number, keep?: string): void {
+    for (const invite of this.data.invites.values()) if (invite.forUserId === userId && invite.id !== keep && live(invite, now)) invite.revokedAt = now
   }
 
   private endSessions(userId: string, keep?: string): number {
