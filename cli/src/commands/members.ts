@@ -19,7 +19,7 @@ export async function remove(ctx: Context): Promise<void> {
   const userId = ctx.args[0]
   const answer = await ctx.api().call<MemberRemoveAnswer>('/auth/members.remove', { userId })
   if (ctx.out.json) return ctx.out.data(answer)
-  ctx.out.line(`${ctx.out.green('Removed')} ${userId}: ${answer.sessionsEnded} session(s) ended, ${answer.keysRevoked} API key(s) and ${answer.invitesRevoked} invite link(s) revoked.`)
+  ctx.out.line(`${ctx.out.green('Removed')} ${userId}: ${answer.sessionsEnded} session(s) ended, ${answer.keysRevoked} API key(s), ${answer.invitesRevoked} invite link(s) and ${answer.setupTokensRevoked} setup token(s) revoked.`)
 }
 
 export async function password(ctx: Context): Promise<void> {

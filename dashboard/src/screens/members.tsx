@@ -39,7 +39,7 @@ export function Members({ orgName }: { orgName: string }) {
       <ErrorNote error={error ?? list.error} />
       {removed && (
         <p class="card" role="status">
-          Removed {removed.email}: {removed.sessionsEnded} session{removed.sessionsEnded === 1 ? '' : 's'} ended, {removed.keysRevoked} API key{removed.keysRevoked === 1 ? '' : 's'} and {removed.invitesRevoked} invite link{removed.invitesRevoked === 1 ? '' : 's'} revoked.
+          Removed {removed.email}: {removed.sessionsEnded} session{removed.sessionsEnded === 1 ? '' : 's'} ended, {removed.keysRevoked} API key{removed.keysRevoked === 1 ? '' : 's'}, {removed.invitesRevoked} invite link{removed.invitesRevoked === 1 ? '' : 's'} and {removed.setupTokensRevoked} setup token{removed.setupTokensRevoked === 1 ? '' : 's'} revoked.
         </p>
       )}
       {list.loading && !list.data ? <Loading what="Loading the members" /> : null}
