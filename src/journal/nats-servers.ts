@@ -12,14 +12,21 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createConnection } from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import type { NatsAuth } from '../config.js'
 import type { NatsSettings } from './connect.js'
 
-/** deploy/nats/ of the repository, from src/journal/ and from dist/journal/ alike. */
-export const NATS_DEPLOY_DIR = fileURLToPath(new URL('../../deploy/nats/', import.meta.url))
+/** deploy/nats/ of the repository: the nearest above this module, which runs from src/journal/ or bundled in dist/. */
+export const NATS_DEPLOY_DIR = nearestDeployDir(dirname(fileURLToPath(import.meta.url)))
+
+function nearestDeployDir(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'deploy', 'nats', 'server.conf'))) return join(dir, 'deploy', 'nats')
+    if (dirname(dir) === dir) throw new Error(`deploy/nats/ not found above ${from}`)
+  }
+}
 
 export interface NatsServer {
   name: string
