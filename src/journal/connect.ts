@@ -66,7 +66,8 @@ export async function acceptsAnonymous(settings: NatsSettings): Promise<string |
   const tls = tlsOptions({ ...settings, natsAuth: { ...settings.natsAuth, tlsCertFile: '', tlsKeyFile: '' } })
   for (const server of natsServers(settings.natsUrl)) {
     try {
-      const probe = await connect({ servers: server, name: 'svc-probe', timeout: 5_000, maxReconnectAttempts: 0, ...(tls ? { tls } : {}) })
+      // 2 s: a server that admits anyone answers at once; one that wants a client certificate lets the handshake hang.
+      const probe = await connect({ servers: server, name: 'svc-probe', timeout: 2_000, maxReconnectAttempts: 0, ...(tls ? { tls } : {}) })
       await probe.close()
       return server
     } catch {
