@@ -7,7 +7,7 @@ export default defineConfig({
     front: 'src/front/index.ts',
     control: 'src/control/index.ts',
     admin: 'src/admin.ts',
-    'cluster-local': 'src/cluster/local.ts',
+    'cluster-local': 'src/journal/local-cluster.ts',
     writer: 'workers/writer.ts',
     fold: 'workers/fold.ts',
   },

@@ -1,6 +1,6 @@
 /** `npm start`: the cluster on its embedded default (LMDB in ./data). */
 import { loadConfig } from './config.js'
-import { runPrimary } from './cluster/primary.js'
+import { runPrimary } from './supervisor/primary.js'
 
 try {
   await runPrimary(loadConfig())

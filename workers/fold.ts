@@ -21,7 +21,7 @@ import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { runFoldLoop } from '../src/control/fold-loop.js'
 import { log } from '../src/log.js'
-import type { FoldThreadInit, FoldThreadMessage } from '../src/cluster/messages.js'
+import type { FoldThreadInit, FoldThreadMessage } from '../src/supervisor/messages.js'
 import { openStore } from '../src/store/open.js'
 
 const init = workerData as FoldThreadInit

@@ -4,7 +4,7 @@
  * a task does).
  */
 import { workerData } from 'node:worker_threads'
-import type { WriterInit } from '../src/cluster/messages.js'
+import type { WriterInit } from '../src/supervisor/messages.js'
 import { createWriteBatch } from '../src/ingest-sink/write-batch.js'
 import { openStore } from '../src/store/open.js'
 

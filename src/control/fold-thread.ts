@@ -2,7 +2,7 @@
 import { Worker } from 'node:worker_threads'
 import { log } from '../log.js'
 import type { Config } from '../config.js'
-import type { FoldThreadInit, FoldThreadMessage } from '../cluster/messages.js'
+import type { FoldThreadInit, FoldThreadMessage } from '../supervisor/messages.js'
 
 /** Nice +10: behind the fronts and their writers, still ahead of idle work. */
 const FOLD_THREAD_NICE = 10

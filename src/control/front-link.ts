@@ -1,11 +1,11 @@
 /**
  * What the control worker trusts about a request: it came from a front (the
- * per-start secret the primary handed both, src/cluster/primary.ts), and so
+ * per-start secret the primary handed both, src/supervisor/primary.ts), and so
  * the client address and Host the front wrote are the client's own.
  */
 import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import { CLIENT_HOST_HEADER, CLIENT_IP_HEADER, CONTROL_SECRET_HEADER } from '../cluster/messages.js'
+import { CLIENT_HOST_HEADER, CLIENT_IP_HEADER, CONTROL_SECRET_HEADER } from '../supervisor/messages.js'
 
 export function fromFront(req: IncomingMessage, secret: string): boolean {
   const sent = req.headers[CONTROL_SECRET_HEADER]

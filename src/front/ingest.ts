@@ -15,7 +15,7 @@ import { bodyMatchesEncoding, isPublicKey, parseChunkMeta } from '../contract/ch
 import type { CounterSeries } from '../metrics/local.js'
 import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
-import type { WriteItem } from '../cluster/messages.js'
+import type { WriteItem } from '../supervisor/messages.js'
 import type { Store } from '../store/store.js'
 import { declaredLength, readBody } from './body.js'
 import type { BodyPool } from './body-pool.js'

@@ -1,6 +1,6 @@
 /**
  * GET /metrics on the main port: the cluster's metrics in the Prometheus text
- * format, summed over every process by the primary (src/cluster/metrics-hub.ts).
+ * format, summed over every process by the primary (src/supervisor/metrics-hub.ts).
  * Without METRICS_TOKEN only loopback clients are answered (a scraper on the
  * same machine); with it, every client that presents it as a bearer token.
  * Behind a trusted proxy (TRUST_PROXY) the client is the one the proxy names,
@@ -8,7 +8,7 @@
  */
 import { timingSafeEqual } from 'node:crypto'
 import { prometheusContentType } from 'prom-client'
-import type { MetricsAnswer, MetricsRequest } from '../cluster/messages.js'
+import type { MetricsAnswer, MetricsRequest } from '../supervisor/messages.js'
 import { requestClientAddress, type TrustedProxies } from './client-address.js'
 import { guard, send, sendError } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'

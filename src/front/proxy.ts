@@ -6,7 +6,7 @@
 import { Pool } from 'undici'
 import { LIMITS } from '../config.js'
 import { log } from '../log.js'
-import { CLIENT_HOST_HEADER, CLIENT_IP_HEADER, CONTROL_SECRET_HEADER } from '../cluster/messages.js'
+import { CLIENT_HOST_HEADER, CLIENT_IP_HEADER, CONTROL_SECRET_HEADER } from '../supervisor/messages.js'
 import { declaredLength, readBody } from './body.js'
 import { clientAddressOf, type TrustedProxies } from './client-address.js'
 import { CORS_HEADERS, guard, sendError, statusLine } from './reply.js'

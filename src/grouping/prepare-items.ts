@@ -6,7 +6,7 @@
  * runs it before publishing, so every node applies the same page keys.
  */
 import { parseSignals } from '../contract/signals-checks.js'
-import type { WriteItem } from '../cluster/messages.js'
+import type { WriteItem } from '../supervisor/messages.js'
 import type { IngestItem, PageRecord, Store } from '../store/store.js'
 import { groupUrl, RulesCache, type Page } from './group.js'
 import type { CompiledRule } from './rules.js'

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { WriteItem } from '../cluster/messages.js'
+import type { WriteItem } from '../supervisor/messages.js'
 import type { IngestSink, SinkOutcome } from './sink.js'
 import { ItemPreparer } from '../grouping/prepare-items.js'
 import { log } from '../log.js'

@@ -5,7 +5,7 @@
  * (journal-sink.ts). One shared suite (test/ingest-sink/sink.case.ts) holds
  * both to the same answers.
  */
-import type { WriteItem, WriteOutcome } from '../cluster/messages.js'
+import type { WriteItem, WriteOutcome } from '../supervisor/messages.js'
 
 /** `full`: refused by the bound, nothing kept. */
 export type SinkOutcome = WriteOutcome | 'full'

@@ -16,7 +16,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import { log } from '../log.js'
-import type { WriteOutcome, WriteResult, WriteTask } from '../cluster/messages.js'
+import type { WriteOutcome, WriteResult, WriteTask } from '../supervisor/messages.js'
 import { ItemPreparer } from '../grouping/prepare-items.js'
 import { StorageUnavailable, type IngestItem, type Store } from '../store/store.js'
 

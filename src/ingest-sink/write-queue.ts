@@ -15,7 +15,7 @@
 import type { Piscina } from 'piscina'
 import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
-import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../cluster/messages.js'
+import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../supervisor/messages.js'
 import type { IngestSink, SinkOutcome } from './sink.js'
 
 /** What the queue needs of a writer pool: piscina's, or the front's own thread (inThreadPool). */

@@ -1,12 +1,12 @@
 /**
  * The metric families of every process, in one registry per process. Each
  * process defines them all (a family a process never touches reports zero),
- * so that the primary's sum over processes (src/cluster/metrics-hub.ts) has
+ * so that the primary's sum over processes (src/supervisor/metrics-hub.ts) has
  * one shape whatever the process. Children answer the primary's scrape here.
  */
 import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client'
 import { LocalCounter, LocalHistogram } from './local.js'
-import type { MetricsCollect, MetricsReport } from '../cluster/messages.js'
+import type { MetricsCollect, MetricsReport } from '../supervisor/messages.js'
 
 export const registry = new Registry()
 

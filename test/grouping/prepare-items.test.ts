@@ -4,7 +4,7 @@
  * at each batch, and to what it remembered before it started over.
  */
 import t from 'tap'
-import type { WriteItem } from '../../src/cluster/messages.js'
+import type { WriteItem } from '../../src/supervisor/messages.js'
 import { ItemPreparer } from '../../src/grouping/prepare-items.js'
 import type { IngestItem, ProjectRecord } from '../../src/store/store.js'
 

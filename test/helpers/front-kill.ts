@@ -1,6 +1,6 @@
 /**
  * SIGKILL of one front under ingest load, shared by the tap test
- * (test/cluster/front-kill.test.ts) and the longer reproduction
+ * (test/supervisor/front-kill.test.ts) and the longer reproduction
  * (bench/front-kill.ts): keep-alive senders post 20 KB chunks with distinct
  * (sk, seq) and remember which were acknowledged; the killer SIGKILLs one
  * front at a time, at a random moment, and waits for the primary to start

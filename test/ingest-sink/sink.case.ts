@@ -6,7 +6,7 @@
  * acknowledged readable from the store.
  */
 import type { Test } from 'tap'
-import type { WriteItem } from '../../src/cluster/messages.js'
+import type { WriteItem } from '../../src/supervisor/messages.js'
 import type { IngestSink } from '../../src/ingest-sink/sink.js'
 import type { Store } from '../../src/store/store.js'
 

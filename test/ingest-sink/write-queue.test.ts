@@ -4,7 +4,7 @@
  * each one settles.
  */
 import t from 'tap'
-import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../../src/cluster/messages.js'
+import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../../src/supervisor/messages.js'
 import { WriteQueue } from '../../src/ingest-sink/write-queue.js'
 
 interface Call {

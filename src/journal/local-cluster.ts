@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { startNatsCluster } from '../journal/nats-servers.js'
+import { startNatsCluster } from './nats-servers.js'
 
 const ROOT = resolve(process.env.CLUSTER_DIR || './data-cluster')
 // Taken in the order the servers ask for them: each its client port, then its route port.
