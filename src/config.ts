@@ -65,6 +65,8 @@ export interface Config {
   retentionDays: number
   /** How often the retention job runs, ms. */
   retentionIntervalMs: number
+  /** Days audit-log entries are kept (issue 34); the credential housekeeping deletes older ones hourly. */
+  auditRetentionDays: number
   /** Sessions (or signal batches) a backfill re-keys per transaction. */
   backfillBatch: number
   /** Pause between backfill transactions, ms: leaves the write lock to ingest. */
@@ -266,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mapSizeBytes: int(env, 'LMDB_MAP_SIZE', 64 * GB, 16 * MB, Number.MAX_SAFE_INTEGER),
     retentionDays: int(env, 'RETENTION_DAYS', 30, 1, 3650),
     retentionIntervalMs: int(env, 'RETENTION_INTERVAL_MS', 60 * 60 * 1000, 1000, 7 * 24 * 60 * 60 * 1000),
+    auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1, 3650),
     backfillBatch: int(env, 'BACKFILL_BATCH', 500, 1, 100_000),
     backfillPauseMs: int(env, 'BACKFILL_PAUSE_MS', 5, 0, 60_000),
     aggregateSignals: int(env, 'AGGREGATE_SIGNALS', 1, 0, 1) === 1,

@@ -10,6 +10,7 @@ import type { errorBodySchema } from './schemas/common.js'
 export const ERRORS = {
   invalid_request: { status: 400, message: 'The body or parameters did not validate.', hint: 'Check the request against /openapi.json.' },
   unauthorized: { status: 401, message: 'Missing, malformed, invalid or expired credential.', hint: 'Send Authorization: Bearer <API key or setup token>; issue a new one if it was revoked or expired.' },
+  forbidden: { status: 403, message: 'Your role in the organisation does not allow this.', hint: 'Ask the organisation\'s owner (members.list shows who) for a role that does (README, Security: roles).' },
   not_found: { status: 404, message: 'No such endpoint, project or resource.', hint: 'Check the path and the id; endpoints are listed in /openapi.json.' },
   not_acceptable: { status: 406, message: 'No representation matches the Accept header.', hint: 'Accept text/html, text/markdown or application/json.' },
   payload_too_large: { status: 413, message: 'The body exceeded the endpoint\'s byte cap.', hint: 'Split the payload: chunks are capped at 1,000,000 bytes, signal batches at 256,000.' },
@@ -68,6 +69,7 @@ export const STATUS_LINES: Record<number, string> = {
   204: '204 No Content',
   400: '400 Bad Request',
   401: '401 Unauthorized',
+  403: '403 Forbidden',
   404: '404 Not Found',
   406: '406 Not Acceptable',
   409: '409 Conflict',

@@ -10,6 +10,7 @@
 import type { IncomingMessage } from 'node:http'
 import { ApiError } from '../errors.js'
 import { log } from '../log.js'
+import { roleOf, type Role } from '../accounts/roles.js'
 import { parseSecret, secretMatches, type SecretKind } from '../accounts/secrets.js'
 import type { Store } from '../store/store.js'
 import { csrfMatches, currentSession, readCookie, SESSION_COOKIE } from './dashboard-session.js'
@@ -21,6 +22,8 @@ export interface ApiKeyAuth {
   keyId: string
   orgId: string
   userId: string
+  /** The member's role as it is now (not when the key was made): a key acts with its member's role. */
+  role: Role
   label?: string
   /** The dashboard session's id when a signed-in browser calls. */
   sessionId?: string
@@ -54,7 +57,9 @@ export function createAuthenticator(store: Store, now: () => number = Date.now) 
     if (req.method !== 'GET' && !csrfMatches(req, session)) {
       refuse('The CSRF token is missing or wrong.', 'Reload the dashboard; it sends X-CSRF-Token with every change.')
     }
-    return { kind: 'apiKey', keyId: 'dashboard', orgId: session.orgId, userId: session.userId, sessionId: session.id }
+    const user = store.getUser(session.userId)
+    if (!user || user.orgId !== session.orgId) refuse('The member this session belongs to was removed.', 'Ask the organisation\'s owner for a new invite.')
+    return { kind: 'apiKey', keyId: 'dashboard', orgId: session.orgId, userId: session.userId, role: roleOf(store, user), sessionId: session.id }
   }
 
   return async function authenticate(req: IncomingMessage, query: URLSearchParams, credential: Credential): Promise<ApiKeyAuth | SetupAuth | undefined> {
@@ -81,13 +86,14 @@ export function createAuthenticator(store: Store, now: () => number = Date.now) 
       const matches = secretMatches(parsed.token, record?.digestHex ?? DUMMY_DIGEST)
       if (!record || !matches) refuse('The API key is not valid.', 'Check the key, or issue a new one.')
       if (record.revokedAt) refuse('The API key was revoked.', 'Issue a new API key.')
-      if (store.getUser(record.userId)?.orgId !== record.orgId) refuse('The member this API key belongs to was removed.', 'Ask the organisation\'s owner for a new invite.')
+      const user = store.getUser(record.userId)
+      if (!user || user.orgId !== record.orgId) refuse('The member this API key belongs to was removed.', 'Ask the organisation\'s owner for a new invite.')
       // Awaited, so that the request that used the key already sees its lastUsedAt (keys.list, for one).
       // Bookkeeping, not the request: a cluster node whose log is unreachable still answers reads made with the key.
       if (!record.lastUsedAt || at - record.lastUsedAt > TOUCH_INTERVAL_MS) {
         await store.updateApiKey(record.id, { lastUsedAt: at }).catch((error: unknown) => log.warn('API key last use not recorded', { keyId: record.id, error: String(error) }))
       }
-      return { kind: 'apiKey', keyId: record.id, orgId: record.orgId, userId: record.userId, label: record.label }
+      return { kind: 'apiKey', keyId: record.id, orgId: record.orgId, userId: record.userId, role: roleOf(store, user), label: record.label }
     }
     const record = store.getSetupToken(parsed.id)
     const matches = secretMatches(parsed.token, record?.digestHex ?? DUMMY_DIGEST)

@@ -4,10 +4,12 @@ import { BackfillRunner } from '../grouping/backfill.js'
 import { buildOpenApi } from '../contract/openapi.js'
 import type { ChunkBytes } from '../recordings/chunk-bytes.js'
 import type { Store } from '../store/store.js'
+import { auditRecorder } from './audit.js'
 import { createAuthenticator } from './auth.js'
 import { accountOperations } from './operations/accounts.js'
 import { createLoginThrottle } from './login-throttle.js'
 import { keyOperations } from './operations/keys.js'
+import { governanceOperations } from './operations/governance.js'
 import { memberOperations } from './operations/members.js'
 import { pageOperations } from './operations/pages.js'
 import { projectOperations } from './operations/projects.js'
@@ -50,6 +52,7 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
     ...snippetOperations(deps.store, deps.config.directUrl),
     ...accountOperations({ store: deps.store, publicUrl: deps.config.publicUrl, directUrl: deps.config.directUrl, now, throttle, maxOpenInvites: maxOpenInvitesPerOrg }),
     ...memberOperations({ store: deps.store, publicUrl: deps.config.publicUrl, now, throttle }),
+    ...governanceOperations(deps.store),
   ]
   let document: unknown
   operations.push({
@@ -68,5 +71,5 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
 export function createControl(deps: ControlDeps) {
   const operations = controlOperations(deps)
   const site = deps.site ? createSite({ ...deps.site, directUrl: deps.config.directUrl, publicUrl: deps.config.publicUrl, operations }) : undefined
-  return createRouter(operations, createAuthenticator(deps.store, deps.now), site)
+  return createRouter(operations, createAuthenticator(deps.store, deps.now), site, auditRecorder(deps.store, deps.now))
 }

@@ -32,7 +32,7 @@ const control = createControl({ store, config, backfill, chunkBytes: cluster && 
 // Backfills a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)
-const stopHousekeeping = scheduleHousekeeping(store)
+const stopHousekeeping = scheduleHousekeeping(store, config.auditRetentionDays)
 // The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/fold-log.ts).
 const foldThread = config.aggregateSignals ? startFoldThread(config) : undefined
 const dashboard = loadDashboardFiles(new URL('./public/app/', import.meta.url))

@@ -12,8 +12,10 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
 import { LIMITS } from '../config.js'
 import { ApiError, errorBody, statusOf, type ErrorCode } from '../errors.js'
 import { log } from '../log.js'
+import { roleAllows, type Role } from '../accounts/roles.js'
 import { routePath } from '../contract/routes.js'
 import { ajv, describeErrors } from '../contract/validators.js'
+import type { AuditEvent } from './audit-events.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 
 export type Credential = 'none' | 'apiKey' | 'setupToken'
@@ -57,6 +59,11 @@ export interface Operation<C = unknown, S = any, R = any> {
   /** Route path without the API prefix, e.g. `/cli/whoami`. */
   route: string
   credential: Credential
+  /**
+   * The least role a member needs to call it (src/accounts/roles.ts), checked here before the handler runs.
+   * Every operation that takes an API key (or a dashboard session) names one; the others take no member's credential.
+   */
+  minRole?: Role
   summary: string
   /** JSON Schema of the request body; absent for operations that take none. */
   body?: S
@@ -73,6 +80,8 @@ export interface Operation<C = unknown, S = any, R = any> {
   /** Served at the root too (public documents). */
   atRoot?: boolean
   handle(ctx: RequestContext<BodyOf<S>> & { auth: C }): Promise<Reply<R>> | Reply<R>
+  /** What the audit log records of a call that succeeded (a raw reply is passed as it is); nothing when absent or undefined. */
+  audit?(ctx: RequestContext<BodyOf<S>> & { auth: C }, answer: AnswerOf<R>): AuditEvent | undefined
 }
 
 /** Declares an operation: its handler's `body` typed from the schema the router validates it with, its answer from the schema that documents it. */
@@ -87,6 +96,14 @@ interface Compiled {
 }
 
 export type Authenticate = (req: IncomingMessage, query: URLSearchParams, credential: Credential) => unknown
+
+/** Writes an operation's audit event (src/control/audit.ts); `auth` is what authenticate resolved, if anything. */
+export type RecordAudit = (event: AuditEvent, req: IncomingMessage, auth: unknown) => Promise<void>
+
+/** The caller's role, for the credentials that carry one (src/control/auth.ts ApiKeyAuth). */
+function roleOfCaller(auth: unknown): Role | undefined {
+  return typeof auth === 'object' && auth !== null && 'role' in auth ? (auth as { role: Role }).role : undefined
+}
 
 export function isRawReply(value: unknown): value is RawReply {
   return typeof value === 'object' && value !== null && 'raw' in value && 'contentType' in value
@@ -103,11 +120,13 @@ export function routeOf(res: ServerResponse): string | undefined {
   return routes.get(res)
 }
 
-export function createRouter(operations: Operation<any>[], authenticate: Authenticate, fallback?: RootFallback) {
+export function createRouter(operations: Operation<any>[], authenticate: Authenticate, fallback?: RootFallback, recordAudit?: RecordAudit) {
   const table = new Map<string, Compiled>()
   for (const op of operations) {
     const key = `${op.method} ${op.route}`
     if (table.has(key)) throw new Error(`duplicate route ${key}`)
+    // The table is the one place roles are decided: an operation a member calls that names no role would be open to every role.
+    if (op.credential === 'apiKey' && !op.minRole) throw new Error(`${op.operationId} takes an API key but names no minRole`)
     table.set(key, { op, validate: op.body ? ajv.compile(op.body as object) : undefined, validateQuery: op.query ? ajv.compile(op.query) : undefined })
   }
 
@@ -125,6 +144,10 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
     const { op, validate, validateQuery } = entry
     routes.set(res, op.operationId)
     const auth = await authenticate(req, url.searchParams, op.credential)
+    if (op.minRole) {
+      const role = roleOfCaller(auth)
+      if (!role || !roleAllows(role, op.minRole)) throw new ApiError('forbidden', { error: `This needs the ${op.minRole} role${op.minRole === 'owner' ? '' : ' or above'}; yours is ${role ?? 'none'}.` })
+    }
     if (validateQuery && !validateQuery(Object.fromEntries(url.searchParams))) {
       throw new ApiError('invalid_request', { error: `The query did not validate: ${describeErrors(validateQuery.errors)}.` })
     }
@@ -135,7 +158,10 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
       body = (raw ?? {}) as Record<string, unknown>
     }
     const responseHeaders: Record<string, string[]> = {}
-    const reply = await op.handle({ req, body, query: url.searchParams, auth, responseHeaders })
+    const ctx = { req, body, query: url.searchParams, auth, responseHeaders }
+    const reply = await op.handle(ctx)
+    const event = op.audit?.(ctx, reply)
+    if (event && recordAudit) await recordAudit(event, req, auth)
     for (const [name, values] of Object.entries(responseHeaders)) res.setHeader(name, values)
     if (isRawReply(reply)) {
       res.writeHead(reply.status ?? 200, { 'Content-Type': reply.contentType, ...reply.headers })

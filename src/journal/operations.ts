@@ -30,6 +30,7 @@ export const REPLICATED_MUTATIONS = [
   'createProject',
   'updateProject',
   'startBackfill',
+  'appendAudit',
 ] as const satisfies readonly (keyof Store)[]
 
 /**
@@ -37,7 +38,7 @@ export const REPLICATED_MUTATIONS = [
  * bookkeeping, and the purges, which delete only what time has already made useless (expired credentials,
  * recordings past retention), so each node runs them on its own clock.
  */
-export const LOCAL_OPERATIONS = ['appendBatch', 'setJournalPosition', 'applyJournalled', 'continueBackfill', 'purgeRecordingsBefore', 'purgeExpiredCredentials', 'applyDerivations', 'close'] as const satisfies readonly (keyof Store)[]
+export const LOCAL_OPERATIONS = ['appendBatch', 'setJournalPosition', 'applyJournalled', 'continueBackfill', 'purgeRecordingsBefore', 'purgeExpiredCredentials', 'purgeAuditBefore', 'applyDerivations', 'close'] as const satisfies readonly (keyof Store)[]
 
 export type ReplicatedOperation = (typeof REPLICATED_MUTATIONS)[number]
 

@@ -28,8 +28,14 @@ export const signedInAnswer = {
   properties: {
     user: {
       type: 'object',
-      required: ['userId', 'email', 'orgId', 'orgName'],
-      properties: { userId: { type: 'string' }, email: { type: 'string' }, orgId: { type: 'string' }, orgName: { type: 'string' } },
+      required: ['userId', 'email', 'orgId', 'orgName', 'role'],
+      properties: {
+        userId: { type: 'string' },
+        email: { type: 'string' },
+        orgId: { type: 'string' },
+        orgName: { type: 'string' },
+        role: { type: 'string', enum: ['owner', 'admin', 'viewer'], description: 'What the member may do (README, Security: roles); the dashboard offers only what it allows.' },
+      },
     },
     csrfToken: { type: 'string', description: 'Send it back in X-CSRF-Token on every POST made with the session cookie.' },
   },

@@ -7,7 +7,7 @@ export const errorBodySchema = {
   required: ['error', 'code'],
   properties: {
     error: { type: 'string', description: 'Human-readable message. Do not parse it.' },
-    code: { type: 'string', enum: ['invalid_request', 'unauthorized', 'not_found', 'not_acceptable', 'payload_too_large', 'quota_exceeded', 'overloaded', 'internal_error'] },
+    code: { type: 'string', enum: ['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'not_acceptable', 'payload_too_large', 'quota_exceeded', 'overloaded', 'internal_error'] },
     hint: { type: 'string', description: 'What to do next.' },
     documentation_url: { type: 'string', format: 'uri' },
     ok: { type: 'boolean', enum: [false], description: 'Present and false on ingest endpoints.' },

@@ -11,6 +11,7 @@ import type * as accounts from './accounts.js'
 import type { captureSettingsSchema } from './capture.js'
 import type * as common from './common.js'
 import type * as control from './control.js'
+import type * as audit from './audit.js'
 import type * as members from './members.js'
 import type * as read from './read.js'
 import type { snippetAnswer } from './snippet.js'
@@ -63,6 +64,11 @@ export type MemberRow = Item<MemberListAnswer['members']>
 export type MemberRemoveAnswer = FromSchema<typeof members.memberRemoveAnswer>
 export type PasswordChangeBody = FromSchema<typeof members.passwordChangeBody>
 export type SessionsEndedAnswer = FromSchema<typeof members.sessionsEndedAnswer>
+export type MemberRoleBody = FromSchema<typeof audit.memberRoleBody>
+export type MemberRoleAnswer = FromSchema<typeof audit.memberRoleAnswer>
+export type AuditListBody = FromSchema<typeof audit.auditListBody>
+export type AuditListAnswer = FromSchema<typeof audit.auditListAnswer>
+export type AuditEntry = Item<AuditListAnswer['entries']>
 
 // ---- the read API ----
 export type SessionsListBody = FromSchema<typeof read.sessionsListBody>

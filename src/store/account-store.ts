@@ -49,7 +49,7 @@ export interface AccountStore {
   createFirstOwner(org: OrgRecord, user: UserRecord): Promise<boolean>
   /** The organisation's users, oldest first. */
   listUsers(orgId: string): UserRecord[]
-  updateUser(id: string, patch: Partial<Pick<UserRecord, 'passwordHash' | 'lastSignInAt'>>): Promise<UserRecord | undefined>
+  updateUser(id: string, patch: Partial<Pick<UserRecord, 'passwordHash' | 'lastSignInAt' | 'role'>>): Promise<UserRecord | undefined>
   /**
    * All or nothing: deletes the user, ends their dashboard sessions, revokes the
    * API keys they hold, their unused invite links and the setup tokens they minted.

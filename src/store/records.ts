@@ -20,8 +20,11 @@ export interface UserRecord {
   createdAt: number
   /** scrypt hash of the dashboard password (src/control/passwords.ts); absent for users who only hold API keys. */
   passwordHash?: string
-  /** `owner`: created the organisation; only an owner removes members. Older records have none (src/accounts/credentials.ts `ownerOf`). */
-  role?: 'owner' | 'member'
+  /**
+   * What the member may do (src/accounts/roles.ts): `owner` created the organisation and alone removes members and sets roles.
+   * `member` is how records from before roles say admin; the oldest records have none (src/accounts/roles.ts `roleOf`).
+   */
+  role?: 'owner' | 'admin' | 'viewer' | 'member'
   /** The user whose invite link this user joined by. */
   invitedBy?: string
   lastSignInAt?: number
@@ -346,3 +349,33 @@ export interface NewProject {
   createdAt: number
 }
 
+
+/**
+ * One entry of an organisation's audit log (src/control/audit.ts): who did what to what, and when. Ids, emails
+ * and the names of settings only, never recorded content (no event, URL, identity or page a tracker sent).
+ */
+export interface AuditRecord {
+  /** Unique; with `at`, the entry's place in the log. */
+  id: string
+  orgId: string
+  at: number
+  /** The member who acted; absent for an unauthenticated attempt or a setup token an operator minted. */
+  actorUserId?: string
+  /** The member's email as it was then: the entry still says who after they are removed. */
+  actorEmail?: string
+  /** How they called: `dashboard`, `apiKey`, `setupToken`. */
+  via: string
+  action: string
+  /** What the action was done to: an id (member, key, invite, project, session key). */
+  target?: string
+  /** What changed, when the action alone does not say: a new role, the names of changed settings. */
+  detail?: string
+  /** The client's address as the front saw it. */
+  ip?: string
+}
+
+/** A page of an audit log, newest first: up to `limit` entries older than the entry `before` (none: from the newest). */
+export interface AuditSlice {
+  before?: { at: number; id: string }
+  limit: number
+}

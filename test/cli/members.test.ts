@@ -28,11 +28,11 @@ t.test('members list, password and members remove', async (t) => {
   t.equal(listed.code, 0, listed.stderr)
   t.same(listed.json.members.map((m: any) => [m.email, m.role, m.invitedBy, m.you]), [
     ['owner1@acme.test', 'owner', null, true],
-    ['member@cli.test', 'member', 'owner1@acme.test', false],
+    ['member@cli.test', 'admin', 'owner1@acme.test', false],
   ])
   const human = await svc(['members', 'list'], { env: member })
   t.match(human.stdout, /EMAIL +ROLE +JOINED +LAST SIGN-IN +INVITED BY/, 'a table for people')
-  t.match(human.stdout, /member@cli\.test \(you\) +member/)
+  t.match(human.stdout, /member@cli\.test \(you\) +admin/)
 
   const wrong = await svc(['password', '--json'], { env: member, input: 'not my password\na brand new password\n' })
   t.same([wrong.code, wrong.error.code], [1, 'unauthorized'], 'a wrong current password fails with the server\'s code')
@@ -48,7 +48,7 @@ t.test('members list, password and members remove', async (t) => {
 
   const memberId = listed.json.members[1].userId
   const byMember = await svc(['members', 'remove', seeded.userId, '--json'], { env: member })
-  t.same([byMember.code, byMember.error.code], [1, 'unauthorized'], 'a member\'s key removes no one')
+  t.same([byMember.code, byMember.error.code], [1, 'forbidden'], 'a member\'s key removes no one')
   const usage = await svc(['members', 'remove', '--json'], { env: owner })
   t.same([usage.code, usage.error.code], [2, 'usage'])
   const removed = await svc(['members', 'remove', memberId], { env: owner })

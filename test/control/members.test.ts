@@ -58,15 +58,15 @@ t.test('members: listed with who invited them; the owner removes one, which ends
     list.body.members.map((m: any) => [m.email, m.role, m.invitedBy, m.you]),
     [
       ['owner@acme.test', 'owner', null, false],
-      ['mallory@acme.test', 'member', 'owner@acme.test', false],
-      ['carol@acme.test', 'member', 'mallory@acme.test', true],
+      ['mallory@acme.test', 'admin', 'owner@acme.test', false],
+      ['carol@acme.test', 'admin', 'mallory@acme.test', true],
     ],
     'oldest first, with role, inviter and which one is the caller',
   )
   t.ok(list.body.members.every((m: any) => typeof m.joinedAt === 'number' && typeof m.lastSignInAt === 'number'), 'joined and last sign-in times')
 
   const byMember = await post(cluster.url, '/auth/members.remove', { userId: carol.userId }, mallory)
-  t.same([byMember.status, byMember.body.code], [401, 'unauthorized'], 'a member cannot remove anyone')
+  t.same([byMember.status, byMember.body.code], [403, 'forbidden'], 'a member cannot remove anyone')
   const ownerId = setup.body.user.userId
   const self = await post(cluster.url, '/auth/members.remove', { userId: ownerId }, owner)
   t.same([self.status, self.body.code], [400, 'invalid_request'], 'the owner cannot be removed')

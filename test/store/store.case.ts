@@ -10,6 +10,7 @@ import type { Test } from 'tap'
 import type { ChunkMeta, IngestItem, NewProject, SignalsRecord, Store } from '../../src/store/store.js'
 import { matchExactly } from '../helpers/match.js'
 import { accountsSuite } from './accounts.case.js'
+import { auditSuite } from './audit.case.js'
 import { credentialsSuite } from './credentials.case.js'
 import { jobsSuite } from './jobs.case.js'
 
@@ -42,6 +43,7 @@ function signals(projectId: string, batch: Partial<SignalsRecord> = {}, received
 
 export function storeSuite(t: Test, open: StoreFactory): void {
   accountsSuite(t, open)
+  auditSuite(t, open)
   credentialsSuite(t, open)
   jobsSuite(t, open)
 

@@ -13,6 +13,7 @@
  * bounded queue (passwords.ts).
  */
 import { ownerOf, refusedCreation } from '../../accounts/credentials.js'
+import { roleOf } from '../../accounts/roles.js'
 import { ApiError } from '../../errors.js'
 import { acceptInviteBody, authStateAnswer, inviteAnswer, inviteListAnswer, inviteRevokeBody, loginBody, setupBody, signedInAnswer } from '../../schemas/accounts.js'
 import { okAnswer } from '../../schemas/control.js'
@@ -75,7 +76,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
     await store.updateUser(user.id, { lastSignInAt: record.createdAt })
     ctx.responseHeaders['Set-Cookie'] = [sessionCookie(ctx.req, deps.publicUrl, token, SESSION_TTL_MS / 1000)]
     const org = store.getOrg(user.orgId)
-    return { user: { userId: user.id, email: user.email, orgId: user.orgId, orgName: org?.name ?? '' }, csrfToken: record.csrfToken }
+    return { user: { userId: user.id, email: user.email, orgId: user.orgId, orgName: org?.name ?? '', role: roleOf(store, user) }, csrfToken: record.csrfToken }
   }
 
   return [
@@ -91,7 +92,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         const session = currentSession(store, ctx.req, deps.now())
         const user = session ? store.getUser(session.userId) : undefined
         if (!session || !user) return { firstRun, signedIn: false }
-        return { firstRun, signedIn: true, user: { userId: user.id, email: user.email, orgId: user.orgId, orgName: store.getOrg(user.orgId)?.name ?? '' }, csrfToken: session.csrfToken }
+        return { firstRun, signedIn: true, user: { userId: user.id, email: user.email, orgId: user.orgId, orgName: store.getOrg(user.orgId)?.name ?? '', role: roleOf(store, user) }, csrfToken: session.csrfToken }
       },
     }),
     operation({
@@ -99,6 +100,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       method: 'POST',
       route: '/auth/setup',
       credential: 'none',
+      audit: (_ctx, answer) => ({ action: 'org.setup', target: answer.user.orgId, actor: { orgId: answer.user.orgId, userId: answer.user.userId } }),
       summary: 'First run only: creates the first organisation and its owner, and signs in.',
       body: setupBody,
       response: signedInAnswer,
@@ -120,6 +122,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       method: 'POST',
       route: '/auth/login',
       credential: 'none',
+      audit: (_ctx, answer) => ({ action: 'auth.sign_in', actor: { orgId: answer.user.orgId, userId: answer.user.userId } }),
       summary: 'Signs in with email and password; sets the session cookie.',
       body: loginBody,
       response: signedInAnswer,
@@ -157,6 +160,8 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       method: 'POST',
       route: '/auth/invite',
       credential: 'apiKey',
+      minRole: 'admin',
+      audit: (_ctx, answer) => ({ action: 'invite.create', target: answer.inviteId }),
       summary: 'Creates a one-time link that lets one more person join the organisation (7 days). Only a signed-in member, or an API key of the organisation\'s owner, may; an organisation has at most MAX_OPEN_INVITES_PER_ORG links pending (100 unless configured).',
       response: inviteAnswer,
       errors: ['quota_exceeded'],
@@ -177,6 +182,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       method: 'POST',
       route: '/auth/invites.list',
       credential: 'apiKey',
+      minRole: 'admin',
       summary: 'The organisation\'s invite links, newest first, with whether each still works. The links themselves are not kept.',
       response: inviteListAnswer,
       handle({ auth }: RequestContext & { auth: ApiKeyAuth }) {
@@ -202,6 +208,8 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       method: 'POST',
       route: '/auth/invites.revoke',
       credential: 'apiKey',
+      minRole: 'admin',
+      audit: ({ body }) => ({ action: 'invite.revoke', target: (body as { inviteId: string }).inviteId }),
       summary: 'Revokes an unused invite link: from the next request on, it lets no one in. Revoking a revoked or expired link is not an error.',
       body: inviteRevokeBody,
       response: okAnswer,
@@ -220,6 +228,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
       method: 'POST',
       route: '/auth/accept-invite',
       credential: 'none',
+      audit: (_ctx, answer) => ({ action: 'invite.accept', target: answer.user.userId, actor: { orgId: answer.user.orgId, userId: answer.user.userId } }),
       summary: 'Joins the organisation of an invite link (once), and signs in.',
       body: acceptInviteBody,
       response: signedInAnswer,

@@ -42,6 +42,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       method: 'POST',
       route: '/cli/heatmap',
       credential: 'apiKey',
+      minRole: 'viewer',
       summary: `A page's click, rage-click or dead-click heatmap (${HEAT_X_BINS} columns across the viewport by ${HEAT_Y_BIN_PX} px rows of the document), or its scroll map (share of views reaching each depth); optionally one device class. Default range: the last 30 days.`,
       body: heatmapBody,
       response: heatmapAnswer,
@@ -63,6 +64,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       method: 'POST',
       route: '/cli/elements.top',
       credential: 'apiKey',
+      minRole: 'viewer',
       summary: 'The most clicked elements (by selector) of a page or of the whole project, with label, tag, rage, dead and error-click counts and their share of the page\'s clicks.',
       body: elementsTopBody,
       response: elementsTopAnswer,
@@ -82,6 +84,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       method: 'POST',
       route: '/cli/friction.list',
       credential: 'apiKey',
+      minRole: 'viewer',
       summary: 'The friction feed, newest first: rage, dead and error clicks and quick backs, and JavaScript errors grouped by message with counts and first and last seen; each with the session key and time to open the replay at. Follow nextCursor; the first answer pins `until`, so the answers that follow do not shift as new signals arrive.',
       body: frictionListBody,
       response: frictionListAnswer,
@@ -112,6 +115,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       method: 'POST',
       route: '/cli/pages.list',
       credential: 'apiKey',
+      minRole: 'viewer',
       summary:
         'The pages with activity in the range, most viewed first: sessions, views, average active time and scroll depth, exit and quick-back rates, JavaScript errors, clicks; ' +
         'then, with zero counts, the pages first seen in the range that have no signals in it (known from recordings alone, say). ' +

@@ -1,9 +1,10 @@
 /**
  * API keys of the organisation (extension): list masked, create (secret shown
- * once), revoke. Every member sees every key; a member revokes their own, the
- * owner anyone's (a member cutting off the owner's CLI is not theirs to do).
+ * once), revoke. Admins and the owner see every key, a viewer only their own;
+ * a member revokes their own, the owner anyone's (a member cutting off the
+ * owner's CLI is not theirs to do).
  */
-import { createApiKey, ownerOf } from '../../accounts/credentials.js'
+import { createApiKey } from '../../accounts/credentials.js'
 import { ApiError } from '../../errors.js'
 import { keyCreatedAnswer, keyListAnswer, keysCreateBody, keysRevokeBody, okAnswer } from '../../schemas/control.js'
 import { maskSecret } from '../../accounts/secrets.js'
@@ -13,13 +14,14 @@ import { operation, type Operation } from '../router.js'
 
 /** `maxLive`: the organisation's quota of unrevoked keys (Config.maxApiKeysPerOrg). */
 export function keyOperations(store: Store, maxLive?: number): Operation<ApiKeyAuth>[] {
-  const isOwner = (auth: ApiKeyAuth) => ownerOf(store.listUsers(auth.orgId))?.id === auth.userId
+  const isOwner = (auth: ApiKeyAuth) => auth.role === 'owner'
   return [
     operation({
       operationId: 'listApiKeys',
       method: 'POST',
       route: '/cli/keys.list',
       credential: 'apiKey',
+      minRole: 'viewer',
       summary: 'The organisation\'s live API keys, masked.',
       response: keyListAnswer,
       handle: ({ auth }) => {
@@ -27,7 +29,8 @@ export function keyOperations(store: Store, maxLive?: number): Operation<ApiKeyA
         return {
           keys: store
             .listApiKeys(auth.orgId)
-            .filter((k) => !k.revokedAt)
+            // A viewer sees only their own keys (issue 34): who holds which key is not for a read-only role.
+            .filter((k) => !k.revokedAt && (auth.role !== 'viewer' || k.userId === auth.userId))
             .sort((a, b) => a.createdAt - b.createdAt)
             .map((k) => ({
               keyId: k.id,
@@ -45,6 +48,8 @@ export function keyOperations(store: Store, maxLive?: number): Operation<ApiKeyA
       method: 'POST',
       route: '/cli/keys.create',
       credential: 'apiKey',
+      minRole: 'admin',
+      audit: (_ctx, answer) => ({ action: 'key.create', target: answer.keyId }),
       summary: 'Creates an API key for the caller\'s user. The secret is in this answer only. An organisation holds at most MAX_API_KEYS_PER_ORG unrevoked keys (1,000 unless configured).',
       body: keysCreateBody,
       response: keyCreatedAnswer,
@@ -59,6 +64,8 @@ export function keyOperations(store: Store, maxLive?: number): Operation<ApiKeyA
       method: 'POST',
       route: '/cli/keys.revoke',
       credential: 'apiKey',
+      minRole: 'viewer',
+      audit: ({ body }) => ({ action: 'key.revoke', target: (body as { keyId: string }).keyId }),
       summary: 'Revokes an API key of the organisation, effective on the very next request: one\'s own, or, for the owner, anyone\'s.',
       body: keysRevokeBody,
       response: okAnswer,

@@ -1,13 +1,14 @@
 /**
  * Members of an organisation (extension): who they are, removing one, and
- * each member's own password and sessions. Removal is the owner's alone and
+ * each member's own password and sessions. Removal is the owner's alone
+ * (minRole, checked by the router) and
  * undoes everything the member could still use (store `removeUser`): their
  * sessions end at once, their API keys are revoked rather than handed over
  * (a key someone removed made is not one to trust), their unused invites and
  * the setup tokens they minted die. A credential being created while the
  * removal commits is refused by the store (AccountStore), so none outlives it.
  */
-import { ownerOf } from '../../accounts/credentials.js'
+import { roleOf } from '../../accounts/roles.js'
 import { ApiError } from '../../errors.js'
 import { memberListAnswer, memberRemoveAnswer, memberRemoveBody, passwordChangeBody, sessionsEndedAnswer } from '../../schemas/members.js'
 import type { MemberRow } from '../../schemas/types.js'
@@ -43,16 +44,16 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
       method: 'POST',
       route: '/auth/members.list',
       credential: 'apiKey',
+      minRole: 'viewer',
       summary: 'The organisation\'s members: who, when they joined, their last sign-in, and whose invite they joined by.',
       response: memberListAnswer,
       handle({ auth }: Ctx) {
         const users = store.listUsers(auth.orgId)
-        const owner = ownerOf(users)
         return {
           members: users.map((user): MemberRow => ({
             userId: user.id,
             email: user.email,
-            role: user.id === owner?.id ? 'owner' : 'member',
+            role: roleOf(store, user),
             joinedAt: user.createdAt,
             lastSignInAt: user.lastSignInAt ?? null,
             invitedBy: (user.invitedBy && store.getUser(user.invitedBy)?.email) || null,
@@ -66,17 +67,17 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
       method: 'POST',
       route: '/auth/members.remove',
       credential: 'apiKey',
+      minRole: 'owner',
+      audit: ({ body }) => ({ action: 'member.remove', target: (body as { userId: string }).userId }),
       summary: 'Owner only: removes a member. Their dashboard sessions end at once, the API keys they hold are revoked (not handed over), and their unused invite links and the setup tokens they minted are revoked.',
       body: memberRemoveBody,
       response: memberRemoveAnswer,
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }: Ctx) {
         const { userId } = body as { userId: string }
-        const owner = ownerOf(store.listUsers(auth.orgId))
-        if (owner?.id !== auth.userId) throw new ApiError('unauthorized', { error: 'Only the organisation\'s owner removes members.', hint: 'Ask the owner (members.list shows who).' })
         const target = store.getUser(userId)
         if (!target || target.orgId !== auth.orgId) throw new ApiError('not_found', { error: 'No such member.', hint: 'List members with POST /auth/members.list.' })
-        if (target.id === owner.id) throw new ApiError('invalid_request', { error: 'The owner cannot be removed.', hint: 'Remove the other members instead.' })
+        if (target.id === auth.userId) throw new ApiError('invalid_request', { error: 'The owner cannot be removed.', hint: 'Remove the other members instead.' })
         const removed = await store.removeUser(userId, deps.now())
         if (!removed) throw new ApiError('not_found', { error: 'No such member.', hint: 'List members with POST /auth/members.list.' })
         return { ok: true, sessionsEnded: removed.sessionsEnded, keysRevoked: removed.keysRevoked, invitesRevoked: removed.invitesRevoked, setupTokensRevoked: removed.setupTokensRevoked }
@@ -87,6 +88,8 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
       method: 'POST',
       route: '/auth/password.change',
       credential: 'apiKey',
+      minRole: 'viewer',
+      audit: () => ({ action: 'auth.password_change' }),
       summary: 'Changes your own dashboard password, given the current one, and ends your other dashboard sessions (the calling one stays signed in). Throttled like sign-in.',
       body: passwordChangeBody,
       response: sessionsEndedAnswer,
@@ -108,6 +111,8 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
       method: 'POST',
       route: '/auth/sessions.end',
       credential: 'apiKey',
+      minRole: 'viewer',
+      audit: () => ({ action: 'auth.sign_out_everywhere' }),
       summary: 'Ends every dashboard session of the caller, the calling one included (a lost laptop, a shared computer).',
       response: sessionsEndedAnswer,
       async handle({ auth, req, responseHeaders }: Ctx) {

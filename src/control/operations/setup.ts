@@ -38,6 +38,7 @@ export function setupOperations(store: Store): Operation<SetupAuth>[] {
       method: 'POST',
       route: '/setup/path-rules',
       credential: 'setupToken',
+      audit: ({ auth }) => ({ action: 'project.path_rules', target: auth.projectId }),
       summary: 'Sets the project\'s path rules. Refuses patterns that do not compile (listed in `invalid`) and then saves nothing.',
       body: setupPathRulesBody,
       response: setupPathRulesAnswer,

@@ -14,6 +14,7 @@ export function snippetOperations(store: Store, directUrl: string): Operation<Ap
       method: 'POST',
       route: '/cli/projects.snippet',
       credential: 'apiKey',
+      minRole: 'viewer',
       summary: 'The HTML snippet that installs the tracker on a site: the loader stub with the project\'s public key and the tracker address.',
       body: projectIdBody,
       response: snippetAnswer,

@@ -104,7 +104,7 @@ export abstract class LmdbAccounts extends LmdbEnvironment {
     return usersOf(this.tables, orgId)
   }
 
-  updateUser(id: string, patch: Partial<Pick<UserRecord, 'passwordHash' | 'lastSignInAt'>>): Promise<UserRecord | undefined> {
+  updateUser(id: string, patch: Partial<Pick<UserRecord, 'passwordHash' | 'lastSignInAt' | 'role'>>): Promise<UserRecord | undefined> {
     return this.update<UserRecord>(this.tables.users, id, patch)
   }
 

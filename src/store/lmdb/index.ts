@@ -10,6 +10,8 @@ import { join } from 'node:path'
 import { ABORT, open } from 'lmdb'
 import { log } from '../../log.js'
 import type {
+  AuditRecord,
+  AuditSlice,
   BackfillState,
   ChunkInfo,
   IngestItem,
@@ -41,6 +43,7 @@ import type {
   TimeRange,
 } from '../insights.js'
 import { LmdbAccounts } from './accounts.js'
+import { appendAuditInTxn, deleteAuditInTxn, expiredAuditKeys, listAudit } from './audit.js'
 import { underQuota } from '../account-store.js'
 import { applyItems, pageIndexKey } from './append.js'
 import { emptyStats } from '../recording-records.js'
@@ -161,6 +164,26 @@ export class LmdbStore extends LmdbAccounts implements Store {
 
   countPages(projectId: string): number {
     return this.tables.pages.getKeysCount({ start: [projectId], end: [projectId, MAX_KEY_PART] })
+  }
+
+  // ---- the audit log ----
+
+  async appendAudit(entry: AuditRecord): Promise<void> {
+    await this.settle(this.write(() => appendAuditInTxn(this.tables, entry)))
+  }
+
+  listAudit(orgId: string, slice: AuditSlice): AuditRecord[] {
+    return listAudit(this.tables, orgId, slice)
+  }
+
+  async purgeAuditBefore(cutoff: number): Promise<number> {
+    let purged = 0
+    for (;;) {
+      const keys = expiredAuditKeys(this.tables, cutoff)
+      if (keys.length === 0) return purged
+      await this.settle(this.write(() => deleteAuditInTxn(this.tables, keys)))
+      purged += keys.length
+    }
   }
 
   // ---- lifecycle ----

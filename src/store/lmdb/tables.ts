@@ -6,6 +6,7 @@
 import type { Database, DatabaseOptions, RootDatabase } from 'lmdb'
 import type {
   ApiKeyRecord,
+  AuditRecord,
   BackfillState,
   ChunkInfo,
   DashboardSessionRecord,
@@ -73,6 +74,10 @@ export interface Tables {
   foldLog: Database<Key, Key>
   /** Cluster mode: stream → the last log sequence applied to this environment (src/journal/). */
   journalPositions: Database<number, string>
+  /** [orgId, at, id] → entry: an organisation's audit log, in time order (audit.ts). */
+  audit: Database<AuditRecord, Key>
+  /** [at, orgId, id]: what the audit retention walks, oldest first. */
+  auditByTime: Database<true, Key>
   // In the aggregates environment:
   /** Everything derived from signals, by [projectId, generation, tag, …] (derived-keys.ts). */
   derived: Database<unknown, Key>
@@ -130,6 +135,8 @@ export function openTables(root: RootDatabase, aggregates: RootDatabase): Tables
     sessionsByStart: db('sessions-by-start'),
     foldLog: db('fold-log'),
     journalPositions: db('journal-positions'),
+    audit: db('audit'),
+    auditByTime: db('audit-by-time'),
     derived: aggregate('derived', { sharedStructuresKey: STRUCTURES }),
     derivedState: aggregate('derived-state'),
     foldCursors: aggregate('fold-cursors'),

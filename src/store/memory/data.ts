@@ -5,6 +5,7 @@
 import { DEFAULT_MAX_PAGES } from '../aggregates/pages.js'
 import type {
   ApiKeyRecord,
+  AuditRecord,
   BackfillState,
   ChunkInfo,
   DashboardSessionRecord,
@@ -46,6 +47,8 @@ export class MemoryData {
   readonly setupTokens = new Map<string, SetupTokenRecord>()
   readonly dashboardSessions = new Map<string, DashboardSessionRecord>()
   readonly invites = new Map<string, InviteRecord>()
+  /** Every organisation's audit entries in the order they were appended. */
+  readonly audit: AuditRecord[] = []
   readonly projects = new Map<string, ProjectRecord>()
   readonly projectStats = new Map<string, ProjectStats>()
   /** By project, then session key. */

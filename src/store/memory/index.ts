@@ -7,6 +7,8 @@
  * to be fast.
  */
 import type {
+  AuditRecord,
+  AuditSlice,
   BackfillState,
   ChunkInfo,
   IngestItem,
@@ -88,6 +90,26 @@ export class MemoryStore extends MemoryAccounts implements Store {
 
   projectStats(projectId: string): ProjectStats {
     return copy(this.data.projectStats.get(projectId) ?? emptyStats())
+  }
+
+  // ---- the audit log ----
+
+  async appendAudit(entry: AuditRecord): Promise<void> {
+    if (!this.data.audit.some((e) => e.id === entry.id)) this.data.audit.push(copy(entry))
+  }
+
+  listAudit(orgId: string, slice: AuditSlice): AuditRecord[] {
+    const newestFirst = (a: AuditRecord, b: AuditRecord) => b.at - a.at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+    const before = slice.before
+    const older = (e: AuditRecord) => !before || e.at < before.at || (e.at === before.at && e.id < before.id)
+    return this.data.audit.filter((e) => e.orgId === orgId && older(e)).sort(newestFirst).slice(0, slice.limit).map(copy)
+  }
+
+  async purgeAuditBefore(cutoff: number): Promise<number> {
+    const kept = this.data.audit.filter((e) => e.at >= cutoff)
+    const purged = this.data.audit.length - kept.length
+    this.data.audit.splice(0, this.data.audit.length, ...kept)
+    return purged
   }
 
   // ---- recordings ----
