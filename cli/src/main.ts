@@ -11,6 +11,7 @@ import * as account from './commands/account.js'
 import { capture } from './commands/capture.js'
 import { commandHelp, groupHelp, help, overview, version } from './commands/help.js'
 import * as members from './commands/members.js'
+import * as governance from './commands/governance.js'
 import * as projects from './commands/projects.js'
 import * as rules from './commands/rules.js'
 import * as sessions from './commands/sessions.js'
@@ -26,6 +27,8 @@ const HANDLERS: Record<string, (ctx: Context) => Promise<void>> = {
   whoami: account.whoami,
   'members list': members.list,
   'members remove': members.remove,
+  'members role': governance.role,
+  audit: governance.audit,
   password: members.password,
   'projects list': projects.list,
   'projects create': projects.create,

@@ -1,7 +1,8 @@
 /**
  * The CLI's member commands against a real cluster: `svc members list`,
  * `svc members remove` (the owner's key only) and `svc password` (the current
- * and new password from a pipe), with the server's codes on failure.
+ * and new password from a pipe), with the server's codes on failure; and the
+ * owner's `svc members role` and `svc audit` (issue 34).
  */
 import t from 'tap'
 import { cliSetup } from '../helpers/cli.js'
@@ -56,4 +57,42 @@ t.test('members list, password and members remove', async (t) => {
   t.match(removed.stdout, /Removed usr_\w+: 1 session\(s\) ended, 1 API key\(s\)/)
   const after = await svc(['members', 'list', '--json'], { env: member })
   t.same([after.code, after.error.code], [1, 'unauthorized'], 'the removed member\'s key no longer works')
+})
+
+t.test('members role and audit: the owner sets a role and reads the log; a member does neither', async (t) => {
+  const { seeded, svc } = await cliSetup(t, cluster)
+  const owner = { SVC_API_KEY: seeded.apiKey }
+  const invite = await post('/auth/invite', {}, { authorization: `Bearer ${seeded.apiKey}` })
+  const joined = await post('/auth/accept-invite', { token: invite.body.inviteUrl.split('/invite/')[1], email: 'viewer@cli.test', password: PASSWORD }, {})
+  const memberSession = { cookie: joined.headers.get('set-cookie')!.split(';')[0], 'x-csrf-token': joined.body.csrfToken }
+  const member = { SVC_API_KEY: (await post('/cli/keys.create', { label: 'cli' }, memberSession)).body.apiKey as string }
+  const memberId = joined.body.user.userId as string
+
+  const bad = await svc(['members', 'role', memberId, 'owner', '--json'], { env: owner })
+  t.same([bad.code, bad.error.code], [2, 'usage'], 'a role other than admin or viewer is a usage error, before any request')
+  const set = await svc(['members', 'role', memberId, 'viewer'], { env: owner })
+  t.equal(set.code, 0, set.stderr)
+  t.match(set.stdout, `${memberId} is now viewer`)
+  const refused = await svc(['projects', 'create', 'Nope', '--json'], { env: member })
+  t.same([refused.code, refused.error.code], [1, 'forbidden'], 'the viewer\'s key creates nothing')
+  const byMember = await svc(['members', 'role', seeded.userId, 'viewer', '--json'], { env: member })
+  t.same([byMember.code, byMember.error.code], [1, 'forbidden'])
+
+  const ownerEmail = (await post('/auth/members.list', {}, { authorization: `Bearer ${seeded.apiKey}` })).body.members[0].email
+  const log = await svc(['audit', '--json'], { env: owner })
+  t.equal(log.code, 0, log.stderr)
+  t.same(log.json.entries.slice(0, 3).map((e: any) => [e.action, e.actorEmail, e.via]), [
+    ['member.role', ownerEmail, 'apiKey'],
+    ['key.create', 'viewer@cli.test', 'dashboard'],
+    ['invite.accept', 'viewer@cli.test', 'dashboard'],
+  ], 'newest first: the role change with the owner\'s key, the member\'s key and joining')
+  const page = await svc(['audit', '--limit', '1'], { env: owner })
+  t.match(page.stdout, /WHEN \(UTC\) +WHO +ACTION +TARGET/, 'a table for people')
+  t.match(page.stdout, /member\.role +usr_\w+ +viewer +apiKey/)
+  const older = /svc audit --before (\S+)/.exec(page.stdout)?.[1]
+  t.ok(older, 'a full page says how to read on')
+  const next = await svc(['audit', '--limit', '1', '--before', older!, '--json'], { env: owner })
+  t.equal(next.json.entries[0].action, 'key.create', 'and --before reads the next older entry')
+  const notOwner = await svc(['audit', '--json'], { env: member })
+  t.same([notOwner.code, notOwner.error.code], [1, 'forbidden'], 'the audit log is the owner\'s to read')
 })
