@@ -6,8 +6,10 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, onSessionEnded, setCsrfToken, type AuthState, type SignedIn } from './api.js'
 import { Empty, ErrorNote, Loading } from './components.js'
 import { forgetProjects } from './model.js'
+import { RoleContext, useCan } from './roles.js'
 import { href, navigate, useRoute, type Route } from './route.js'
 import { Account } from './screens/account.js'
+import { Audit } from './screens/audit.js'
 import { AcceptInvite, FirstRun, SignIn } from './screens/auth.js'
 import { Invites } from './screens/invites.js'
 import { Keys } from './screens/keys.js'
@@ -81,6 +83,7 @@ function Shell({ user, route, onSignOut, onSignedOutEverywhere }: ShellProps) {
     if (heading && !heading.contains(document.activeElement)) heading.focus({ preventScroll: false })
   }, [path])
   return (
+    <RoleContext.Provider value={user.role}>
     <div class="shell">
       <a
         class="skip"
@@ -106,9 +109,8 @@ function Shell({ user, route, onSignOut, onSignedOutEverywhere }: ShellProps) {
           <a href={href('members')} aria-current={section === 'members' ? 'page' : undefined}>
             Members
           </a>
-          <a href={href('people')} aria-current={section === 'people' ? 'page' : undefined}>
-            Invite people
-          </a>
+          <MainLink to="people" label="Invite people" section={section} min="admin" />
+          <MainLink to="audit" label="Audit log" section={section} min="owner" />
           <a href={href('account')} aria-current={section === 'account' ? 'page' : undefined}>
             Account
           </a>
@@ -131,6 +133,7 @@ function Shell({ user, route, onSignOut, onSignedOutEverywhere }: ShellProps) {
         <Screen route={route} user={user} onSignedOutEverywhere={onSignedOutEverywhere} />
       </main>
     </div>
+    </RoleContext.Provider>
   )
 }
 
@@ -139,7 +142,8 @@ function Screen({ route, user, onSignedOutEverywhere }: { route: Route; user: Sh
   if (!section || section === 'projects') return <Projects />
   if (section === 'keys') return <Keys />
   if (section === 'members') return <Members orgName={user.orgName} />
-  if (section === 'people') return <Invites orgName={user.orgName} />
+  if (section === 'people') return user.role === 'viewer' ? <NotForRole what="Inviting people" /> : <Invites orgName={user.orgName} />
+  if (section === 'audit') return user.role === 'owner' ? <Audit orgName={user.orgName} /> : <NotForRole what="The audit log" />
   if (section === 'account') return <Account email={user.email} onSignedOutEverywhere={onSignedOutEverywhere} />
   if (section === 'p' && id) return <ProjectScreen projectId={id} route={route} />
   return (
@@ -150,6 +154,27 @@ function Screen({ route, user, onSignedOutEverywhere }: { route: Route; user: Sh
       <p>
         <a href={href('projects')}>Go to your projects</a>.
       </p>
+    </Empty>
+  )
+}
+
+/** A main-menu link offered only to roles that may use its screen. */
+function MainLink({ to, label, section, min }: { to: string; label: string; section: string; min: 'admin' | 'owner' }) {
+  if (!useCan(min)) return null
+  return (
+    <a href={href(to)} aria-current={section === to ? 'page' : undefined}>
+      {label}
+    </a>
+  )
+}
+
+function NotForRole({ what }: { what: string }) {
+  return (
+    <Empty title={`${what} is not for your role`}>
+      <h1 tabIndex={-1} class="sr-only">
+        Not for your role
+      </h1>
+      <p>Ask the organisation's owner (see Members) for a role that allows it.</p>
     </Empty>
   )
 }

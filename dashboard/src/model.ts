@@ -13,6 +13,8 @@ import { api } from './api.js'
 
 export type {
   ApiKeyRow,
+  AuditEntry,
+  AuditListAnswer,
   BackfillStatus,
   CountAnswer,
   Device,
@@ -29,6 +31,7 @@ export type {
   KeyListAnswer,
   MemberListAnswer,
   MemberRemoveAnswer,
+  MemberRoleAnswer,
   MemberRow,
   PageRow,
   PagesListAnswer,

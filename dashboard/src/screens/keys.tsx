@@ -4,6 +4,7 @@ import { api } from '../api.js'
 import { ConfirmButton, CopyButton, Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatAgo, formatDate } from '../format.js'
 import type { ApiKeyRow, KeyCreatedAnswer, KeyListAnswer } from '../model.js'
+import { useCan } from '../roles.js'
 
 type Created = KeyCreatedAnswer
 
@@ -39,12 +40,15 @@ export function Keys() {
     list.reload()
   }
   const keys = list.data ?? []
+  const canCreate = useCan('admin')
   return (
     <section class="stack">
       <h1 tabIndex={-1}>API keys</h1>
       <p class="muted">
         An API key reaches every project of the organisation: the CLI (<code>svc login</code>), scripts and CI use it. It is a secret; revoked keys are refused on their very next request.
       </p>
+      {!canCreate && <p class="note">As a viewer you create no API keys, and see only your own.</p>}
+      {canCreate && (
       <form class="card row wrap" onSubmit={create} aria-label="Create an API key">
         <label class="grow">
           <span>Label</span>
@@ -54,6 +58,7 @@ export function Keys() {
           {busy ? 'Creating…' : 'Create key'}
         </button>
       </form>
+      )}
       {created && (
         <div class="note success stack" role="status" data-testid="new-key">
           <strong>Copy this key now: it is shown only once.</strong>

@@ -1,16 +1,19 @@
 /**
- * Members: everyone in the organisation, when they joined, their last
- * sign-in and whose invite they came by. The owner removes members here:
- * their sessions end at once and the API keys they hold are revoked.
+ * Members: everyone in the organisation, their role, when they joined, their
+ * last sign-in and whose invite they came by. The owner sets roles and
+ * removes members here: a removed member's sessions end at once and the API
+ * keys they hold are revoked.
  */
 import { useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { ConfirmButton, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatAgo, formatDate } from '../format.js'
-import type { MemberListAnswer, MemberRemoveAnswer, MemberRow } from '../model.js'
+import type { MemberListAnswer, MemberRemoveAnswer, MemberRoleAnswer, MemberRow } from '../model.js'
 import { href } from '../route.js'
 
 type Removed = MemberRemoveAnswer & { email: string }
+
+const ROLE_NAMES: Record<MemberRow['role'], string> = { owner: 'Owner', admin: 'Admin', viewer: 'Viewer' }
 
 export function Members({ orgName }: { orgName: string }) {
   useTitle('Members')
@@ -29,11 +32,21 @@ export function Members({ orgName }: { orgName: string }) {
     }
     list.reload()
   }
+  const setRole = async (member: MemberRow, role: 'admin' | 'viewer') => {
+    setError(undefined)
+    try {
+      await api.post<MemberRoleAnswer>('/auth/members.role', { userId: member.userId, role })
+    } catch (e) {
+      setError(e)
+    }
+    list.reload()
+  }
   return (
     <section class="stack">
       <h1 tabIndex={-1}>Members</h1>
       <p>
-        Everyone who can sign in to <strong>{orgName}</strong>. {ownerIsMe ? 'As the owner, you can remove a member: their sessions end at once and the API keys they hold are revoked.' : 'Only the owner can remove members.'}{' '}
+        Everyone who can sign in to <strong>{orgName}</strong>. An admin changes projects, API keys and invites; a viewer watches replays and heatmaps and changes nothing.{' '}
+        {ownerIsMe ? 'As the owner, you set each member\'s role and can remove a member: their sessions end at once and the API keys they hold are revoked.' : 'Only the owner sets roles and removes members.'}{' '}
         <a href={href('people')}>Invite people</a>.
       </p>
       <ErrorNote error={error ?? list.error} />
@@ -50,6 +63,7 @@ export function Members({ orgName }: { orgName: string }) {
             <thead>
               <tr>
                 <th scope="col">Email</th>
+                <th scope="col">Role</th>
                 <th scope="col">Joined</th>
                 <th scope="col" class="hide-narrow">
                   Last sign-in
@@ -67,6 +81,16 @@ export function Members({ orgName }: { orgName: string }) {
                 <tr key={member.userId} data-user-id={member.userId}>
                   <td>
                     {member.email} {member.role === 'owner' && <span class="chip">Owner</span>} {member.you && <span class="chip muted">You</span>}
+                  </td>
+                  <td>
+                    {ownerIsMe && member.role !== 'owner' ? (
+                      <select aria-label={`Role of ${member.email}`} value={member.role} onChange={(e) => setRole(member, e.currentTarget.value as 'admin' | 'viewer')}>
+                        <option value="admin">Admin</option>
+                        <option value="viewer">Viewer</option>
+                      </select>
+                    ) : (
+                      <span class="role">{ROLE_NAMES[member.role]}</span>
+                    )}
                   </td>
                   <td title={formatDate(member.joinedAt)}>{formatAgo(member.joinedAt)}</td>
                   <td class="hide-narrow" title={member.lastSignInAt ? formatDate(member.lastSignInAt) : undefined}>

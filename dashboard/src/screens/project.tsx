@@ -7,6 +7,7 @@ import { useCallback } from 'preact/hooks'
 import { Empty, ErrorNote, Loading, useAsync } from '../components.js'
 import { plural } from '../format.js'
 import { loadProject, type Project } from '../model.js'
+import { useCan } from '../roles.js'
 import { href, type Route } from '../route.js'
 import { Elements } from './elements.js'
 import { Friction } from './friction.js'
@@ -30,6 +31,7 @@ export function ProjectScreen({ projectId, route }: { projectId: string; route: 
     void loadProject(projectId, true).then(() => project.reload())
   }, [projectId])
   const tab = route.parts[2] ?? 'sessions'
+  const canChange = useCan('admin')
   const current = tab === 'replay' ? 'sessions' : tab
   if (project.error) return <ErrorNote error={project.error} />
   if (!project.data) {
@@ -43,6 +45,8 @@ export function ProjectScreen({ projectId, route }: { projectId: string; route: 
     )
   }
   const p = project.data
+  // A viewer changes no settings (README, Security: roles): the tab is not offered.
+  const tabs = canChange ? TABS : TABS.filter((t) => t.id !== 'settings')
   return (
     <div class="stack">
       <div class="project-head">
@@ -53,7 +57,7 @@ export function ProjectScreen({ projectId, route }: { projectId: string; route: 
         <span class="muted small">{plural(p.sessionCount, 'session')}</span>
       </div>
       <nav class="tabs" aria-label="Project">
-        {TABS.map((t) => (
+        {tabs.map((t) => (
           <a key={t.id} href={href('p', p.id, t.id)} aria-current={current === t.id ? 'page' : undefined}>
             {t.label}
           </a>
@@ -65,6 +69,8 @@ export function ProjectScreen({ projectId, route }: { projectId: string; route: 
 }
 
 function ProjectTab({ project, tab, route, refresh }: { project: Project; tab: string; route: Route; refresh: () => void }) {
+  const canChange = useCan('admin')
+  if (tab === 'settings' && !canChange) return <Empty title="Settings are not for your role">Ask the organisation's owner (see Members) for the admin role.</Empty>
   if (tab === 'settings') return <Settings project={project} justCreated={route.query.has('created')} onChanged={refresh} />
   if (project.sessionCount === 0 && tab !== 'replay') return <EmptyProject project={project} refresh={refresh} />
   switch (tab) {

@@ -4,6 +4,7 @@ import { api } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatDate } from '../format.js'
 import { loadProjects, type Project, type ProjectAnswer } from '../model.js'
+import { useCan } from '../roles.js'
 import { href, navigate } from '../route.js'
 import { RulesField, splitLines } from './rules-editor.js'
 
@@ -12,11 +13,12 @@ export function Projects() {
   const list = useAsync(() => loadProjects(true), [])
   const [creating, setCreating] = useState(false)
   const projects = list.data ?? []
+  const canCreate = useCan('admin')
   return (
     <section class="stack">
       <div class="row between">
         <h1 tabIndex={-1}>Projects</h1>
-        {!creating && projects.length > 0 && (
+        {canCreate && !creating && projects.length > 0 && (
           <button type="button" onClick={() => setCreating(true)}>
             New project
           </button>
@@ -27,9 +29,13 @@ export function Projects() {
       {list.data && projects.length === 0 && !creating && (
         <Empty title="No projects yet">
           <p>A project holds the recordings of one site. Create one, then add its snippet to the site's pages or hand the install prompt to an install agent.</p>
-          <button type="button" onClick={() => setCreating(true)}>
-            Create your first project
-          </button>
+          {canCreate ? (
+            <button type="button" onClick={() => setCreating(true)}>
+              Create your first project
+            </button>
+          ) : (
+            <p class="muted">An admin or the owner creates projects.</p>
+          )}
         </Empty>
       )}
       {creating && <CreateProject onCancel={() => setCreating(false)} />}
