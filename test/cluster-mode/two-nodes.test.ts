@@ -24,6 +24,9 @@ t.test('what node A takes, node B serves; a new empty node rebuilds it', async (
 
   const whoami = await call(b.url, '/cli/whoami', { token: owner.apiKey })
   t.equal(whoami.status, 200, 'an API key made on A works on B')
+  // The audit log is a control change like the others: written through the log, on every node.
+  const audit = await call(b.url, '/auth/audit.list', { token: owner.apiKey, body: {} })
+  t.same(audit.body.entries.map((e: { action: string }) => e.action), ['key.create', 'org.setup'], 'the audit entries A wrote are read on B')
 
   const project = await createProject(a.url, owner.apiKey, 'Shop')
   const chunk = new TextEncoder().encode(JSON.stringify(events(0, 5)))
