@@ -119,17 +119,21 @@ export function createLoginThrottle(now: () => number, budgets: ThrottleBudgets 
   }
 
   return {
-    /** Takes an attempt from each budget that applies, or throws 401 with Retry-After. */
-    attempt(email: string, address: string): void {
+    /**
+     * Takes an attempt from each budget that applies, or throws 401 with Retry-After. Answers whether the address
+     * is a known place of the account (it signed in from there in the last 30 days): its password check goes first.
+     */
+    attempt(email: string, address: string): { knownPlace: boolean } {
       const at = now()
       const client = { email, address }
       const addressWait = addresses.take(address, at)
       if (addressWait) refuse('address', address, addressWait, client, 'Too many sign-in attempts from this address.')
       const pairWait = pairs.take(pairKey(email, address), at)
       if (pairWait) refuse('pair', pairKey(email, address), pairWait, client, 'Too many sign-in attempts for this account from this address.')
-      if (isKnown(email, address, at)) return
+      if (isKnown(email, address, at)) return { knownPlace: true }
       const accountWait = accounts.take(email, at)
       if (accountWait) refuse('account', email, accountWait, client, 'Too many sign-in attempts for this account from new places; places it signed in from before may still sign in.')
+      return { knownPlace: false }
     },
     /** The password was right: the pair starts afresh, the address gets its slot back, and it becomes a known place. */
     succeeded(email: string, address: string): void {

@@ -15,11 +15,15 @@ const R = 8
 const P = 1
 const KEY_LENGTH = 32
 
-/** Two hashes at once leave half the thread pool to the rest; 16 more wait (about 0.4 s of work at 50 ms each), the rest are told to come back. */
-export const hashQueue = new HashQueue({ running: 2, waiting: 16 })
+/**
+ * Two hashes at once leave half the thread pool to the rest; 16 more wait in each line (about 0.4 s of work at 50 ms
+ * each), the rest are told to come back. One of the two runs only checks from known places, so a flood of guesses
+ * from new places never stands between an owner and their sign-in.
+ */
+export const hashQueue = new HashQueue({ running: 2, waiting: 16, reservedForPriority: 1 })
 
-function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  return hashQueue.run(() => new Promise((resolve, reject) => scryptCallback(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)))))
+function scrypt(password: string, salt: Buffer, options: ScryptOptions, priority = false): Promise<Buffer> {
+  return hashQueue.run(() => new Promise((resolve, reject) => scryptCallback(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)))), { priority })
 }
 
 export async function hashPassword(password: string): Promise<string> {
@@ -31,10 +35,11 @@ export async function hashPassword(password: string): Promise<string> {
 /** A hash of a password nobody knows: checked when the email is unknown, so that both cases cost the same. */
 export const DUMMY_HASH = `scrypt$${N}$${R}$${P}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LENGTH).toString('base64')}`
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+/** `priority`: a check from a place that signed in to this account before (hash-queue.ts), served before the rest. */
+export async function verifyPassword(password: string, stored: string, priority = false): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$')
   if (scheme !== 'scrypt' || !salt || !hash) return false
   const expected = Buffer.from(hash, 'base64')
-  const actual = await scrypt(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) })
+  const actual = await scrypt(password, Buffer.from(salt, 'base64'), { N: Number(n), r: Number(r), p: Number(p) }, priority)
   return actual.length === expected.length && timingSafeEqual(actual, expected)
 }

@@ -41,6 +41,31 @@ t.test('runs at most `running` tasks at once, queues `waiting` more in order, an
   t.same(queue.load, { running: 0, waiting: 0 }, 'and the queue is empty afterwards')
 })
 
+t.test('a check from a known place starts at once on the slot kept for it, past a full line of guesses', async (t) => {
+  const queue = new HashQueue({ running: 2, waiting: 2, reservedForPriority: 1 })
+  const releases: (() => void)[] = []
+  const started: string[] = []
+  const task = (name: string) => async () => {
+    started.push(name)
+    await new Promise<void>((resolve) => releases.push(resolve))
+    return name
+  }
+  const guesses = Array.from({ length: 4 }, (_, i) => queue.run(task(`guess ${i}`)).catch((error: unknown) => error))
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(started, ['guess 0'], 'guesses use one slot: the other is kept')
+  const owner = queue.run(task('owner'), { priority: true })
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(started, ['guess 0', 'owner'], 'the known place starts at once')
+  t.match(await guesses[3], { code: 'overloaded' }, 'the guess past the line was refused')
+  while (releases.length > 0 || started.length < 4) {
+    releases.shift()?.()
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  t.equal(await owner, 'owner')
+  t.same(started, ['guess 0', 'owner', 'guess 1', 'guess 2'], 'the line of guesses in order after it')
+  t.same(queue.load, { running: 0, waiting: 0 })
+})
+
 t.test('real scrypt: 40 password checks at once run two at a time and refuse what the line cannot hold', async (t) => {
   const stored = await hashPassword('correct horse battery')
   let peak = 0
@@ -49,6 +74,6 @@ t.test('real scrypt: 40 password checks at once run two at a time and refuse wha
   clearInterval(watch)
   const checked = outcomes.filter((o) => o === true).length
   const refused = outcomes.filter((o) => o instanceof ApiError && o.code === 'overloaded').length
-  t.same([checked, refused], [18, 22], '2 running and 16 waiting were checked; the other 22 refused at once')
+  t.same([checked, refused], [17, 23], 'one running (the other slot is kept for known places) and 16 waiting were checked; the other 23 refused at once')
   t.ok(peak <= 2, `at most two hashes at once (saw ${peak})`)
 })

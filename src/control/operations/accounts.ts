@@ -132,9 +132,9 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         const { email, password } = ctx.body
         const key = email.trim().toLowerCase()
         const address = clientAddress(ctx.req)
-        throttle.attempt(key, address)
+        const { knownPlace } = throttle.attempt(key, address)
         const user = store.findUserByEmail(key)
-        const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH)
+        const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH, knownPlace)
         if (!user || !user.passwordHash || !ok) throw new ApiError('unauthorized', SIGN_IN_FAILED)
         throttle.succeeded(key, address)
         return signIn(ctx, user)

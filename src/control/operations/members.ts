@@ -100,7 +100,8 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
         if (!user.passwordHash) throw new ApiError('invalid_request', { error: 'This account has no dashboard password to change.', hint: 'Accounts made with `npm run admin -- create-key` sign in with API keys only.' })
         const address = clientAddress(req)
         throttle.attempt(user.email, address)
-        if (!(await verifyPassword(currentPassword, user.passwordHash))) throw new ApiError('unauthorized', { error: 'The current password is wrong.', hint: 'Check it; after 5 wrong attempts the account waits 15 minutes.' })
+        // A signed-in caller is no anonymous guesser: its check goes in the priority line (hash-queue.ts).
+        if (!(await verifyPassword(currentPassword, user.passwordHash, true))) throw new ApiError('unauthorized', { error: 'The current password is wrong.', hint: 'Check it; after 5 wrong attempts the account waits 15 minutes.' })
         throttle.succeeded(user.email, address)
         await store.updateUser(user.id, { passwordHash: await hashPassword(newPassword) })
         return { ok: true, sessionsEnded: await store.endDashboardSessions(user.id, auth.sessionId) }
