@@ -75,6 +75,11 @@ export const sessionEventsBody = {
       maximum: 2_147_483_647,
       description: 'Stop the answer before it passes this many bytes, after the last whole event that fits; a `svc.answer_truncated` custom event (type 5) then ends the array. No limit when absent.',
     },
+    from: {
+      ...epochMs,
+      description: 'Only the part of the recording from this time (epoch ms): the answer starts at the last checkpoint chunk (a full snapshot) whose first event is at or before it, so it replays on its own. From the start when absent, or when no checkpoint precedes it.',
+    },
+    until: { ...epochMs, description: 'Only the part before this time (epoch ms): chunks whose first event is later are left out. To the end when absent.' },
   },
 } as const
 
@@ -208,6 +213,7 @@ export const chunkInfoSchema = {
     encoding: { type: 'string', enum: ['gzip', 'json'] },
     size: { ...count, description: 'Bytes as received.' },
     receivedAt: epochMs,
+    checkpoint: { type: 'boolean', description: 'The chunk starts with a full snapshot: a replay (and sessions.events with `from`) can start here.' },
   },
 } as const
 

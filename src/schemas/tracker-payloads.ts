@@ -24,6 +24,7 @@ export const chunkMetaSchema = {
     lastTs: { ...epochMs, description: 'Last event time, epoch ms.' },
     eventCount: { type: 'integer', minimum: 0, maximum: 10_000_000 },
     encoding: { type: 'string', enum: ['gzip', 'json'] },
+    checkpoint: { type: 'boolean', description: 'The chunk starts with a full snapshot (a Meta event, then the snapshot): a replay can start here without the chunks before it.' },
     startedAt: { ...epochMs, description: 'Session start, epoch ms.' },
     viewport: {
       type: 'object',

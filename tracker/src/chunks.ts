@@ -10,6 +10,10 @@
  * counted: the server would refuse it). The seq is taken only when a chunk is
  * about to be sent, so splits keep seq strictly increasing in event order.
  *
+ * A full snapshot (rrweb's Meta event, then the snapshot) always starts a
+ * chunk of its own, marked `checkpoint` in its meta: a reader can start a
+ * replay there without the chunks before it (sessions.events `from`).
+ *
  * When the page goes away there is no time to compress: `flushNow` sends what
  * is queued as raw JSON, in order, with keepalive while the quota allows. The
  * chunk the uploader holds goes first: leaving the page cancels its plain
@@ -47,6 +51,8 @@ export interface Batch {
   seq?: number
   /** flushNow sent it while the uploader held it: the uploader leaves it alone. */
   taken?: boolean
+  /** It starts with a full snapshot. */
+  checkpoint?: boolean
 }
 
 export interface ChunkStats {
@@ -56,7 +62,9 @@ export interface ChunkStats {
 }
 
 export interface Chunks {
-  push(event: { timestamp: number }, mark?: number): void
+  push(event: { timestamp: number; type?: number }, mark?: number): void
+  /** Event bytes pushed since the last full snapshot began (the recorder takes a checkpoint past a bound). */
+  readonly sinceCheckpoint: number
   /** Cuts the buffer into the queue and starts the uploader. */
   flush(): void
   /** The page is going away: sends everything now, raw JSON, keepalive within the quota. */
@@ -97,6 +105,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
   let pumping = false
   /** The batch the uploader is compressing or sending. */
   let uploading: Batch | undefined
+  let sinceCheckpoint = 0
 
   function empty(): Batch {
     return { ctx, identity: undefined, parts: [], times: [], marks: [], bytes: 0 }
@@ -135,6 +144,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
       identity: batch.identity,
       consoleErrors: count(batch, 1),
       failedRequests: count(batch, 2),
+      checkpoint: batch.checkpoint || undefined,
     }
     return asciiJson(meta)
   }
@@ -158,7 +168,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
     const middle = batch.parts.length >> 1
     const part = (from: number, to?: number): Batch => {
       const parts = batch.parts.slice(from, to)
-      return { ctx: batch.ctx, identity: batch.identity, parts, times: batch.times.slice(from, to), marks: batch.marks.slice(from, to), bytes: parts.reduce((sum, p) => sum + p.length, 0) }
+      return { ctx: batch.ctx, identity: batch.identity, parts, times: batch.times.slice(from, to), marks: batch.marks.slice(from, to), bytes: parts.reduce((sum, p) => sum + p.length, 0), checkpoint: from === 0 && batch.checkpoint }
     }
     return [part(0, middle), part(middle)]
   }
@@ -211,7 +221,14 @@ export function createChunks(deps: ChunkDeps): Chunks {
     push(event, mark = 0) {
       if (transport.stopped) return
       const part = JSON.stringify(event)
-      if (current.bytes + part.length > FLUSH_BYTES && current.parts.length) cut()
+      // rrweb's Meta event begins a full snapshot: it starts a chunk of its own.
+      const snapshot = event.type === 4
+      if (current.parts.length && (snapshot || current.bytes + part.length > FLUSH_BYTES)) cut()
+      if (snapshot) {
+        current.checkpoint = true
+        sinceCheckpoint = 0
+      }
+      sinceCheckpoint += part.length
       current.parts.push(part)
       current.times.push(event.timestamp)
       current.marks.push(mark)
@@ -224,6 +241,9 @@ export function createChunks(deps: ChunkDeps): Chunks {
     flush() {
       cut()
       void pump()
+    },
+    get sinceCheckpoint() {
+      return sinceCheckpoint
     },
     flushNow() {
       cut()

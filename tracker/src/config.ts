@@ -4,6 +4,15 @@
  * would only earn a 413, so the tracker splits or drops (and counts) first.
  */
 
+/**
+ * A new full snapshot (a checkpoint) at most every 5 minutes or 4 MiB of recorded events, whichever comes first,
+ * so any moment of a long session is at most that far from a point a replay can start at (sessions.events `from`).
+ * A real application's snapshot is 100 to 200 KB of JSON with its stylesheets, so 5 minutes keeps the checkpoints
+ * of a quiet session to a few hundred bytes a second.
+ */
+export const CHECKPOINT_MS = 5 * 60_000
+export const CHECKPOINT_BYTES = 4 * 1024 * 1024
+
 /** Contract, section 8: "flush every 10 seconds or at 256 KB, whichever comes first". */
 export const FLUSH_INTERVAL_MS = 10_000
 export const FLUSH_BYTES = 256 * 1024

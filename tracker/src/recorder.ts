@@ -6,6 +6,7 @@
  */
 import { record } from '@rrweb/record'
 import type { Guard } from './guard.js'
+import { CHECKPOINT_MS } from './config.js'
 import { BLOCK_CLASS, IGNORE_CLASS, IGNORE_SELECTOR, maskInput, scrubEvent } from './mask.js'
 
 export interface RecordedEvent {
@@ -55,6 +56,8 @@ export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => 
     // Scroll positions at most every 150 ms: a replay interpolates between them. Typing is kept keystroke by
     // keystroke (rrweb's `input: 'last'` would record a field only when it loses focus).
     sampling: { scroll: 150, media: 800 },
+    // rrweb takes the checkpoint itself, at the first change this long after the last full snapshot.
+    checkoutEveryNms: CHECKPOINT_MS,
     recordCanvas: false,
     collectFonts: false,
     inlineImages: false,

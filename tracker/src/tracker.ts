@@ -8,7 +8,7 @@ import { anyMatch, captureKey, loadCapture, verdict } from './capture.js'
 import type { CaptureHost } from './capture-host.js'
 import { createChunks, type PageContext } from './chunks.js'
 import { trackClicks } from './clicks.js'
-import { FLUSH_INTERVAL_MS, INTERNAL_NAV_MS, QUICK_BACK_MS } from './config.js'
+import { CHECKPOINT_BYTES, FLUSH_INTERVAL_MS, INTERNAL_NAV_MS, QUICK_BACK_MS } from './config.js'
 import type { HandOver } from './early-console.js'
 import { trackErrors } from './errors.js'
 import { listen, type Guard, type Off } from './guard.js'
@@ -129,9 +129,20 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
   loadExtras()
   const views = trackViews(guard, now, signals.view)
   const clicks = trackClicks({ guard, now, emit: signals.click, onInternalLink: (event) => (lastLinkClick = { at: now(), event }), recording: () => recorder.running })
+  let checkpointPending = false
   const recorder = createRecorder(guard, (event) => {
     if (event.type === 3 && ANSWERS.has(event.data.source)) clicks.answered()
     chunks.push(event)
+    // A busy page reaches the byte bound first; the snapshot is taken after this event's handler, never inside rrweb's.
+    if (chunks.sinceCheckpoint > CHECKPOINT_BYTES && !checkpointPending) {
+      checkpointPending = true
+      setTimeout(
+        guard.wrap(() => {
+          checkpointPending = false
+          if (chunks.sinceCheckpoint > CHECKPOINT_BYTES) recorder.snapshot()
+        }),
+      )
+    }
   })
   syncRecorder()
 

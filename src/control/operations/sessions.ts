@@ -8,6 +8,7 @@
  * it is listed with `purged: true`, its chunk list is empty, and its chunk and
  * events endpoints answer 404 not_found with a hint that says why.
  */
+import { chunksInWindow } from '../../recordings/window.js'
 import { storedChunkBytes, type ChunkBytes } from '../../recordings/chunk-bytes.js'
 import { ApiError } from '../../errors.js'
 import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES, recordingEvents } from '../../recordings/events.js'
@@ -172,7 +173,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
       minRole: 'viewer',
       audit: ({ body }) => ({ action: 'session.replay', target: `${body.projectId}/${body.sessionKey}` }),
       summary:
-        `The whole recording as one JSON array of rrweb events in order, gzip chunks decompressed; streamed, so a large recording is not built in memory. An event over ${MAX_EVENT_BYTES / 2 ** 20} MiB or a gzip chunk past ${MAX_CHUNK_INFLATED_BYTES / 2 ** 20} MiB inflated is left out and marked by a small custom event; \`maxBytes\` caps the answer.`,
+        `The recording as one JSON array of rrweb events in order, gzip chunks decompressed; streamed, so a large recording is not built in memory. With \`from\`/\`until\`, only that part, starting at the checkpoint (full snapshot) before \`from\`. An event over ${MAX_EVENT_BYTES / 2 ** 20} MiB or a gzip chunk past ${MAX_CHUNK_INFLATED_BYTES / 2 ** 20} MiB inflated is left out and marked by a small custom event; \`maxBytes\` caps the answer.`,
       body: sessionEventsBody,
       response: sessionEventsAnswer,
       errors: ['invalid_request', 'not_found'],
@@ -181,7 +182,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
         const project = ownedProject(store, auth, b.projectId)
         const session = sessionOf(store, project, b.sessionKey)
         refusePurged(session)
-        const chunks = store.listChunks(project.id, session.sk).map((info) => ({
+        const chunks = chunksInWindow(store.listChunks(project.id, session.sk), b.from, b.until).map((info) => ({
           seq: info.seq,
           encoding: info.encoding,
           load: () => chunkBytes(project.id, session.sk, info),
