@@ -6,7 +6,9 @@
  */
 import type { Test } from 'tap'
 import { groupUrl } from '../../src/grouping/group.js'
-import { HEAT_X_BINS, HOUR_MS } from '../../src/store/insights.js'
+import { MAX_ELEMENT_NAMES } from '../../src/store/aggregates/elements.js'
+import { MAX_MESSAGES, OTHER_MESSAGE } from '../../src/store/aggregates/messages.js'
+import { ELEMENTS_PER_BUCKET, HEAT_X_BINS, HOUR_MS, OTHER_ELEMENTS } from '../../src/store/insights.js'
 import type { ChunkMeta, Click, ErrorEntry, IngestItem, NewProject, SignalsRecord, Store, View } from '../../src/store/store.js'
 import { foldAll } from '../helpers/fold.js'
 
@@ -261,6 +263,42 @@ export function insightsSuite(t: Test, open: InsightsStoreFactory): void {
     const session = store.listFriction(p.id, { ...DAY, sessionKey: 's1', limit: 10 })
     t.same(session.items.map((i) => [i.message, i.count]), [['boom', 4], ['other', 1]])
     t.match(store.pageInsights(p.id, DAY), [{ page: 'shop.test/cart', errors: 7 }])
+  })
+
+  t.test('past MAX_MESSAGES distinct error messages, new ones count under (other messages): every occurrence counted, the registry bounded', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    const batches = []
+    for (let b = 0; b * 100 < MAX_MESSAGES + 50; b++) {
+      batches.push(signals(p.id, H0 + 10 * MIN, { sk: `s${b}`, errors: Array.from({ length: 100 }, (_, i) => error({ ts: H0 + b * 100 + i, message: `made-up ${b * 100 + i}` })) }))
+    }
+    // A message held before the cap was reached goes on counting as itself.
+    batches.push(signals(p.id, H0 + 11 * MIN, { sk: 'late', errors: [error({ ts: H0 + 5 * MIN, message: 'made-up 7' })] }))
+    await ingest(store, batches)
+    const groups = store.listFriction(p.id, { ...DAY, limit: 10_000 }).items.filter((i) => i.kind === 'jsError')
+    t.equal(groups.length, MAX_MESSAGES + 1, 'the cap, and one group for the rest')
+    t.equal(groups.find((g) => g.message === OTHER_MESSAGE)?.count, (batches.length - 1) * 100 - MAX_MESSAGES, 'the rest counted there')
+    t.equal(groups.find((g) => g.message === 'made-up 7')?.count, 2, 'a held message still counts as itself')
+    t.equal(groups.reduce((sum, g) => sum + (g.count ?? 0), 0), (batches.length - 1) * 100 + 1, 'no occurrence lost')
+  })
+
+  t.test('past MAX_ELEMENT_NAMES named elements, a new one counts as its page\'s (other), whatever its hour', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    const hours = MAX_ELEMENT_NAMES / ELEMENTS_PER_BUCKET + 1
+    const batches = []
+    // Each hour a bucket's worth of new selectors: no bucket passes its own cap, the names pass theirs in the last hour.
+    for (let h = 0; h < hours; h++) {
+      const ts = H0 - 11 * HOUR_MS + h * HOUR_MS
+      batches.push(signals(p.id, ts + MIN, { sk: `s${h}`, clicks: Array.from({ length: ELEMENTS_PER_BUCKET }, (_, i) => click({ ts: ts + i, selector: `#gen-${h}-${i}` })) }))
+    }
+    await ingest(store, batches)
+    const lastHour = { since: H0 - 11 * HOUR_MS + (hours - 1) * HOUR_MS, until: H0 - 11 * HOUR_MS + hours * HOUR_MS }
+    const rows = store.topElements(p.id, { ...lastHour, limit: 10 })
+    t.same(rows.map((r) => [r.selector, r.clicks]), [[OTHER_ELEMENTS, ELEMENTS_PER_BUCKET]], 'the last hour\'s new elements count as (other)')
+    const firstHour = store.topElements(p.id, { since: H0 - 11 * HOUR_MS, until: H0 - 10 * HOUR_MS, limit: 3 })
+    t.equal(firstHour.length, 3)
+    t.ok(firstHour.every((r) => r.selector.startsWith('#gen-0-') && r.clicks === 1), 'the first hour\'s keep their names')
   })
 
   t.test('client times far from the time of receipt are clamped into the contract\'s window', async (t) => {

@@ -12,7 +12,8 @@ import { compareKeys } from 'lmdb'
 import type { Click, SignalsRecord, View } from '../records.js'
 import { clampTime, emptySessionSignals, heatBin, hourOf, type SessionSignals } from '../insights.js'
 import { clickKindOf, countClick, countElementClick, frictionOfClick, heatLayersOf, type ClickLayer, type ErrorOccurrence, type FrictionRecord } from '../aggregates/clicks.js'
-import { OTHER_SELECTOR } from '../aggregates/elements.js'
+import { countsAsOtherName, OTHER_SELECTOR } from '../aggregates/elements.js'
+import { countsAsOtherMessage, OTHER_MESSAGE } from '../aggregates/messages.js'
 import { countsAsOtherPage, OTHER_PAGE } from '../aggregates/pages.js'
 import { clickItemId, elementIdOf, errorItemId, quickBackItemId, shortId } from '../aggregates/ids.js'
 import { slotOf, type DeviceSlot } from '../aggregates/slots.js'
@@ -73,6 +74,10 @@ export class AggregateBatch {
   private states = new Map<string, DerivedState>()
   /** Real pages each generation registers (project and generation joined by NUL), counted when first needed. */
   private pageCounts = new Map<string, number>()
+  /** Elements each project generation has named, counted once per transaction (the name cap). */
+  private nameCounts = new Map<string, number>()
+  /** Messages each project generation's registry holds, counted once per transaction (the message cap). */
+  private messageCounts = new Map<string, number>()
 
   constructor(
     private readonly tables: Tables,
@@ -136,7 +141,8 @@ export class AggregateBatch {
       const pageId = shortId(page)
       const ts = clampTime(error.ts, receivedAt)
       const hour = hourOf(ts)
-      const msgId = shortId(error.message)
+      const message = this.admitMessage(base, error.message)
+      const msgId = shortId(message)
       const id = errorItemId(batchId, i)
       session.errors += 1
       pending(this.pageBuckets, [...base, 'pb', pageId, hour], emptyPageBucket).er += 1
@@ -148,7 +154,7 @@ export class AggregateBatch {
         const counted = this.errorHours.get(hourId)
         if (counted) counted.value += 1
         else this.errorHours.set(hourId, { key: hourKey, value: 1 })
-        this.noteMessage([...base, 'em', scope, msgId], error.message)
+        this.noteMessage([...base, 'em', scope, msgId], message)
       }
     })
     for (const view of batch.views) this.addView(base, sk, session, receivedAt, view)
@@ -299,6 +305,8 @@ export class AggregateBatch {
     if (cached && unchanged(cached)) return id
     const key = [...base, 'en', id]
     const stored = local ?? (this.tables.derived.get(key) as ElementName | undefined)
+    if (!stored && selector !== OTHER_SELECTOR && countsAsOtherName(false, this.namedElements(base))) return this.noteElement(base, page, OTHER_SELECTOR, undefined, undefined)
+    if (!stored) this.nameCounts.set(`${base[0]}\u0000${base[1]}`, this.namedElements(base) + 1)
     const next: ElementName = { page, selector }
     const nextLabel = label ?? stored?.label
     const nextTag = tag ?? stored?.tag
@@ -314,6 +322,14 @@ export class AggregateBatch {
     return id
   }
 
+  /** Elements a project generation has named (the name cap), counted once per transaction and tracked from there. */
+  private namedElements(base: Part[]): number {
+    const generation = `${base[0]}\u0000${base[1]}`
+    let size = this.nameCounts.get(generation)
+    if (size === undefined) this.nameCounts.set(generation, (size = this.tables.derived.getKeysCount({ start: [...base, 'en'], end: [...base, 'en', MAX_KEY_PART] })))
+    return size
+  }
+
   /** Registers a message in its scope the first time (like a page: a hit is never stale). */
   private noteMessage(key: Part[], message: string): void {
     const id = key.join('\u0000')
@@ -324,6 +340,26 @@ export class AggregateBatch {
       this.tables.derived.put(key, { message } satisfies ErrorMessage)
       this.written.add(id)
     }
+  }
+
+  /**
+   * The message an error counts under in this generation: its own when the project's registry holds it or has room
+   * (it is registered by noteMessage), else OTHER_MESSAGE (aggregates/messages.ts).
+   */
+  private admitMessage(base: Part[], message: string): string {
+    const key = [...base, 'em', ALL_SCOPE, shortId(message)]
+    const id = key.join('\u0000')
+    if (message === OTHER_MESSAGE || this.registry.isRegistered(id) || this.written.has(id) || this.tables.derived.doesExist(key)) return message
+    const generation = `${base[0]}\u0000${base[1]}`
+    let size = this.messageCounts.get(generation)
+    if (size === undefined) {
+      const registry = [...base, 'em', ALL_SCOPE]
+      const all = this.tables.derived.getKeysCount({ start: registry, end: [...registry, MAX_KEY_PART] })
+      size = all - (this.tables.derived.doesExist([...registry, shortId(OTHER_MESSAGE)]) ? 1 : 0)
+    }
+    if (countsAsOtherMessage(false, size)) return OTHER_MESSAGE
+    this.messageCounts.set(generation, size + 1)
+    return message
   }
 
   /** The page an entry counts under in this generation: its own, registered the first time, or (other) past the page cap. */

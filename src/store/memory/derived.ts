@@ -5,7 +5,8 @@
  */
 import { clampTime, emptySessionSignals, heatBin, hourOf, type SessionSignals } from '../insights.js'
 import { clickKindOf, countClick, countElementClick, frictionOfClick, heatLayersOf, type ClickLayer, type ElementCount, type FrictionRecord } from '../aggregates/clicks.js'
-import { countsAsOther, OTHER_SELECTOR, otherElementIdOf } from '../aggregates/elements.js'
+import { countsAsOther, countsAsOtherName, OTHER_SELECTOR, otherElementIdOf } from '../aggregates/elements.js'
+import { countsAsOtherMessage, OTHER_MESSAGE } from '../aggregates/messages.js'
 import { countsAsOtherPage, OTHER_PAGE } from '../aggregates/pages.js'
 import { clickItemId, elementIdOf, errorItemId, quickBackItemId, shortId } from '../aggregates/ids.js'
 import { slotOf, type DeviceSlot } from '../aggregates/slots.js'
@@ -67,6 +68,16 @@ export class Derived {
   /** `maxPages`: the page cap (aggregates/pages.ts), which holds here as in LMDB's fold for batches a backfill re-keyed. */
   constructor(private readonly maxPages: number) {}
 
+  /** Distinct error messages held (the message cap, aggregates/messages.ts). */
+  private readonly messages = new Set<string>()
+
+  /** The message an error counts under: its own, or OTHER_MESSAGE past the message cap. */
+  private admitMessage(message: string): string {
+    if (!this.messages.has(message) && message !== OTHER_MESSAGE && countsAsOtherMessage(false, this.messages.size - (this.messages.has(OTHER_MESSAGE) ? 1 : 0))) message = OTHER_MESSAGE
+    this.messages.add(message)
+    return message
+  }
+
   /** The page an entry counts under: its own, or (other) past the page cap. */
   private notePage(page: string): string {
     if (!this.pages.has(page) && page !== OTHER_PAGE && countsAsOtherPage(false, this.pages.size - (this.pages.has(OTHER_PAGE) ? 1 : 0), this.maxPages)) page = OTHER_PAGE
@@ -117,11 +128,14 @@ export class Derived {
       this.bucket(page, hour).cl += 1
       countClick(session, kind)
       if (click.selector) {
-        const id = elementIdOf(page, click.selector)
+        let id = elementIdOf(page, click.selector)
+        let selector = click.selector
+        if (countsAsOtherName(this.names.has(id), this.names.size)) [id, selector] = [otherElementIdOf(page), OTHER_SELECTOR]
         const named = this.names.get(id)
-        const name: ElementName = { page, selector: click.selector }
-        const label = click.label ?? named?.label
-        const tag = click.tag ?? named?.tag
+        const name: ElementName = { page, selector }
+        const other = selector === OTHER_SELECTOR
+        const label = other ? undefined : (click.label ?? named?.label)
+        const tag = other ? undefined : (click.tag ?? named?.tag)
         if (label !== undefined) name.label = label
         if (tag !== undefined) name.tag = tag
         this.names.set(id, name)
@@ -144,7 +158,8 @@ export class Derived {
       const ts = clampTime(error.ts, receivedAt)
       session.errors += 1
       this.bucket(page, hourOf(ts)).er += 1
-      this.errors.push({ msgId: shortId(error.message), message: error.message, ts, id: errorItemId(batchId, index), sk, page, url: error.url })
+      const message = this.admitMessage(error.message)
+      this.errors.push({ msgId: shortId(message), message, ts, id: errorItemId(batchId, index), sk, page, url: error.url })
     })
     for (const view of batch.views) {
       const page = this.notePage(view.page ?? '')
