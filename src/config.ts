@@ -9,6 +9,9 @@ import { parseTrustedProxies, type TrustedProxies } from './front/client-address
 
 export type Durability = 'commit' | 'flush'
 
+/** STORAGE_BUDGET as given: bytes, or a percentage of the disk DATA_DIR is on (resolved when the control worker starts). */
+export type StorageBudget = { bytes: number } | { percentOfDisk: number }
+
 export interface Config {
   /** Address the front processes listen on. */
   host: string
@@ -67,6 +70,11 @@ export interface Config {
   retentionIntervalMs: number
   /** Days audit-log entries are kept (issue 34); the credential housekeeping deletes older ones hourly. */
   auditRetentionDays: number
+  /**
+   * STORAGE_BUDGET: what recordings (chunk bytes) may take on this node, in bytes or as a share of DATA_DIR's
+   * disk; null (unset): no budget, RETENTION_DAYS alone bounds them. The embedded mode only (src/recordings/budget.ts).
+   */
+  storageBudget: StorageBudget | null
   /** Sessions (or signal batches) a backfill re-keys per transaction. */
   backfillBatch: number
   /** Pause between backfill transactions, ms: leaves the write lock to ingest. */
@@ -228,6 +236,22 @@ function logSecretFile(env: NodeJS.ProcessEnv): string {
   return file ? resolve(file) : ''
 }
 
+const SIZE_UNITS: Record<string, number> = { '': 1, k: KB, m: MB, g: GB, t: 1024 * GB }
+
+/** `200MB`, `50GB`, `20MiB`, `1073741824` (bytes; KB, MB, GB and TB are powers of 1024, as KiB…) or `80%` of DATA_DIR's disk. */
+function storageBudget(env: NodeJS.ProcessEnv): StorageBudget | null {
+  const raw = env.STORAGE_BUDGET?.trim()
+  if (!raw) return null
+  const share = /^(\d+(?:\.\d+)?)\s*%$/.exec(raw)
+  const size = /^(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?$/i.exec(raw)
+  const bytes = size ? Math.floor(Number(size[1]) * SIZE_UNITS[size[2].toLowerCase()]) : NaN
+  const budget = share && Number(share[1]) > 0 && Number(share[1]) < 100 ? { percentOfDisk: Number(share[1]) } : bytes >= MB ? { bytes } : undefined
+  if (!budget) throw new Error(`STORAGE_BUDGET must be a size of at least 1MB (200MB, 50GB) or a share of the disk from 1% to 99% (80%), got ${JSON.stringify(raw)}`)
+  // In the cluster mode recordings live in the log's streams; a node's budget would bound only its copy.
+  if (env.NATS_URL) throw new Error('STORAGE_BUDGET applies to the embedded mode only: in the cluster mode RETENTION_DAYS bounds the log (README, Storage budget)')
+  return budget
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const host = env.HOST || '127.0.0.1'
   const port = int(env, 'PORT', 8787, 0, 65535)
@@ -269,6 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retentionDays: int(env, 'RETENTION_DAYS', 30, 1, 3650),
     retentionIntervalMs: int(env, 'RETENTION_INTERVAL_MS', 60 * 60 * 1000, 1000, 7 * 24 * 60 * 60 * 1000),
     auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1, 3650),
+    storageBudget: storageBudget(env),
     backfillBatch: int(env, 'BACKFILL_BATCH', 500, 1, 100_000),
     backfillPauseMs: int(env, 'BACKFILL_PAUSE_MS', 5, 0, 60_000),
     aggregateSignals: int(env, 'AGGREGATE_SIGNALS', 1, 0, 1) === 1,

@@ -15,6 +15,7 @@ import * as governance from './commands/governance.js'
 import * as projects from './commands/projects.js'
 import * as rules from './commands/rules.js'
 import * as sessions from './commands/sessions.js'
+import { retention, storage } from './commands/storage.js'
 import { update } from './commands/update.js'
 import { readConfig, type Env, type StoredConfig } from './config.js'
 import { createContext, type Context } from './context.js'
@@ -33,6 +34,8 @@ const HANDLERS: Record<string, (ctx: Context) => Promise<void>> = {
   'projects list': projects.list,
   'projects create': projects.create,
   'projects capture': capture,
+  'projects storage': storage,
+  'projects retention': retention,
   'rules set': rules.set,
   'rules test': rules.test,
   snippet: projects.snippet,

@@ -17,6 +17,7 @@ import { setupOperations } from './operations/setup.js'
 import { insightOperations } from './operations/insights.js'
 import { sessionOperations } from './operations/sessions.js'
 import { snippetOperations } from './operations/snippet.js'
+import { storageOperations } from './operations/storage.js'
 import { createRouter, type Operation } from './router.js'
 import { createSite, type SiteOptions } from '../site/site.js'
 
@@ -33,8 +34,11 @@ export interface ControlDeps {
   site?: Pick<SiteOptions, 'pagesDir' | 'publicDir'>
 }
 
-/** Per-organisation quotas (README, Security), checked where the store writes what they count. */
-export type Quotas = Pick<Config, 'maxProjectsPerOrg' | 'maxApiKeysPerOrg' | 'maxOpenInvitesPerOrg'>
+/** Per-organisation quotas (README, Security), checked where the store writes what they count; and RETENTION_DAYS, which bounds a project's own. */
+export type Quotas = Pick<Config, 'maxProjectsPerOrg' | 'maxApiKeysPerOrg' | 'maxOpenInvitesPerOrg' | 'retentionDays'>
+
+/** RETENTION_DAYS's default (src/config.ts), for a document-only build of the operations. */
+const DEFAULT_RETENTION_DAYS = 30
 
 export function controlOperations(deps: ControlDeps): Operation<any>[] {
   const now = deps.now ?? Date.now
@@ -44,6 +48,7 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
   const backfill = deps.backfill ?? new BackfillRunner(deps.store, { batch: deps.config.backfillBatch, pauseMs: deps.config.backfillPauseMs, now: deps.now })
   const operations: Operation<any>[] = [
     ...projectOperations(deps.store, maxProjectsPerOrg),
+    ...storageOperations(deps.store, deps.config.retentionDays ?? DEFAULT_RETENTION_DAYS),
     ...pageOperations(deps.store, backfill),
     ...keyOperations(deps.store, maxApiKeysPerOrg),
     ...setupOperations(deps.store),

@@ -13,6 +13,8 @@ import { joinCluster } from '../journal/node.js'
 import { journalChunkBytes } from '../journal/chunk-bytes.js'
 import { BackfillRunner } from '../grouping/backfill.js'
 import { scheduleRetention } from '../recordings/retention.js'
+import { budgetBytes, scheduleBudget } from '../recordings/budget.js'
+import { recordStorageUse } from '../metrics/storage.js'
 import { scheduleHousekeeping } from '../accounts/housekeeping.js'
 import { createControl } from './control.js'
 import { loadDashboardFiles } from './dashboard-files.js'
@@ -32,6 +34,7 @@ const control = createControl({ store, config, backfill, chunkBytes: cluster && 
 // Backfills a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)
+const stopBudget = config.storageBudget ? scheduleBudget(store, budgetBytes(config.storageBudget, config.dataDir)) : undefined
 const stopHousekeeping = scheduleHousekeeping(store, config.auditRetentionDays)
 // The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/fold-log.ts).
 const foldThread = config.aggregateSignals ? startFoldThread(config) : undefined
@@ -40,6 +43,7 @@ const dashboard = loadDashboardFiles(new URL('./public/app/', import.meta.url))
 onScrape(() => {
   metrics.foldLag.set(store.derivationLag())
   metrics.backfillsRunning.set(backfill.runningCount)
+  recordStorageUse(store.storageUse())
 })
 answerScrapes()
 
@@ -94,6 +98,7 @@ function stop(): void {
   stopping = true
   backfill.stop()
   stopRetention()
+  stopBudget?.()
   stopHousekeeping()
   server.close(() => {
     void Promise.all([foldThread?.stop(), cluster?.close()])

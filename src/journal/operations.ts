@@ -36,9 +36,9 @@ export const REPLICATED_MUTATIONS = [
 /**
  * Asynchronous store methods each node runs on its own copy: derivations, the ingest path, the log's own
  * bookkeeping, and the purges, which delete only what time has already made useless (expired credentials,
- * recordings past retention), so each node runs them on its own clock.
+ * recordings past retention), so each node runs them on its own clock; and eviction under a node's own disk budget.
  */
-export const LOCAL_OPERATIONS = ['appendBatch', 'setJournalPosition', 'applyJournalled', 'continueBackfill', 'purgeRecordingsBefore', 'purgeExpiredCredentials', 'purgeAuditBefore', 'applyDerivations', 'close'] as const satisfies readonly (keyof Store)[]
+export const LOCAL_OPERATIONS = ['appendBatch', 'setJournalPosition', 'applyJournalled', 'continueBackfill', 'purgeRecordingsBefore', 'evictRecordings', 'purgeExpiredCredentials', 'purgeAuditBefore', 'applyDerivations', 'close'] as const satisfies readonly (keyof Store)[]
 
 export type ReplicatedOperation = (typeof REPLICATED_MUTATIONS)[number]
 

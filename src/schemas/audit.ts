@@ -16,6 +16,7 @@ export const AUDIT_ACTIONS = [
   'project.create',
   'project.path_rules',
   'project.capture',
+  'project.retention',
   'project.backfill',
   'setup_token.mint',
   'setup_token.revoke',

@@ -28,6 +28,7 @@ export const projectSchema = {
     createdAt: { type: 'number', format: 'double', description: 'Creation time in epoch milliseconds.' },
     pathRules: { type: 'array', items: { type: 'string' }, description: 'URL patterns that group pages.' },
     capture: captureSettingsSchema,
+    retentionDays: { type: 'integer', minimum: 1, nullable: true, description: 'Days this project\'s recordings are kept, when shorter than the deployment\'s RETENTION_DAYS (projects.retention); null: RETENTION_DAYS.' },
   },
 } as const
 

@@ -32,6 +32,16 @@ export const projectCaptureBody = {
   properties: { projectId, capture: { type: 'object', additionalProperties: false, properties: captureProperties } },
 } as const
 
+/** Days, at most RETENTION_DAYS; null: the deployment's RETENTION_DAYS again. */
+export const projectRetentionBody = {
+  type: 'object',
+  required: ['projectId', 'retentionDays'],
+  properties: {
+    projectId,
+    retentionDays: { type: 'integer', minimum: 1, maximum: 3650, nullable: true, description: 'Days the project\'s recordings are kept after their last activity, at most the deployment\'s RETENTION_DAYS; null: RETENTION_DAYS.' },
+  },
+} as const
+
 export const projectIdBody = {
   type: 'object',
   required: ['projectId'],
@@ -56,6 +66,20 @@ export const keysRevokeBody = {
 } as const
 
 // ---- answers ----
+
+export const projectStorageAnswer = {
+  type: 'object',
+  required: ['projectId', 'chunkBytes', 'signalsBytes', 'aggregatesBytes', 'recordedMinutes', 'bytesPerRecordedMinute', 'retentionDays'],
+  properties: {
+    projectId: { type: 'string' },
+    chunkBytes: { type: 'integer', minimum: 0, description: 'Recording bytes held now, exactly as received.' },
+    signalsBytes: { type: 'integer', minimum: 0, description: 'The signals\' share of the store (its pages for signals, shared out by signal batches).' },
+    aggregatesBytes: { type: 'integer', minimum: 0, description: 'The aggregates\' share of the store, shared out the same way.' },
+    recordedMinutes: { type: 'number', minimum: 0, description: 'Minutes of recording the held chunks span.' },
+    bytesPerRecordedMinute: { type: 'integer', minimum: 0, nullable: true, description: 'chunkBytes per recorded minute; null until something is recorded.' },
+    retentionDays: { type: 'integer', minimum: 1, description: 'Days recordings are kept after their last activity: the project\'s own, or RETENTION_DAYS.' },
+  },
+} as const
 
 export const projectAnswer = { type: 'object', required: ['project'], properties: { project: projectSchema } } as const
 export const projectListAnswer = { type: 'object', required: ['projects'], properties: { projects: { type: 'array', items: projectSchema } } } as const

@@ -1,6 +1,8 @@
 /** The part of the store that keeps projects: their settings, their public keys, their totals. */
 import type { NewProject, ProjectRecord, ProjectStats } from './records.js'
 
+export type ProjectPatch = Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules' | 'capture' | 'retentionDays'>>
+
 export interface ProjectStore {
   /** On the ingest hot path: synchronous, and cheap (LMDB: a memory-mapped read, microseconds). */
   projectIdForPublicKey(publicKey: string): string | undefined
@@ -11,6 +13,6 @@ export interface ProjectStore {
   getProject(id: string): ProjectRecord | undefined
   /** The organisation's projects, oldest first. */
   listProjects(orgId: string): ProjectRecord[]
-  updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules' | 'capture'>>): Promise<ProjectRecord | undefined>
+  updateProject(id: string, patch: ProjectPatch): Promise<ProjectRecord | undefined>
   projectStats(projectId: string): ProjectStats
 }

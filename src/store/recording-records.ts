@@ -11,7 +11,31 @@ type ChunkItem = Extract<IngestItem, { kind: 'chunk' }>
 const MAX_SESSION_PAGES = 500
 
 export function emptyStats(): ProjectStats {
-  return { sessionCount: 0, chunkCount: 0, bytes: 0, signalBatches: 0 }
+  return { sessionCount: 0, chunkCount: 0, bytes: 0, signalBatches: 0, recordedMs: 0 }
+}
+
+/** A recorded minute is counted at most a day per session: the timestamps come from the tracker, and a wrong clock must not make minutes up. */
+const MAX_SESSION_SPAN_MS = 24 * 60 * 60 * 1000
+
+/** The time a session's recording spans, as counted in ProjectStats.recordedMs. */
+export function recordedSpan(session: Pick<SessionRecord, 'firstTs' | 'lastTs'>): number {
+  return Math.min(MAX_SESSION_SPAN_MS, Math.max(0, session.lastTs - session.firstTs))
+}
+
+/** Counts a stored chunk in its project's counters: `existing` is its session before it, `session` after. */
+export function countChunk(stats: ProjectStats, existing: SessionRecord | undefined, session: SessionRecord, info: ChunkInfo): void {
+  if (!existing) stats.sessionCount += 1
+  stats.chunkCount += 1
+  // A session whose recording was deleted keeps its record, not the bytes of chunks that arrive after (lmdb/append.ts).
+  if (existing?.purgedAt !== undefined) return
+  stats.bytes += info.size
+  stats.recordedMs = (stats.recordedMs ?? 0) + recordedSpan(session) - (existing ? recordedSpan(existing) : 0)
+}
+
+/** Takes a deleted recording out of its project's counters. */
+export function uncountRecording(stats: ProjectStats, session: SessionRecord, bytes: number): void {
+  stats.bytes = Math.max(0, stats.bytes - bytes)
+  stats.recordedMs = Math.max(0, (stats.recordedMs ?? 0) - recordedSpan(session))
 }
 
 export function chunkInfoOf(item: ChunkItem): ChunkInfo {

@@ -7,6 +7,7 @@
 import type {
   BackfillState,
   ChunkInfo,
+  EvictionResult,
   IngestItem,
   IngestOutcome,
   JournalPosition,
@@ -16,6 +17,7 @@ import type {
   Rekey,
   SessionRecord,
   SignalsRecord,
+  StorageUse,
 } from './records.js'
 
 export interface RecordingStore {
@@ -68,11 +70,22 @@ export interface RecordingStore {
   continueBackfill(projectId: string, budget: number, rekey: Rekey, now: number): Promise<BackfillState>
   listRunningBackfills(): BackfillState[]
 
-  // ---- retention ----
+  // ---- retention and the disk budget ----
   /**
    * Deletes the recording bytes of every session inactive since before
-   * `cutoff`, marking the session purged; its metadata, chunk list and signals
-   * stay. Ingest goes on meanwhile.
+   * `cutoff` (or, in a project with its own `retentionDays`, since before
+   * `now` minus those days when that is later), marking the session purged;
+   * its metadata, chunk list and signals stay. Ingest goes on meanwhile.
    */
   purgeRecordingsBefore(cutoff: number, now: number): Promise<PurgeResult>
+  /**
+   * Deletes whole recordings, as purgeRecordingsBefore does, until at least
+   * `bytes` chunk bytes are freed or none is left: each time the oldest
+   * session (by its first chunk's arrival) of the project holding the most
+   * chunk bytes, so a busy project gives up its history before a quiet one
+   * loses any.
+   */
+  evictRecordings(bytes: number, now: number): Promise<EvictionResult>
+  /** Every project's counters and the sizes of the storage (cheap: one read of the counters, no scan of the recordings). */
+  storageUse(): StorageUse
 }

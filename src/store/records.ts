@@ -124,6 +124,8 @@ export interface ProjectRecord {
   pathRules: string[]
   /** What the tracker records beyond the DOM, and which sessions; absent: the defaults (src/recordings/capture.ts). */
   capture?: CaptureSettings
+  /** Days this project's recordings are kept, at most RETENTION_DAYS; null or absent: RETENTION_DAYS (null, not absent, clears it: JSON keeps null through the cluster's log). */
+  retentionDays?: number | null
 }
 
 export interface Identity {
@@ -335,8 +337,30 @@ export interface JournalPosition {
 export interface ProjectStats {
   sessionCount: number
   chunkCount: number
+  /** Chunk bytes held now: retention and the disk budget take away what they delete. */
   bytes: number
   signalBatches: number
+  /**
+   * Milliseconds of recording the held chunks span (each session's first to last event, at most a day each):
+   * with `bytes`, what a recorded minute costs. Absent in stats written before it was counted.
+   */
+  recordedMs?: number
+}
+
+/** What an eviction under the disk budget deleted, in all and per project. */
+export interface EvictionResult extends PurgeResult {
+  byProject: Record<string, { sessions: number; bytes: number }>
+}
+
+/** What the store holds, for /metrics and the budget: every project's counters and the sizes of the storage behind them. */
+export interface StorageUse {
+  projects: Map<string, ProjectStats>
+  /** Bytes the signal batches take in the store (LMDB: the table's pages), all projects together. */
+  signalsBytes: number
+  /** Bytes the aggregates take (LMDB: the aggregates environment's pages in use), all projects together. */
+  aggregatesBytes: number
+  /** Size of the store's files on disk (LMDB: data.mdb of both environments; they do not shrink after deletes). 0: in memory. */
+  fileBytes: number
 }
 
 export interface NewProject {

@@ -7,11 +7,11 @@
 import type { AccountStore } from './account-store.js'
 import type { AuditStore } from './audit-store.js'
 import type { InsightStore } from './insight-store.js'
-import type { ProjectStore } from './project-store.js'
+import type { ProjectPatch, ProjectStore } from './project-store.js'
 import type { RecordingStore } from './recording-store.js'
 
 export type * from './records.js'
-export type { AccountStore, AuditStore, InsightStore, ProjectStore, RecordingStore }
+export type { AccountStore, AuditStore, InsightStore, ProjectPatch, ProjectStore, RecordingStore }
 
 export interface Store extends AccountStore, ProjectStore, RecordingStore, InsightStore, AuditStore {
   close(): Promise<void>

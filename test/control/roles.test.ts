@@ -23,12 +23,12 @@ const ROLE_TABLE: Record<string, Role | 'anyone'> = {
   getSetupTokenProject: 'anyone', setSetupPathRules: 'anyone',
   // reading: every role
   getApiKeyIdentity: 'viewer', listProjects: 'viewer', countProjectSessions: 'viewer', getProjectSnippet: 'viewer', getBackfillStatus: 'viewer',
-  listSessions: 'viewer', listSessionChunks: 'viewer', getSessionChunk: 'viewer', getSessionEvents: 'viewer',
+  listSessions: 'viewer', listSessionChunks: 'viewer', getSessionChunk: 'viewer', getSessionEvents: 'viewer', getProjectStorage: 'viewer',
   getHeatmap: 'viewer', listTopElements: 'viewer', listFriction: 'viewer', listPages: 'viewer', listMembers: 'viewer',
   // one's own: a viewer sees and revokes only their own keys, changes their own password, ends their own sessions
   listApiKeys: 'viewer', revokeApiKey: 'viewer', changePassword: 'viewer', signOutEverywhere: 'viewer',
   // changing the organisation's projects, keys and invites
-  createProject: 'admin', setProjectPathRules: 'admin', setProjectCapture: 'admin', backfillProjectPages: 'admin',
+  createProject: 'admin', setProjectPathRules: 'admin', setProjectCapture: 'admin', setProjectRetention: 'admin', backfillProjectPages: 'admin',
   mintSetupToken: 'admin', revokeSetupTokens: 'admin', createApiKey: 'admin', createInvite: 'admin', listInvites: 'admin', revokeInvite: 'admin',
   // the owner's alone
   removeMember: 'owner', setMemberRole: 'owner', listAuditLog: 'owner',

@@ -120,4 +120,16 @@ t.test('capture settings, replay panels and session filters in the dashboard', a
   t.match(await form.getByRole('alert').textContent(), /\/a\/\*\/b/, 'the refused pattern is named')
   t.pass('a pattern that does not compile is refused with a message')
   await shoot(tab.page, '36-settings-capture')
+
+  // Settings: the storage card says what the project holds and what a recorded minute costs, and saves a shorter retention.
+  const storage = tab.page.getByTestId('storage-settings')
+  await storage.getByTestId('storage-figures').waitFor()
+  t.match(await storage.getByTestId('bytes-per-minute').textContent(), /^\d+(\.\d)? (bytes|KB|MB)$/, 'the cost of a recorded minute')
+  await storage.getByLabel(/Keep recordings/).fill('7')
+  await storage.getByRole('button', { name: 'Save retention' }).click()
+  await storage.getByText('Retention saved.').waitFor()
+  t.equal((await api('/cli/projects.list', {})).projects.find((p: { id: string }) => p.id === project.id).retentionDays, 7, 'the API holds the saved retention')
+  await storage.getByLabel(/Keep recordings/).fill('400')
+  await storage.getByRole('button', { name: 'Save retention' }).click()
+  t.match(await storage.getByRole('alert').textContent(), /RETENTION_DAYS/, 'more than the deployment keeps is refused, and says why')
 })

@@ -11,6 +11,7 @@ import type { ChunkMeta, IngestItem, NewProject, SignalsRecord, Store } from '..
 import { matchExactly } from '../helpers/match.js'
 import { accountsSuite } from './accounts.case.js'
 import { auditSuite } from './audit.case.js'
+import { budgetSuite } from './budget.case.js'
 import { credentialsSuite } from './credentials.case.js'
 import { jobsSuite } from './jobs.case.js'
 
@@ -44,6 +45,7 @@ function signals(projectId: string, batch: Partial<SignalsRecord> = {}, received
 export function storeSuite(t: Test, open: StoreFactory): void {
   accountsSuite(t, open)
   auditSuite(t, open)
+  budgetSuite(t, open)
   credentialsSuite(t, open)
   jobsSuite(t, open)
 

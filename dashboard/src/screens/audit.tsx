@@ -27,6 +27,7 @@ const ACTIONS: Record<AuditEntry['action'], string> = {
   'project.create': 'Created a project',
   'project.path_rules': 'Changed path rules',
   'project.capture': 'Changed capture settings',
+  'project.retention': 'Changed how long recordings are kept',
   'project.backfill': 'Re-grouped pages',
   'setup_token.mint': 'Minted a setup token',
   'setup_token.revoke': 'Revoked setup tokens',

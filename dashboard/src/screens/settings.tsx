@@ -1,8 +1,9 @@
 /**
  * A project's Settings: the public key and snippet, the install check, the
  * install prompt for an agent (with a fresh setup token), setup-token
- * revocation, the path rules with their live preview, and what is recorded
- * (capture-settings.tsx).
+ * revocation, the path rules with their live preview, what is recorded
+ * (capture-settings.tsx), and what the project stores and for how long
+ * (storage-settings.tsx).
  */
 import { useState } from 'preact/hooks'
 import { api } from '../api.js'
@@ -11,6 +12,7 @@ import { formatDate, plural } from '../format.js'
 import { directUrlOf, installPrompt } from '../install-prompt.js'
 import { loadProjects, type BackfillStatus, type Project, type RevokedAnswer, type SetupTokenAnswer, type SnippetAnswer } from '../model.js'
 import { CaptureForm } from './capture-settings.js'
+import { StorageSettings } from './storage-settings.js'
 import { InstallCheck, useSnippet } from './install-check.js'
 import { RulesField, splitLines } from './rules-editor.js'
 
@@ -39,6 +41,7 @@ export function Settings({ project, justCreated, onChanged }: { project: Project
       <AgentInstall project={project} snippet={snippet.data} />
       <PathRules project={project} onSaved={onChanged} />
       <CaptureForm project={project} onSaved={onChanged} />
+      <StorageSettings project={project} onSaved={onChanged} />
     </div>
   )
 }

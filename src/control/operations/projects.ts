@@ -31,6 +31,7 @@ export function projectView(store: Store, project: ProjectRecord): Project {
     createdAt: project.createdAt,
     pathRules: project.pathRules,
     capture: captureOf(project),
+    retentionDays: project.retentionDays ?? null,
   }
 }
 

@@ -7,7 +7,7 @@ import { threadId } from 'node:worker_threads'
 import type { IngestItem, IngestOutcome, PageRecord, ProjectStats } from '../records.js'
 import { shortId } from '../aggregates/ids.js'
 import { countsAsOtherPage, moveToOther, OTHER_PAGE, otherPageRecord } from '../aggregates/pages.js'
-import { chunkInfoOf, emptyStats, sessionWithChunk } from '../recording-records.js'
+import { chunkInfoOf, countChunk, emptyStats, sessionWithChunk } from '../recording-records.js'
 import { logForFold } from './fold-log.js'
 import { MAX_KEY_PART } from './keys.js'
 import type { Key, Tables } from './tables.js'
@@ -53,13 +53,14 @@ function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates, pag
   if (tables.chunkInfo.doesExist(key)) return 'duplicate'
 
   const info = chunkInfoOf(item)
-  if (!item.journal) tables.chunks.put(key, Buffer.from(body.buffer, body.byteOffset, body.byteLength))
+  const sessionKey = [projectId, meta.sk]
+  const existing = tables.sessions.get(sessionKey)
+  // Retention or the disk budget deleted this recording already: a tail of it would not replay, and nothing would delete it again.
+  if (!item.journal && existing?.purgedAt === undefined) tables.chunks.put(key, Buffer.from(body.buffer, body.byteOffset, body.byteLength))
   tables.chunkInfo.put(key, info)
 
   // Past the page cap the session lists the view under (other), as the aggregates count it.
   if (item.page) item.page = pages.admit(projectId, item.page)
-  const sessionKey = [projectId, meta.sk]
-  const existing = tables.sessions.get(sessionKey)
   const { session } = sessionWithChunk(existing, item, info)
   tables.sessions.put(sessionKey, session)
   if (!existing) {
@@ -68,10 +69,7 @@ function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates, pag
     tables.sessionsByStart.put([projectId, session.startedAt, meta.sk], true)
   }
 
-  const stats = counters.of(projectId)
-  if (!existing) stats.sessionCount += 1
-  stats.chunkCount += 1
-  stats.bytes += info.size
+  countChunk(counters.of(projectId), existing, session, info)
   return 'stored'
 }
 

@@ -14,6 +14,7 @@ import type {
   AuditSlice,
   BackfillState,
   ChunkInfo,
+  EvictionResult,
   IngestItem,
   IngestOutcome,
   JournalPosition,
@@ -26,8 +27,9 @@ import type {
   Rekey,
   SessionRecord,
   SignalsRecord,
+  StorageUse,
 } from '../records.js'
-import type { Store } from '../store.js'
+import type { ProjectPatch, Store } from '../store.js'
 import type {
   ClickHeatmap,
   ElementRow,
@@ -51,7 +53,9 @@ import type { LmdbOptions } from './environment.js'
 import { isStorageFailure, surviveFailedCommits } from './failures.js'
 import { advanceCursors, foldLogged, readUnfolded, unfoldedCount } from './fold-log.js'
 import { MAX_KEY_PART } from './keys.js'
-import { backfillStepInTxn, beginRebuild, pruneReplaced, purgeInTxn, rebuildSignalsStep, type PurgeStep, type SignalsStep } from './lifecycle.js'
+import { backfillStepInTxn, beginRebuild, pruneReplaced, rebuildSignalsStep, type SignalsStep } from './lifecycle.js'
+import { evictInTxn, purgeInTxn, retentionCutoffs, type Eviction, type PurgeStep } from './recording-purge.js'
+import { storageUse } from './storage-use.js'
 import { privateDir, privateFiles } from './private-files.js'
 import type { BackfillRecord } from './tables.js'
 import { friction } from './friction-queries.js'
@@ -125,7 +129,7 @@ export class LmdbStore extends LmdbAccounts implements Store {
       .sort((a, b) => a.createdAt - b.createdAt)
   }
 
-  updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules' | 'capture'>>): Promise<ProjectRecord | undefined> {
+  updateProject(id: string, patch: ProjectPatch): Promise<ProjectRecord | undefined> {
     return this.update<ProjectRecord>(this.tables.projects, id, patch)
   }
 
@@ -269,15 +273,35 @@ export class LmdbStore extends LmdbAccounts implements Store {
   /** In passes of PURGE_STEP sessions, one transaction each, yielding between them so that ingest commits in the gaps. */
   async purgeRecordingsBefore(cutoff: number, now: number): Promise<PurgeResult> {
     const total: PurgeResult = { sessionsPurged: 0, chunksDeleted: 0, bytesDeleted: 0 }
+    this.root.resetReadTxn()
+    const cutoffs = retentionCutoffs(this.tables, cutoff, now)
+    let after: PurgeStep['last']
     for (;;) {
       let step: PurgeStep | undefined
-      await this.settle(this.write(() => void (step = purgeInTxn(this.tables, cutoff, PURGE_STEP, now))))
+      await this.settle(this.write(() => void (step = purgeInTxn(this.tables, cutoffs, PURGE_STEP, now, after))))
       total.sessionsPurged += step!.sessionsPurged
       total.chunksDeleted += step!.chunksDeleted
       total.bytesDeleted += step!.bytesDeleted
       if (step!.done) return total
+      after = step!.last
       await new Promise((resolve) => setImmediate(resolve))
     }
+  }
+
+  /** In steps of EVICT_STEP sessions, one transaction each, yielding between them as the purge does. */
+  async evictRecordings(bytes: number, now: number): Promise<EvictionResult> {
+    const eviction: Eviction = { want: bytes, result: { sessionsPurged: 0, chunksDeleted: 0, bytesDeleted: 0, byProject: {} }, from: new Map() }
+    for (;;) {
+      let done = false
+      await this.settle(this.write(() => void (done = evictInTxn(this.tables, eviction, EVICT_STEP, now))))
+      if (done) return eviction.result
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+
+  storageUse(): StorageUse {
+    this.root.resetReadTxn()
+    return storageUse(this.tables, this.options.path)
   }
 
   *listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }> {
@@ -360,6 +384,9 @@ export class LmdbStore extends LmdbAccounts implements Store {
 
 /** Sessions a retention pass examines per transaction: keeps each write-lock hold short for ingest. */
 const PURGE_STEP = 500
+
+/** Sessions an eviction deletes per transaction: each deletes every chunk of a recording, so fewer than a purge examines. */
+const EVICT_STEP = 100
 
 /** A backfill as callers see it: where it resumes stays inside the store. */
 function visible(record: BackfillRecord | undefined): BackfillState | undefined {

@@ -1,15 +1,14 @@
 /**
- * Backfill and retention over the LMDB tables. Each step saves where it
+ * Backfill over the LMDB tables (retention: recording-purge.ts). Each step saves where it
  * stopped in the transaction that does its work (with the aggregates side of
  * a step committed first, and idempotent), so a process killed between steps
  * resumes exactly where the last commit left off, and nothing is ever half
  * re-keyed.
  */
-import type { PageRecord, PurgeResult, Rekey, SessionRecord, SignalsRecord } from '../records.js'
+import type { PageRecord, Rekey, SessionRecord, SignalsRecord } from '../records.js'
 import { AggregateBatch } from './aggregate-batch.js'
 import { derivedStateOf } from './derived-keys.js'
 import { pageIndexKey } from './append.js'
-import { emptyStats } from '../recording-records.js'
 import { MAX_KEY_PART } from './keys.js'
 import type { RegistryCache } from './registry-cache.js'
 import type { BackfillRecord, Key, Tables } from './tables.js'
@@ -192,44 +191,4 @@ function pruneStep(tables: Tables, projectId: string, budget: number): boolean {
   const { prune: _done, ...rest } = state
   tables.derivedState.put(projectId, rest)
   return true
-}
-
-/** What one bounded pass of retention did; `done` false when `limit` stopped it early. */
-export type PurgeStep = PurgeResult & { done: boolean }
-
-/** One bounded pass of retention; runs inside a write transaction. */
-export function purgeInTxn(tables: Tables, cutoff: number, limit: number, now: number): PurgeStep {
-  const result: PurgeStep = { sessionsPurged: 0, chunksDeleted: 0, bytesDeleted: 0, done: true }
-  let seen = 0
-  for (const { key } of tables.sessionsByTime.getRange({ start: [0], end: [cutoff] })) {
-    if (seen++ >= limit) {
-      result.done = false
-      break
-    }
-    const [, projectId, sk] = key as [number, string, string]
-    tables.sessionsByTime.remove(key)
-    const session = tables.sessions.get([projectId, sk])
-    if (!session || session.purgedAt) continue
-    if (session.updatedAt >= cutoff) {
-      // Still active after the cutoff: look again once its last activity is old enough.
-      tables.sessionsByTime.put([session.updatedAt, projectId, sk], true)
-      continue
-    }
-    let bytes = 0
-    let chunks = 0
-    for (const { key: chunkKey, value } of tables.chunkInfo.getRange({ start: [projectId, sk, 0], end: [projectId, sk, Number.MAX_SAFE_INTEGER] })) {
-      tables.chunks.remove(chunkKey)
-      bytes += value.size
-      chunks += 1
-    }
-    // chunk-info stays: it says what the recording was, and the read API reports it as purged.
-    tables.sessions.put([projectId, sk], { ...session, purgedAt: now })
-    const stats = { ...(tables.projectStats.get(projectId) ?? emptyStats()) }
-    stats.bytes = Math.max(0, stats.bytes - bytes)
-    tables.projectStats.put(projectId, stats)
-    result.sessionsPurged += 1
-    result.chunksDeleted += chunks
-    result.bytesDeleted += bytes
-  }
-  return result
 }

@@ -1,7 +1,7 @@
 /** What one ingest item does to the in-memory store: the same records, counted the same way, as lmdb/append.ts writes. */
 import type { IngestItem, IngestOutcome, PageRecord, ProjectStats } from '../records.js'
 import { countsAsOtherPage, moveToOther, OTHER_PAGE, otherPageRecord } from '../aggregates/pages.js'
-import { chunkInfoOf, emptyStats, sessionWithChunk } from '../recording-records.js'
+import { chunkInfoOf, countChunk, emptyStats, sessionWithChunk } from '../recording-records.js'
 import { inner, sessionId, type MemoryData } from './data.js'
 
 
@@ -17,18 +17,15 @@ export function appendChunk(data: MemoryData, item: Extract<IngestItem, { kind: 
   // A repeated seq is a retry of a chunk already acknowledged: keep the first copy.
   if (chunks.has(meta.seq)) return 'duplicate'
   const info = chunkInfoOf(item)
-  chunks.set(meta.seq, item.journal ? { info } : { info, body: Uint8Array.from(body) })
-
-  if (item.page) item.page = admitPage(data, projectId, item.page)
   const sessions = inner(data.sessions, projectId)
   const existing = sessions.get(meta.sk)
+  // As lmdb/append.ts: a recording already deleted keeps no tail.
+  chunks.set(meta.seq, item.journal || existing?.purgedAt !== undefined ? { info } : { info, body: Uint8Array.from(body) })
+
+  if (item.page) item.page = admitPage(data, projectId, item.page)
   const { session } = sessionWithChunk(existing, item, info)
   sessions.set(meta.sk, session)
-
-  const stats = statsOf(data, projectId)
-  if (!existing) stats.sessionCount += 1
-  stats.chunkCount += 1
-  stats.bytes += info.size
+  countChunk(statsOf(data, projectId), existing, session, info)
   return 'stored'
 }
 

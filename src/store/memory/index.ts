@@ -11,6 +11,7 @@ import type {
   AuditSlice,
   BackfillState,
   ChunkInfo,
+  EvictionResult,
   IngestItem,
   IngestOutcome,
   JournalPosition,
@@ -23,6 +24,7 @@ import type {
   Rekey,
   SessionRecord,
   SignalsRecord,
+  StorageUse,
 } from '../records.js'
 import type {
   ClickHeatmap,
@@ -39,7 +41,7 @@ import type {
   TimeRange,
 } from '../insights.js'
 import { underQuota } from '../account-store.js'
-import { StorageUnavailable, type Store } from '../store.js'
+import { StorageUnavailable, type ProjectPatch, type Store } from '../store.js'
 import { MemoryAccounts } from './accounts.js'
 import { appendChunk, appendSignals } from './append.js'
 import { emptyStats } from '../recording-records.js'
@@ -49,6 +51,7 @@ import { DerivedCache } from './derived.js'
 import { friction, heatmap, pageInsights, topElements } from './reads.js'
 import { sessionPage } from './sessions.js'
 import { backfillStep } from './backfill.js'
+import { evict, purgeBefore } from './recording-purge.js'
 
 export { MemoryData } from './data.js'
 
@@ -84,7 +87,7 @@ export class MemoryStore extends MemoryAccounts implements Store {
     return [...this.data.projects.values()].filter((p) => p.orgId === orgId).sort((a, b) => a.createdAt - b.createdAt).map(copy)
   }
 
-  async updateProject(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'domain' | 'pathRules' | 'capture'>>): Promise<ProjectRecord | undefined> {
+  async updateProject(id: string, patch: ProjectPatch): Promise<ProjectRecord | undefined> {
     return this.patch(this.data.projects, id, patch)
   }
 
@@ -224,27 +227,16 @@ export class MemoryStore extends MemoryAccounts implements Store {
   }
 
   async purgeRecordingsBefore(cutoff: number, now: number): Promise<PurgeResult> {
-    const result: PurgeResult = { sessionsPurged: 0, chunksDeleted: 0, bytesDeleted: 0 }
-    for (const [projectId, sessions] of this.data.sessions) {
-      for (const session of sessions.values()) {
-        if (session.purgedAt || session.updatedAt >= cutoff) continue
-        let bytes = 0
-        for (const chunk of this.data.chunks.get(sessionId(projectId, session.sk))?.values() ?? []) {
-          if (!chunk.body) continue
-          // The chunk's info stays: it says what the recording was.
-          delete chunk.body
-          bytes += chunk.info.size
-          result.chunksDeleted += 1
-        }
-        session.purgedAt = now
-        const stats = this.data.projectStats.get(projectId) ?? emptyStats()
-        stats.bytes = Math.max(0, stats.bytes - bytes)
-        this.data.projectStats.set(projectId, stats)
-        result.sessionsPurged += 1
-        result.bytesDeleted += bytes
-      }
-    }
-    return result
+    return purgeBefore(this.data, cutoff, now)
+  }
+
+  async evictRecordings(bytes: number, now: number): Promise<EvictionResult> {
+    return evict(this.data, bytes, now)
+  }
+
+  storageUse(): StorageUse {
+    // Nothing on disk: only the counters have a figure.
+    return { projects: new Map([...this.data.projectStats].map(([id, stats]) => [id, copy(stats)])), signalsBytes: 0, aggregatesBytes: 0, fileBytes: 0 }
   }
 
   // ---- aggregates ----
