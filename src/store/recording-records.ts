@@ -51,6 +51,7 @@ export function chunkInfoOf(item: ChunkItem): ChunkInfo {
     size: body.byteLength,
     receivedAt,
     ...(item.journal ? { journal: item.journal } : {}),
+    ...(meta.checkpoint ? { checkpoint: true as const } : {}),
   }
 }
 

@@ -153,6 +153,8 @@ export interface ChunkMeta {
   /** Console errors and failed requests (status 0 or >= 500) among the chunk's captured events. */
   consoleErrors?: number
   failedRequests?: number
+  /** The chunk starts with a full snapshot (the tracker cuts a chunk before each one). */
+  checkpoint?: boolean
 }
 
 export interface ChunkInfo {
@@ -167,6 +169,8 @@ export interface ChunkInfo {
   receivedAt: number
   /** Cluster mode: where the bytes are in the log, when this store keeps that rather than the bytes. */
   journal?: JournalPosition
+  /** The chunk starts with a full snapshot: reading by time starts at such a chunk. */
+  checkpoint?: true
 }
 
 export interface SessionPage {

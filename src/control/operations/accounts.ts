@@ -33,7 +33,7 @@ const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000
 
 const OWNER_EXISTS = { error: 'This deployment already has its owner.', hint: 'Sign in, or ask for an invite link.' }
 
-const SIGN_IN_FAILED = { error: 'The email or the password is wrong.', hint: 'Check both; after 5 wrong attempts the account waits 15 minutes.' }
+const SIGN_IN_FAILED = { error: 'The email or the password is wrong.', hint: 'Check both; after 5 wrong attempts at an account from one address, that address waits 15 minutes.' }
 
 export interface AccountDeps {
   store: Store

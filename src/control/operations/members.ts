@@ -101,7 +101,7 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
         const address = clientAddress(req)
         throttle.attempt(user.email, address)
         // A signed-in caller is no anonymous guesser: its check goes in the priority line (hash-queue.ts).
-        if (!(await verifyPassword(currentPassword, user.passwordHash, true))) throw new ApiError('unauthorized', { error: 'The current password is wrong.', hint: 'Check it; after 5 wrong attempts the account waits 15 minutes.' })
+        if (!(await verifyPassword(currentPassword, user.passwordHash, true))) throw new ApiError('unauthorized', { error: 'The current password is wrong.', hint: 'Check it; after 5 wrong attempts from one address, that address waits 15 minutes.' })
         throttle.succeeded(user.email, address)
         await store.updateUser(user.id, { passwordHash: await hashPassword(newPassword) })
         return { ok: true, sessionsEnded: await store.endDashboardSessions(user.id, auth.sessionId) }
