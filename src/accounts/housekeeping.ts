@@ -7,6 +7,7 @@
  * In the cluster mode each node purges its own copy (a local operation).
  */
 import { log } from '../log.js'
+import { schedulePeriodic } from '../periodic.js'
 import type { Store } from '../store/store.js'
 
 /** An hour: expired records cost a little space, never access, so there is no hurry. */
@@ -16,23 +17,10 @@ const DAY_MS = 24 * 60 * 60 * 1000
 
 /** Runs the purge now and then every `intervalMs`; returns a function that stops it. Audit entries older than `auditRetentionDays` go too. */
 export function scheduleHousekeeping(store: Store, auditRetentionDays: number, intervalMs = HOUSEKEEPING_INTERVAL_MS, now: () => number = Date.now): () => void {
-  let running = false
-  const run = async () => {
-    if (running) return
-    running = true
-    try {
-      const purged = await store.purgeExpiredCredentials(now())
-      if (purged.sessions + purged.invites + purged.setupTokens > 0) log.info('expired credentials purged', { ...purged })
-      const auditEntries = await store.purgeAuditBefore(now() - auditRetentionDays * DAY_MS)
-      if (auditEntries > 0) log.info('audit entries past retention purged', { auditEntries, auditRetentionDays })
-    } catch (error) {
-      log.error('credential housekeeping failed; it runs again at the next interval', { error: String(error) })
-    } finally {
-      running = false
-    }
-  }
-  const timer = setInterval(run, intervalMs)
-  timer.unref()
-  void run()
-  return () => clearInterval(timer)
+  return schedulePeriodic('credential housekeeping', intervalMs, async () => {
+    const purged = await store.purgeExpiredCredentials(now())
+    if (purged.sessions + purged.invites + purged.setupTokens > 0) log.info('expired credentials purged', { ...purged })
+    const auditEntries = await store.purgeAuditBefore(now() - auditRetentionDays * DAY_MS)
+    if (auditEntries > 0) log.info('audit entries past retention purged', { auditEntries, auditRetentionDays })
+  })
 }

@@ -18,6 +18,7 @@ import type { StorageBudget } from '../config.js'
 import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import type { EvictionResult, Store } from '../store/store.js'
+import { schedulePeriodic } from '../periodic.js'
 
 /**
  * Headroom kept free under the budget, as a share of it and at least a fixed
@@ -84,20 +85,5 @@ export async function enforceBudget(store: Store, budget: number, now: number): 
 /** Checks every `intervalMs`; returns a function that stops it. */
 export function scheduleBudget(store: Store, budget: number, intervalMs = BUDGET_CHECK_MS, now: () => number = Date.now): () => void {
   metrics.storageBudget.set(budget)
-  let running = false
-  const run = async () => {
-    if (running) return
-    running = true
-    try {
-      await enforceBudget(store, budget, now())
-    } catch (error) {
-      log.error('storage budget check failed; it runs again at the next interval', { error: String(error) })
-    } finally {
-      running = false
-    }
-  }
-  const timer = setInterval(run, intervalMs)
-  timer.unref()
-  void run()
-  return () => clearInterval(timer)
+  return schedulePeriodic('storage budget check', intervalMs, () => enforceBudget(store, budget, now()).then(() => undefined))
 }

@@ -7,6 +7,7 @@
 import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import type { PurgeResult, Store } from '../store/store.js'
+import { schedulePeriodic } from '../periodic.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -21,21 +22,8 @@ export async function purgeExpired(store: Store, retentionDays: number, now: num
 
 /** Runs the purge now and then every `intervalMs`; returns a function that stops it. */
 export function scheduleRetention(store: Store, retentionDays: number, intervalMs: number, now: () => number = Date.now): () => void {
-  let running = false
-  const run = async () => {
-    if (running) return
-    running = true
-    try {
-      const result = await purgeExpired(store, retentionDays, now())
-      if (result.sessionsPurged > 0) log.info('retention purged recordings', { ...result, retentionDays })
-    } catch (error) {
-      log.error('retention pass failed; it runs again at the next interval', { error: String(error) })
-    } finally {
-      running = false
-    }
-  }
-  const timer = setInterval(run, intervalMs)
-  timer.unref()
-  void run()
-  return () => clearInterval(timer)
+  return schedulePeriodic('retention pass', intervalMs, async () => {
+    const result = await purgeExpired(store, retentionDays, now())
+    if (result.sessionsPurged > 0) log.info('retention purged recordings', { ...result, retentionDays })
+  })
 }
