@@ -8,12 +8,13 @@
  * stored), and the rest of the body is kept.
  */
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_ARRAY = 0x5b
-const OPEN_OBJECT = 0x7b
-const CLOSE_ARRAY = 0x5d
-const CLOSE_OBJECT = 0x7d
+/** The bytes of JSON text that a scan of its nesting looks at (also src/control/json-depth.ts). */
+export const QUOTE = 0x22
+export const BACKSLASH = 0x5c
+export const OPEN_ARRAY = 0x5b
+export const OPEN_OBJECT = 0x7b
+export const CLOSE_ARRAY = 0x5d
+export const CLOSE_OBJECT = 0x7d
 
 /** How many arrays or objects a JSON Schema nests at most: 0 for a scalar. */
 export function schemaDepth(schema: unknown): number {

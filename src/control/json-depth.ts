@@ -6,12 +6,7 @@
  * records the rest of the batch.)
  */
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_ARRAY = 0x5b
-const OPEN_OBJECT = 0x7b
-const CLOSE_ARRAY = 0x5d
-const CLOSE_OBJECT = 0x7d
+import { BACKSLASH, CLOSE_ARRAY, CLOSE_OBJECT, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from '../contract/json-nesting.js'
 
 /** Deepest nesting any control request body has (a few levels), with room to spare. */
 export const MAX_JSON_DEPTH = 32
