@@ -116,6 +116,8 @@ export class Applier {
   async stop(): Promise<void> {
     this.stopped = true
     clearInterval(this.watchdog)
+    // A follower waiting for the control log to catch up gives up now rather than hold stop() forever.
+    for (const check of [...this.progress]) check()
     for (const restart of this.restarts.values()) restart()
     await Promise.all(this.followers)
     for (const ticket of this.tickets.values()) ticket.reject(new Error('applier stopped'))
