@@ -7,6 +7,7 @@
  * minute for the answers that follow the first, whose cursor pins its range
  * as friction.list's does.
  */
+import type { PageInsight } from '../store/insights.js'
 import type { PageRecord, Store } from '../store/store.js'
 import type { Range } from './reading.js'
 
@@ -17,19 +18,8 @@ const INDEX_SLICE = 1_000
 const RANKINGS_KEPT = 8
 const RANKING_TTL_MS = 60_000
 
-export interface PageRow {
-  page: string
-  key: string
-  host: string
-  sessions: number
-  views: number
-  avgActiveMs: number | null
-  avgScrollPct: number | null
-  exitRate: number | null
-  quickBackRate: number | null
-  errors: number
-  clicks: number
-}
+/** A page as pages.list answers it: its insight row, keyed by the page's full key rather than its path. */
+export type PageRow = Omit<PageInsight, 'path'> & { key: string }
 
 const rankings = new Map<string, { at: number; rows: PageRow[] }>()
 

@@ -29,7 +29,7 @@ import {
   type Part,
 } from './derived-keys.js'
 import { pending, writeElements, writeHeat, writePageBuckets, writeSessions, type HeatDelta, type Pending } from './bucket-writes.js'
-import { MAX_KEY_PART } from './keys.js'
+import { GenerationCounts } from './generation-counts.js'
 import type { RegistryCache } from './registry-cache.js'
 import type { DerivedState, Key, Tables } from './tables.js'
 
@@ -72,19 +72,17 @@ export class AggregateBatch {
   private spans = new Map<string, Pending<{ from: number; to: number }>>()
 
   private states = new Map<string, DerivedState>()
-  /** Real pages each generation registers (project and generation joined by NUL), counted when first needed. */
-  private pageCounts = new Map<string, number>()
-  /** Elements each project generation has named, counted once per transaction (the name cap). */
-  private nameCounts = new Map<string, number>()
-  /** Messages each project generation's registry holds, counted once per transaction (the message cap). */
-  private messageCounts = new Map<string, number>()
+  /** What each project generation holds of what the caps bound: pages, messages, element names. */
+  private readonly counts: GenerationCounts
 
   constructor(
     private readonly tables: Tables,
     private readonly registry: RegistryCache,
     /** The page cap (aggregates/pages.ts): ingest applies it as it stores a batch; here it holds for batches a backfill re-keys and for those stored before it. */
     private readonly maxPages: number,
-  ) {}
+  ) {
+    this.counts = new GenerationCounts(tables)
+  }
 
   /**
    * The fold: adds a stored batch to the live generation and to the one a
@@ -305,8 +303,8 @@ export class AggregateBatch {
     if (cached && unchanged(cached)) return id
     const key = [...base, 'en', id]
     const stored = local ?? (this.tables.derived.get(key) as ElementName | undefined)
-    if (!stored && selector !== OTHER_SELECTOR && countsAsOtherName(false, this.namedElements(base))) return this.noteElement(base, page, OTHER_SELECTOR, undefined, undefined)
-    if (!stored) this.nameCounts.set(`${base[0]}\u0000${base[1]}`, this.namedElements(base) + 1)
+    if (!stored && selector !== OTHER_SELECTOR && countsAsOtherName(false, this.counts.of(base, 'names'))) return this.noteElement(base, page, OTHER_SELECTOR, undefined, undefined)
+    if (!stored) this.counts.added(base, 'names')
     const next: ElementName = { page, selector }
     const nextLabel = label ?? stored?.label
     const nextTag = tag ?? stored?.tag
@@ -320,14 +318,6 @@ export class AggregateBatch {
       this.registry.noteName(cacheId, stored)
     }
     return id
-  }
-
-  /** Elements a project generation has named (the name cap), counted once per transaction and tracked from there. */
-  private namedElements(base: Part[]): number {
-    const generation = `${base[0]}\u0000${base[1]}`
-    let size = this.nameCounts.get(generation)
-    if (size === undefined) this.nameCounts.set(generation, (size = this.tables.derived.getKeysCount({ start: [...base, 'en'], end: [...base, 'en', MAX_KEY_PART] })))
-    return size
   }
 
   /** Registers a message in its scope the first time (like a page: a hit is never stale). */
@@ -350,15 +340,8 @@ export class AggregateBatch {
     const key = [...base, 'em', ALL_SCOPE, shortId(message)]
     const id = key.join('\u0000')
     if (message === OTHER_MESSAGE || this.registry.isRegistered(id) || this.written.has(id) || this.tables.derived.doesExist(key)) return message
-    const generation = `${base[0]}\u0000${base[1]}`
-    let size = this.messageCounts.get(generation)
-    if (size === undefined) {
-      const registry = [...base, 'em', ALL_SCOPE]
-      const all = this.tables.derived.getKeysCount({ start: registry, end: [...registry, MAX_KEY_PART] })
-      size = all - (this.tables.derived.doesExist([...registry, shortId(OTHER_MESSAGE)]) ? 1 : 0)
-    }
-    if (countsAsOtherMessage(false, size)) return OTHER_MESSAGE
-    this.messageCounts.set(generation, size + 1)
+    if (countsAsOtherMessage(false, this.counts.of(base, 'messages'))) return OTHER_MESSAGE
+    this.counts.added(base, 'messages')
     return message
   }
 
@@ -373,20 +356,11 @@ export class AggregateBatch {
       this.registry.noteRegistered(id)
       return page
     }
-    const generation = `${base[0]}\u0000${base[1]}`
-    let size = this.pageCounts.get(generation)
-    if (size === undefined) this.pageCounts.set(generation, (size = this.registeredPages(base)))
-    if (page !== OTHER_PAGE && countsAsOtherPage(false, size, this.maxPages)) return this.notePage(base, OTHER_PAGE)
+    if (page !== OTHER_PAGE && countsAsOtherPage(false, this.counts.of(base, 'pages'), this.maxPages)) return this.notePage(base, OTHER_PAGE)
     this.tables.derived.put(key, { key: page })
     this.written.add(id)
-    if (page !== OTHER_PAGE) this.pageCounts.set(generation, size + 1)
+    if (page !== OTHER_PAGE) this.counts.added(base, 'pages')
     return page
-  }
-
-  /** Real pages a generation has registered: every `pg` entry but (other)'s. */
-  private registeredPages(base: Part[]): number {
-    const all = this.tables.derived.getKeysCount({ start: [...base, 'pg'], end: [...base, 'pg', MAX_KEY_PART] })
-    return all - (this.tables.derived.doesExist([...base, 'pg', shortId(OTHER_PAGE)]) ? 1 : 0)
   }
 
   /** Writes every accumulated bucket: one read-modify-write each (bucket-writes.ts). */
