@@ -119,24 +119,32 @@ export interface RawAnswer {
  * a Content-Length body (uWebSockets.js always sends one). Rejects when the
  * socket errors (ECONNRESET) or closes before the response is complete.
  */
+/** The status and headers of the response head at the start of `bytes`, and where the head ends; undefined until it is whole. */
+export function responseHead(bytes: Buffer): { end: number; status: number; headers: Record<string, string> } | undefined {
+  const end = bytes.indexOf('\r\n\r\n')
+  if (end < 0) return undefined
+  const [statusLine, ...lines] = bytes.subarray(0, end).toString('latin1').split('\r\n')
+  const headers: Record<string, string> = {}
+  for (const line of lines) {
+    const colon = line.indexOf(':')
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
+  }
+  return { end, status: Number(statusLine.split(' ')[1]), headers }
+}
+
 export function readResponse(socket: Socket): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     let buffered = Buffer.alloc(0)
     const onData = (data: Buffer) => {
       buffered = Buffer.concat([buffered, data])
-      const end = buffered.indexOf('\r\n\r\n')
-      if (end < 0) return
-      const [statusLine, ...lines] = buffered.subarray(0, end).toString('latin1').split('\r\n')
-      const headers: Record<string, string> = {}
-      for (const line of lines) {
-        const colon = line.indexOf(':')
-        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
-      }
+      const head = responseHead(buffered)
+      if (!head) return
+      const { end, status, headers } = head
       const length = Number(headers['content-length'] ?? 0)
       if (buffered.byteLength < end + 4 + length) return
       cleanup()
       const text = buffered.subarray(end + 4, end + 4 + length).toString('utf8')
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, text, json: parseJson(text) })
+      resolve({ status, headers, text, json: parseJson(text) })
     }
     const onError = (error: Error) => {
       cleanup()

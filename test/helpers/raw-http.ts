@@ -5,7 +5,7 @@
  * ordinary client cannot send: bytes HTTP forbids, parser refusals, fuzz.
  */
 import { connect } from 'node:net'
-import { parseJson } from './http.js'
+import { parseJson, responseHead } from './http.js'
 
 export type Outcome =
   | { kind: 'answer'; status: number; headers: Record<string, string>; text: string; json: any; ms: number }
@@ -37,15 +37,9 @@ export function exchange(port: number, bytes: Buffer | string, options: Exchange
     }
     const timer = setTimeout(() => finish({ kind: 'timeout', ms: ms() }), options.timeoutMs ?? 5_000)
     const answer = (complete: boolean) => {
-      const end = buffered.indexOf('\r\n\r\n')
-      if (end < 0) return
-      const [statusLine, ...lines] = buffered.subarray(0, end).toString('latin1').split('\r\n')
-      const headers: Record<string, string> = {}
-      for (const line of lines) {
-        const colon = line.indexOf(':')
-        if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
-      }
-      const status = Number(statusLine.split(' ')[1])
+      const head = responseHead(buffered)
+      if (!head) return
+      const { end, status, headers } = head
       const body = buffered.subarray(end + 4)
       const length = headers['content-length'] === undefined ? undefined : Number(headers['content-length'])
       const delimited = length !== undefined ? body.byteLength >= length : headers['transfer-encoding'] === 'chunked' ? body.includes('0\r\n\r\n') : false
@@ -107,18 +101,13 @@ export function pipelined(port: number, bytes: Buffer | string, count: number, t
     socket.on('data', (data: Buffer) => {
       buffered = Buffer.concat([buffered, data])
       for (;;) {
-        const end = buffered.indexOf('\r\n\r\n')
-        if (end < 0) return
-        const [statusLine, ...lines] = buffered.subarray(0, end).toString('latin1').split('\r\n')
-        const headers: Record<string, string> = {}
-        for (const line of lines) {
-          const colon = line.indexOf(':')
-          if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
-        }
+        const head = responseHead(buffered)
+        if (!head) return
+        const { end, status, headers } = head
         const length = Number(headers['content-length'] ?? 0)
         if (buffered.byteLength < end + 4 + length) return
         const text = buffered.subarray(end + 4, end + 4 + length).toString('utf8')
-        answers.push({ status: Number(statusLine.split(' ')[1]), headers, text, json: parseJson(text) })
+        answers.push({ status, headers, text, json: parseJson(text) })
         buffered = buffered.subarray(end + 4 + length)
         if (answers.length === count) return finish('complete')
       }

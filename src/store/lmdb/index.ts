@@ -3,8 +3,9 @@
  * every process of the cluster (LMDB is multi-process safe; lmdb-js shares one
  * environment between the threads of a process). Open it once per thread with
  * `openLmdbStore`, never across fork().
- * Accounts and credentials are in accounts.ts; what every part shares (the
- * tables, settling a write) in environment.ts.
+ * Accounts and credentials are in accounts.ts; folding and reading the
+ * aggregates in insight-store.ts; what every part shares (the tables,
+ * settling a write) in environment.ts.
  */
 import { join } from 'node:path'
 import { ABORT, open } from 'lmdb'
@@ -30,41 +31,23 @@ import type {
   StorageUse,
 } from '../records.js'
 import type { ProjectPatch, Store } from '../store.js'
-import type {
-  ClickHeatmap,
-  ElementRow,
-  ElementsQuery,
-  FrictionSlice,
-  FrictionQuery,
-  HeatmapQuery,
-  PageInsight,
-  ScrollHeatmap,
-  SessionListSlice,
-  SessionListQuery,
-  SessionSignals,
-  TimeRange,
-} from '../insights.js'
-import { LmdbAccounts } from './accounts.js'
 import { appendAuditInTxn, deleteAuditInTxn, expiredAuditKeys, listAudit } from './audit.js'
 import { underQuota } from '../account-store.js'
 import { applyItems, pageIndexKey } from './append.js'
 import { emptyStats } from '../recording-records.js'
 import type { LmdbOptions } from './environment.js'
 import { isStorageFailure, surviveFailedCommits } from './failures.js'
-import { advanceCursors, foldLogged, readUnfolded, unfoldedCount } from './fold-log.js'
 import { MAX_KEY_PART } from './keys.js'
 import { backfillStepInTxn, beginRebuild, pruneReplaced, rebuildSignalsStep, type SignalsStep } from './lifecycle.js'
 import { evictInTxn, purgeInTxn, retentionCutoffs, type Eviction, type PurgeStep } from './recording-purge.js'
 import { storageUse } from './storage-use.js'
 import { privateDir, privateFiles } from './private-files.js'
 import type { BackfillRecord } from './tables.js'
-import { friction } from './friction-queries.js'
-import { derivedPages, heatmap, pageInsights, topElements } from './queries.js'
-import { sessionPage, sessionSignals } from './session-queries.js'
+import { LmdbInsights } from './insight-store.js'
 
 export type { LmdbOptions } from './environment.js'
 
-export class LmdbStore extends LmdbAccounts implements Store {
+export class LmdbStore extends LmdbInsights implements Store {
   // ---- ingest ----
 
   projectIdForPublicKey(publicKey: string): string | undefined {
@@ -310,71 +293,6 @@ export class LmdbStore extends LmdbAccounts implements Store {
     }
   }
 
-  // ---- the aggregates: folded after the acknowledgement ----
-
-  /** Folds logged batches into the aggregates, in one aggregates transaction (fold-log.ts). */
-  async applyDerivations(limit = FOLD_LIMIT): Promise<number> {
-    // Both environments as they are now: the log as the writers left it, the cursors as the last fold left them.
-    this.root.resetReadTxn()
-    this.aggregates.resetReadTxn()
-    const logged = readUnfolded(this.tables, limit)
-    if (logged.length === 0) return 0
-    let folded: boolean[] = []
-    await this.settle(
-      this.aggregates.transaction(() => {
-        // One child transaction around the whole fold: when storage fails (disk full), it undoes every entry and the
-        // cursors alike, and the fold thread retries it later, instead of setting healthy batches aside for good.
-        this.aggregates.transactionSync(() => {
-          folded = this.eachAloneOnFailure(this.aggregates, logged, (some) => foldLogged(this.tables, this.registry, some, this.maxPages), (entry, error) => {
-            if (isStorageFailure(error)) throw error
-            // Not retried forever: its raw batch stays, outside the aggregates.
-            log.error('signals batch could not be folded; left out of the aggregates', { error: String(error), writer: entry.writer, seq: entry.seq })
-            return true
-          })
-          advanceCursors(this.tables, logged.filter((_, i) => folded[i]))
-        })
-      }),
-      this.aggregates,
-    )
-    return folded.filter(Boolean).length
-  }
-
-  derivationLag(): number {
-    this.root.resetReadTxn()
-    this.aggregates.resetReadTxn()
-    return unfoldedCount(this.tables)
-  }
-
-  // ---- reading back ----
-
-  listSessionPage(projectId: string, query: SessionListQuery): SessionListSlice {
-    return sessionPage(this.tables, projectId, query)
-  }
-
-  sessionSignals(projectId: string, sk: string): SessionSignals {
-    return sessionSignals(this.tables, projectId, sk)
-  }
-
-  listSignalPages(projectId: string, slice?: PageSlice): string[] {
-    return derivedPages(this.tables, projectId, slice)
-  }
-
-  heatmap(projectId: string, query: HeatmapQuery): ClickHeatmap | ScrollHeatmap {
-    return heatmap(this.tables, projectId, query)
-  }
-
-  topElements(projectId: string, query: ElementsQuery): ElementRow[] {
-    return topElements(this.tables, projectId, query)
-  }
-
-  listFriction(projectId: string, query: FrictionQuery): FrictionSlice {
-    return friction(this.tables, projectId, query)
-  }
-
-  pageInsights(projectId: string, query: TimeRange & { pages?: readonly string[] }): PageInsight[] {
-    return pageInsights(this.tables, projectId, query)
-  }
-
   async close(): Promise<void> {
     openStores.delete(this.options.path)
     await Promise.all([this.root.close(), this.aggregates.close()])
@@ -394,9 +312,6 @@ function visible(record: BackfillRecord | undefined): BackfillState | undefined 
   const { cursor: _cursor, ...state } = record
   return state
 }
-
-/** Batches one fold takes at most: past ~2,000 the per-transaction bucket writes no longer shrink (bench/store-settings.md). */
-const FOLD_LIMIT = 4_000
 
 const openStores = new Map<string, LmdbStore>()
 
