@@ -20,6 +20,7 @@ import { controlStream, controlSubject, DEFAULT_LAYOUT, recordingStream } from '
 import { call } from '../helpers/api.js'
 import { createProject, nodeOn, ownerWithKey } from '../helpers/cluster-mode.js'
 import { natsCluster } from '../helpers/nats.js'
+import { until } from '../helpers/front-kill.js'
 import { postChunk } from '../helpers/read.js'
 
 t.setTimeout(180_000)
@@ -74,6 +75,8 @@ t.test('the streams and the servers\' files hold no recording, account or email 
   t.same([refused.status, refused.body.code], [401, 'unauthorized'], 'the forged key does not authenticate')
   const metrics = await (await fetch(`${a.url}/metrics`)).text()
   t.match(metrics, /svc_journal_entries_refused_total\{reason="unauthenticated"\} [1-9]/, '/metrics counts the refused entry')
-  t.match(a.output(), /"msg":"log entry refused; skipped","reason":"unauthenticated"/)
+  const refusal = /"msg":"log entry refused; skipped","reason":"unauthenticated"/
+  await until(() => refusal.test(a.output()), 5_000) // the worker's log reaches the test through two pipes
+  t.match(a.output(), refusal, 'the node logs the refused entry')
   t.equal((await call(a.url, '/cli/whoami', { token: owner.apiKey })).status, 200, 'the node serves on')
 })
