@@ -19,6 +19,7 @@ import type {
   TimeRange,
 } from './insights.js'
 import type { PageSlice } from './records.js'
+import type { Overview, OverviewQuery } from './aggregates/overview.js'
 
 export interface InsightStore {
   /**
@@ -41,4 +42,6 @@ export interface InsightStore {
   listFriction(projectId: string, query: FrictionQuery): FrictionSlice
   /** Rows of the pages with activity in the range, most viewed first; of the given `pages` only, when set (a reader takes a large project in slices). */
   pageInsights(projectId: string, query: TimeRange & { pages?: readonly string[] }): PageInsight[]
+  /** The overview's figures, series and top pages (aggregates/overview.ts), from buckets the fold keeps. */
+  overview(projectId: string, query: OverviewQuery): Overview
 }

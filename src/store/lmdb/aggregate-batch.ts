@@ -30,6 +30,7 @@ import {
 } from './derived-keys.js'
 import { pending, writeElements, writeHeat, writePageBuckets, writeSessions, type HeatDelta, type Pending } from './bucket-writes.js'
 import { GenerationCounts } from './generation-counts.js'
+import { OverviewBatch } from './overview-fold.js'
 import type { RegistryCache } from './registry-cache.js'
 import type { DerivedState, Key, Tables } from './tables.js'
 
@@ -70,6 +71,7 @@ export class AggregateBatch {
   /** Per page of this transaction: the elements noted and the element-session pairs indexed. */
   private pageMemos = new Map<string, Pick<ClickBuckets, 'noted' | 'clickedBy'>>()
   private spans = new Map<string, Pending<{ from: number; to: number }>>()
+  private overview: OverviewBatch
 
   private states = new Map<string, DerivedState>()
   /** What each project generation holds of what the caps bound: pages, messages, element names. */
@@ -82,6 +84,7 @@ export class AggregateBatch {
     private readonly maxPages: number,
   ) {
     this.counts = new GenerationCounts(tables)
+    this.overview = new OverviewBatch(tables)
   }
 
   /**
@@ -130,6 +133,7 @@ export class AggregateBatch {
     const { sk } = batch
     const session = pending(this.sessions, [...base, 'ss', sk], emptySessionSignals)
     const span = pending(this.spans, [...base, 'ss', sk], () => ({ from: Infinity, to: -Infinity }))
+    this.overview.session(base, batch, receivedAt)
     for (const click of batch.clicks) spanOver(span, clampTime(click.ts, receivedAt))
     for (const error of batch.errors) spanOver(span, clampTime(error.ts, receivedAt))
     for (const view of batch.views) spanOver(span, clampTime(view.startedAt, receivedAt))
@@ -143,6 +147,7 @@ export class AggregateBatch {
       const msgId = shortId(message)
       const id = errorItemId(batchId, i)
       session.errors += 1
+      this.overview.error(base, sk, pageId)
       pending(this.pageBuckets, [...base, 'pb', pageId, hour], emptyPageBucket).er += 1
       for (const scope of [ALL_SCOPE, pageScope(pageId)]) {
         // The page scope's entry is the key alone: readers take the record from the project scope.
@@ -201,6 +206,7 @@ export class AggregateBatch {
     for (const layer of heatLayersOf(kind)) addHeat(refs.heat[layer], slot, bin)
     refs.bucket.cl += 1
     countClick(session, kind)
+    this.overview.click(base, sk, pageId, kind)
 
     if (click.selector) {
       // The clicks of a transaction keep hitting the same few elements: a repeat with nothing new costs a lookup.
@@ -258,6 +264,7 @@ export class AggregateBatch {
     this.tables.derived.put(viewKey, after)
     if (before) this.contribute(base, keptPageId, before, -1)
     this.contribute(base, keptPageId, after, 1)
+    this.overview.view(base, sk, keptPageId, before, after)
 
     if (!before) session.views += 1
     session.activeMs += (after.activeMs ?? 0) - (before?.activeMs ?? 0)
@@ -371,6 +378,7 @@ export class AggregateBatch {
     writePageBuckets(derived, this.pageBuckets.values())
     writeSessions(derived, this.sessions, this.spans)
     for (const { key, value } of this.errorHours.values()) derived.put(key, ((derived.get(key) as number | undefined) ?? 0) + value)
+    this.overview.flush()
   }
 }
 

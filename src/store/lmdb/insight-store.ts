@@ -23,6 +23,8 @@ import { LmdbAccounts } from './accounts.js'
 import { isStorageFailure } from './failures.js'
 import { advanceCursors, foldLogged, readUnfolded, unfoldedCount } from './fold-log.js'
 import { friction } from './friction-queries.js'
+import { overview } from './overview-queries.js'
+import type { Overview, OverviewQuery } from '../aggregates/overview.js'
 import { derivedPages, heatmap, pageInsights, topElements } from './queries.js'
 import { sessionPage, sessionSignals } from './session-queries.js'
 
@@ -91,5 +93,9 @@ export abstract class LmdbInsights extends LmdbAccounts {
 
   pageInsights(projectId: string, query: TimeRange & { pages?: readonly string[] }): PageInsight[] {
     return pageInsights(this.tables, projectId, query)
+  }
+
+  overview(projectId: string, query: OverviewQuery): Overview {
+    return overview(this.tables, projectId, query)
   }
 }

@@ -13,6 +13,7 @@ import { slotOf, type DeviceSlot } from '../aggregates/slots.js'
 import { contributeView, emptyPageBucket, mergeView, movesFirstView, sameView, viewHour, type PageBucket, type ViewState } from '../aggregates/views.js'
 import type { SignalsRecord } from '../records.js'
 import type { MemoryData } from './data.js'
+import { MemoryOverview } from './overview.js'
 
 export interface ElementName {
   page: string
@@ -62,6 +63,7 @@ export class Derived {
   readonly friction = new Map<string, FrictionEntry>()
   readonly errors: Occurrence[] = []
   readonly sessions = new Map<string, SessionSignals & { from: number; to: number }>()
+  readonly overview = new MemoryOverview()
   private readonly views = new Map<string, ViewState>()
   private readonly firstViews = new Map<string, number>()
 
@@ -108,6 +110,7 @@ export class Derived {
   add(batchId: string, receivedAt: number, batch: SignalsRecord): void {
     const { sk } = batch
     const session = at(this.sessions, sk, () => ({ ...emptySessionSignals(), from: Infinity, to: -Infinity }))
+    this.overview.session(batch, receivedAt)
     for (const time of [...batch.clicks.map((c) => c.ts), ...batch.errors.map((e) => e.ts), ...batch.views.map((v) => v.startedAt)]) {
       const clamped = clampTime(time, receivedAt)
       session.from = Math.min(session.from, clamped)
@@ -127,6 +130,7 @@ export class Derived {
       }
       this.bucket(page, hour).cl += 1
       countClick(session, kind)
+      this.overview.click(sk, page, kind)
       if (click.selector) {
         let id = elementIdOf(page, click.selector)
         let selector = click.selector
@@ -157,6 +161,7 @@ export class Derived {
       const page = this.notePage(error.page ?? '')
       const ts = clampTime(error.ts, receivedAt)
       session.errors += 1
+      this.overview.error(sk, page)
       this.bucket(page, hourOf(ts)).er += 1
       const message = this.admitMessage(error.message)
       this.errors.push({ msgId: shortId(message), message, ts, id: errorItemId(batchId, index), sk, page, url: error.url })
@@ -171,6 +176,7 @@ export class Derived {
       this.views.set(key, after)
       if (before) contributeView(this.bucket(kept, viewHour(before)), before, -1)
       contributeView(this.bucket(kept, viewHour(after)), after, 1)
+      this.overview.view(sk, kept, before, after)
       if (!before) session.views += 1
       session.activeMs += (after.activeMs ?? 0) - (before?.activeMs ?? 0)
       if (after.quickBack && (!before?.quickBack || before.at !== after.at)) {

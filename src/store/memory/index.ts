@@ -48,6 +48,7 @@ import { emptyStats } from '../recording-records.js'
 import { shortId } from '../aggregates/ids.js'
 import { byBytes, MemoryData, sessionId, type StoredBatch } from './data.js'
 import { DerivedCache } from './derived.js'
+import type { Overview, OverviewQuery } from '../aggregates/overview.js'
 import { friction, heatmap, pageInsights, topElements } from './reads.js'
 import { sessionPage } from './sessions.js'
 import { backfillStep } from './backfill.js'
@@ -281,6 +282,11 @@ export class MemoryStore extends MemoryAccounts implements Store {
 
   pageInsights(projectId: string, query: TimeRange & { pages?: readonly string[] }): PageInsight[] {
     return pageInsights(this.derived.of(projectId), query)
+  }
+
+  overview(projectId: string, query: OverviewQuery): Overview {
+    const derived = this.derived.of(projectId)
+    return derived.overview.read(query, derived.pageKeys())
   }
 
   async close(): Promise<void> {}
