@@ -72,7 +72,8 @@ export interface Config {
   auditRetentionDays: number
   /**
    * STORAGE_BUDGET: what recordings (chunk bytes) may take on this node, in bytes or as a share of DATA_DIR's
-   * disk; null (unset): no budget, RETENTION_DAYS alone bounds them. The embedded mode only (src/recordings/budget.ts).
+   * disk; null (unset): no budget, RETENTION_DAYS alone bounds them (src/recordings/budget.ts). In the cluster
+   * mode a size only: the recording streams' `max_bytes` together (src/journal/streams.ts).
    */
   storageBudget: StorageBudget | null
   /** Sessions (or signal batches) a backfill re-keys per transaction. */
@@ -124,6 +125,12 @@ export interface Config {
    * metadata. `lmdb`: a copy in every node's LMDB as well (reads stay local; each node's disk holds everything).
    */
   natsChunkBytes: 'log' | 'lmdb'
+  /**
+   * Cluster mode: `max_bytes` of each stream of the log (NATS_STREAM_MAX_BYTES), and of each recording partition
+   * unless STORAGE_BUDGET sets theirs; 0: none, the NATS servers' `max_file_store` alone bounds them. A full stream
+   * refuses new entries (ingest answers 429), set when a stream is first created.
+   */
+  natsStreamMaxBytes: number
   /** Cluster mode: how long an ingest publish or a control write may wait for the log, and a read for this node to catch up, ms. */
   natsDeadlineMs: number
   /**
@@ -238,18 +245,32 @@ function logSecretFile(env: NodeJS.ProcessEnv): string {
 
 const SIZE_UNITS: Record<string, number> = { '': 1, k: KB, m: MB, g: GB, t: 1024 * GB }
 
-/** `200MB`, `50GB`, `20MiB`, `1073741824` (bytes; KB, MB, GB and TB are powers of 1024, as KiB…) or `80%` of DATA_DIR's disk. */
+/** `200MB`, `50GB`, `20MiB`, `1073741824`: bytes (KB, MB, GB and TB are powers of 1024, as KiB…); NaN when not a size. */
+function sizeBytes(raw: string): number {
+  const size = /^(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?$/i.exec(raw)
+  return size ? Math.floor(Number(size[1]) * SIZE_UNITS[size[2].toLowerCase()]) : NaN
+}
+
+/** A size or `80%` of DATA_DIR's disk; in the cluster mode a size only. */
 function storageBudget(env: NodeJS.ProcessEnv): StorageBudget | null {
   const raw = env.STORAGE_BUDGET?.trim()
   if (!raw) return null
   const share = /^(\d+(?:\.\d+)?)\s*%$/.exec(raw)
-  const size = /^(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?$/i.exec(raw)
-  const bytes = size ? Math.floor(Number(size[1]) * SIZE_UNITS[size[2].toLowerCase()]) : NaN
+  const bytes = sizeBytes(raw)
   const budget = share && Number(share[1]) > 0 && Number(share[1]) < 100 ? { percentOfDisk: Number(share[1]) } : bytes >= MB ? { bytes } : undefined
   if (!budget) throw new Error(`STORAGE_BUDGET must be a size of at least 1MB (200MB, 50GB) or a share of the disk from 1% to 99% (80%), got ${JSON.stringify(raw)}`)
-  // In the cluster mode recordings live in the log's streams; a node's budget would bound only its copy.
-  if (env.NATS_URL) throw new Error('STORAGE_BUDGET applies to the embedded mode only: in the cluster mode RETENTION_DAYS bounds the log (README, Storage budget)')
+  // In the cluster mode recordings live on the NATS servers' disks: a share of DATA_DIR's disk would measure the wrong one.
+  if (env.NATS_URL && 'percentOfDisk' in budget) throw new Error('STORAGE_BUDGET must be a size (200GB) in the cluster mode: recordings live on the NATS servers\' disks, not on the disk of DATA_DIR')
   return budget
+}
+
+/** NATS_STREAM_MAX_BYTES: a size of at least 1MB, or 0 (unset) for no limit of the streams' own. */
+function streamMaxBytes(env: NodeJS.ProcessEnv): number {
+  const raw = env.NATS_STREAM_MAX_BYTES?.trim()
+  if (!raw || raw === '0') return 0
+  const bytes = sizeBytes(raw)
+  if (!(bytes >= MB)) throw new Error(`NATS_STREAM_MAX_BYTES must be a size of at least 1MB (20GB), or 0 for no limit, got ${JSON.stringify(raw)}`)
+  return bytes
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -306,6 +327,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsPartitions: int(env, 'NATS_PARTITIONS', 3, 1, 256),
     natsReplicas: int(env, 'NATS_REPLICAS', 3, 1, 5),
     natsChunkBytes: oneOf(env, 'NATS_CHUNK_BYTES', ['log', 'lmdb'] as const, 'log'),
+    natsStreamMaxBytes: streamMaxBytes(env),
     // 10 s: a stream elects a new leader in about 5 s when a NATS server dies (test/journal/journal.test.ts).
     natsDeadlineMs: int(env, 'NATS_DEADLINE_MS', 10_000, 100, 600_000),
     natsLogSecretFile: logSecretFile(env),

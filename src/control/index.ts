@@ -34,7 +34,10 @@ const control = createControl({ store, config, backfill, chunkBytes: cluster && 
 // Backfills a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)
-const stopBudget = config.storageBudget ? scheduleBudget(store, budgetBytes(config.storageBudget, config.dataDir)) : undefined
+// Cluster mode: the budget is the recording streams' max_bytes (src/journal/streams.ts); the log refuses past it, and a
+// node evicting from its own LMDB alone would answer differently from the others.
+const stopBudget = config.storageBudget && !cluster ? scheduleBudget(store, budgetBytes(config.storageBudget, config.dataDir)) : undefined
+if (config.storageBudget && cluster) metrics.storageBudget.set(budgetBytes(config.storageBudget, config.dataDir))
 const stopHousekeeping = scheduleHousekeeping(store, config.auditRetentionDays)
 // The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/fold-log.ts).
 const foldThread = config.aggregateSignals ? startFoldThread(config) : undefined

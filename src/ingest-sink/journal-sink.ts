@@ -4,7 +4,8 @@
  * under the rules this node has applied) and published to the log, and its
  * outcome is the PubAck: `stored` once a quorum of NATS servers holds it,
  * `duplicate` for a chunk the log already has, `unavailable` when the log
- * did not take it before the deadline (answered 429, the client sends it again).
+ * did not take it before the deadline, or at once when its stream is full
+ * (answered 429, the client sends it again).
  */
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -14,10 +15,10 @@ import { ItemPreparer } from '../grouping/prepare-items.js'
 import { log } from '../log.js'
 import type { Store } from '../store/store.js'
 import { encodeIngest } from '../journal/entries.js'
-import type { Log } from '../journal/log.js'
+import { LogFull, type Log } from '../journal/log.js'
 import type { LogSeal } from '../journal/seal.js'
 import { publishUntil } from '../journal/publish.js'
-import { chunkMessageId, chunkSubject, controlStream, partitionOf, signalsSubject, type JournalLayout } from '../journal/streams.js'
+import { chunkMessageId, chunkSubject, controlStream, partitionOf, recordingStream, signalsStream, signalsSubject, type JournalLayout } from '../journal/streams.js'
 
 export interface IngestSinkOptions {
   layout: JournalLayout
@@ -28,10 +29,15 @@ export interface IngestSinkOptions {
   maxQueuedBytes: number
 }
 
+/** How often a full stream is logged while ingest refuses for it, ms. */
+const FULL_LOG_EVERY_MS = 60_000
+
 export class JournalIngestSink implements IngestSink {
   queuedItems = 0
   queuedBytes = 0
   private readonly preparer: ItemPreparer
+  /** When each full stream's subjects were last logged. */
+  private readonly fullSince = new Map<string, number>()
 
   constructor(
     private readonly store: Store,
@@ -84,16 +90,35 @@ export class JournalIngestSink implements IngestSink {
     // One id per logical entry, minted before the first attempt: a chunk's names it wherever it is sent (a resend to
     // another node is the same entry); a signals batch's is new, and travels in the entry as the batch's identity.
     if (item.kind === 'signals') item.id = randomUUID()
-    const [subject, id] =
+    const partition = item.kind === 'chunk' ? partitionOf(item.projectId, item.meta.sk, layout.partitions) : 0
+    const [subject, id, stream] =
       item.kind === 'chunk'
-        ? [chunkSubject(layout, partitionOf(item.projectId, item.meta.sk, layout.partitions), item.projectId, item.meta.sk), chunkMessageId(item.projectId, item.meta.sk, item.meta.seq)]
-        : [signalsSubject(layout, item.projectId), `sig:${item.id}`]
+        ? [chunkSubject(layout, partition, item.projectId, item.meta.sk), chunkMessageId(item.projectId, item.meta.sk, item.meta.seq), recordingStream(layout, partition)]
+        : [signalsSubject(layout, item.projectId), `sig:${item.id}`, signalsStream(layout)]
     try {
       const ack = await publishUntil(this.log, subject, this.options.seal.seal('ingest', encodeIngest({ item, after })), { id, deadline: Date.now() + this.options.deadlineMs })
       return ack.duplicate ? 'duplicate' : 'stored'
     } catch (error) {
-      log.error('log publish failed; answered overloaded', { error: String(error), kind: item.kind })
+      if (!(error instanceof LogFull)) {
+        log.error('log publish failed; answered overloaded', { error: String(error), kind: item.kind })
+        return 'unavailable'
+      }
+      // A resend of a chunk the log took before (past JetStream's duplicate window) is held already: acknowledged.
+      if (item.kind === 'chunk' && this.store.listChunks(item.projectId, item.meta.sk).some((c) => c.seq === item.meta.seq)) return 'duplicate'
+      this.fullLogged(stream, error)
       return 'unavailable'
     }
+  }
+
+  /** One line per stream and FULL_LOG_EVERY_MS while it is full, not one per refused request. */
+  private fullLogged(stream: string, error: LogFull): void {
+    const now = Date.now()
+    if (now - (this.fullSince.get(stream) ?? 0) < FULL_LOG_EVERY_MS) return
+    this.fullSince.set(stream, now)
+    log.error('the log has no room: ingest answered 429 overloaded until it has', {
+      stream,
+      error: error.message,
+      fix: 'raise the stream\'s max_bytes (STORAGE_BUDGET, NATS_STREAM_MAX_BYTES; nats stream edit as the operator) or wait for RETENTION_DAYS to expire old recordings',
+    })
   }
 }

@@ -21,7 +21,7 @@ import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import { StorageUnavailable, type IngestItem, type Store } from '../store/store.js'
 import { decodeControl, decodeIngest, encodeControl, type ControlEntry } from './entries.js'
-import type { Log, LogEntry } from './log.js'
+import { LogFull, type Log, type LogEntry } from './log.js'
 import { publishUntil } from './publish.js'
 import { REPLICATED } from './operations.js'
 import { UnsealedEntry, type LogSeal } from './seal.js'
@@ -135,6 +135,13 @@ export class Applier {
     } catch (error) {
       this.tickets.delete(ticket)
       log.warn('control change not taken by the log', { op, error: String(error) })
+      if (error instanceof LogFull) {
+        throw new ApiError('internal_error', {
+          error: 'The cluster\'s log (NATS JetStream) has no room for changes: this change was not made.',
+          hint: 'An operator raises the control stream\'s max_bytes (NATS_STREAM_MAX_BYTES, nats stream edit) or the NATS servers\' max_file_store.',
+          retryAfterSeconds: 60,
+        })
+      }
       // The publish may have reached the log just as it failed: say so rather than claim nothing changed.
       throw new ApiError('internal_error', {
         error: 'The cluster\'s log (NATS JetStream) did not take this change in time; it may or may not have been made.',

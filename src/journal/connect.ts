@@ -9,12 +9,14 @@ import { connect, credsAuthenticator, nkeyAuthenticator, type ConnectionOptions,
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream'
 import type { Config } from '../config.js'
 import { log } from '../log.js'
-import { ensureStreams, type JournalLayout } from './streams.js'
+import { ensureStreams, StreamsDoNotFit, type JournalLayout, type LimitDrift } from './streams.js'
 
 export interface Journal {
   nc: NatsConnection
   js: JetStreamClient
   jsm: JetStreamManager
+  /** Streams found with another `max_bytes` than the layout's, when opened by openJournal. */
+  limitDrift?: LimitDrift[]
   close(): Promise<void>
 }
 
@@ -102,9 +104,13 @@ export async function openJournal(settings: NatsSettings, layout: JournalLayout,
   while (Date.now() < deadline) {
     try {
       const jsm = await jetstreamManager(nc, { timeout: 5_000 })
-      await ensureStreams(jsm, layout)
-      return { nc, js: jetstream(nc), jsm, close: () => nc.drain() }
+      const limitDrift = await ensureStreams(jsm, layout)
+      return { nc, js: jetstream(nc), jsm, limitDrift, close: () => nc.drain() }
     } catch (error) {
+      if (error instanceof StreamsDoNotFit) {
+        await nc.close()
+        throw error
+      }
       lastError = error
       await sleep(250)
     }

@@ -25,11 +25,23 @@ export interface LogReader extends AsyncIterable<LogEntry[]> {
   stop(): void
 }
 
+/**
+ * The stream refused the entry for lack of room (its `max_bytes`, or the
+ * NATS server's `max_file_store`): nothing was added, and trying again before
+ * room is made changes nothing, so callers answer at once instead of retrying.
+ */
+export class LogFull extends Error {
+  constructor(readonly subject: string, reason: string) {
+    super(`the log has no room for ${subject}: ${reason}`)
+  }
+}
+
 export interface Log {
   /**
    * One attempt to append `data` to the stream that takes `subject`; `id`
    * identifies the logical entry, so that a retry of an attempt whose
    * acknowledgement was lost is answered as a duplicate (publish.ts retries).
+   * Rejects with LogFull when the stream has no room for it.
    */
   append(subject: string, data: Uint8Array, options: { id: string; timeoutMs: number }): Promise<Appended>
   /** Reads `stream` from sequence `from` on, in batches of at most `maxBatch` entries. */

@@ -4,16 +4,35 @@
  * with the first copy's sequence), reads through an ordered consumer from any
  * sequence, and single entries by direct get from any replica.
  */
-import { DeliverPolicy } from '@nats-io/jetstream'
+import { DeliverPolicy, JetStreamApiError } from '@nats-io/jetstream'
 import type { Journal } from './connect.js'
-import { BatchQueue, type Appended, type Log, type LogEntry, type LogReader } from './log.js'
+import { BatchQueue, LogFull, type Appended, type Log, type LogEntry, type LogReader } from './log.js'
+
+/**
+ * JetStream's refusals for lack of room (nats-server 2.9's error codes): 10077
+ * "maximum bytes exceeded" from a stream at its `max_bytes` with discard new
+ * (also a store write failing for a full disk), 10023 "insufficient resources"
+ * from a server past its `max_file_store`, 10002 from an account past its limit.
+ */
+const NO_ROOM_CODES = new Set([10023, 10002])
+const NO_ROOM_STORE_FAILURE = /maximum (bytes|messages)|no space left/i
+
+function noRoom(error: unknown): boolean {
+  if (!(error instanceof JetStreamApiError)) return false
+  return NO_ROOM_CODES.has(error.code) || (error.code === 10077 && NO_ROOM_STORE_FAILURE.test(error.message))
+}
 
 export class NatsLog implements Log {
   constructor(readonly journal: Journal) {}
 
   async append(subject: string, data: Uint8Array, options: { id: string; timeoutMs: number }): Promise<Appended> {
-    const ack = await this.journal.js.publish(subject, data, { msgID: options.id, timeout: options.timeoutMs })
-    return { seq: ack.seq, duplicate: ack.duplicate }
+    try {
+      const ack = await this.journal.js.publish(subject, data, { msgID: options.id, timeout: options.timeoutMs })
+      return { seq: ack.seq, duplicate: ack.duplicate }
+    } catch (error) {
+      if (noRoom(error)) throw new LogFull(subject, (error as Error).message)
+      throw error
+    }
   }
 
   read(stream: string, from: number, maxBatch: number): LogReader {

@@ -14,7 +14,7 @@ import { logSeal, readLogSecret, type LogSeal } from './seal.js'
 import { replicatedStore } from './replicated-store.js'
 import { DEFAULT_LAYOUT, type JournalLayout } from './streams.js'
 
-export type ClusterConfig = Pick<Config, 'natsUrl' | 'natsAuth' | 'natsPartitions' | 'natsReplicas' | 'natsDeadlineMs' | 'natsChunkBytes' | 'retentionDays' | 'natsLogSecretFile'>
+export type ClusterConfig = Pick<Config, 'natsUrl' | 'natsAuth' | 'natsPartitions' | 'natsReplicas' | 'natsDeadlineMs' | 'natsChunkBytes' | 'retentionDays' | 'natsLogSecretFile' | 'storageBudget' | 'natsStreamMaxBytes'>
 
 /** The seal of this cluster's entries, from the secret every node holds. */
 export function logSealOf(config: Pick<Config, 'natsLogSecretFile'>): LogSeal {
@@ -22,7 +22,9 @@ export function logSealOf(config: Pick<Config, 'natsLogSecretFile'>): LogSeal {
 }
 
 export function layoutOf(config: ClusterConfig): JournalLayout {
-  return { ...DEFAULT_LAYOUT, partitions: config.natsPartitions, replicas: config.natsReplicas, retentionDays: config.retentionDays }
+  // In the cluster mode STORAGE_BUDGET is a size (config.ts): recordings live on the NATS servers' disks, not DATA_DIR's.
+  const recordingBytes = config.storageBudget && 'bytes' in config.storageBudget ? config.storageBudget.bytes : 0
+  return { ...DEFAULT_LAYOUT, partitions: config.natsPartitions, replicas: config.natsReplicas, retentionDays: config.retentionDays, recordingBytes, streamBytes: config.natsStreamMaxBytes }
 }
 
 export interface ClusterNode {
@@ -37,7 +39,16 @@ export interface ClusterNode {
 const JOIN_TIMEOUT_MS = 120_000
 
 export async function joinCluster(config: ClusterConfig, local: Store): Promise<ClusterNode> {
-  const log = new NatsLog(await openJournal(config, layoutOf(config), JOIN_TIMEOUT_MS))
+  const journal = await openJournal(config, layoutOf(config), JOIN_TIMEOUT_MS)
+  for (const { stream, has, wants } of journal.limitDrift ?? []) {
+    logLine.warn('a stream of the log has other limits than this node\'s configuration; left as it is (a node may not reconfigure streams)', {
+      stream,
+      maxBytes: has,
+      configured: wants,
+      fix: `as the NATS operator user: nats stream edit ${stream} --max-bytes=${wants}`,
+    })
+  }
+  const log = new NatsLog(journal)
   const seal = logSealOf(config)
   const applier = new Applier(local, log, layoutOf(config), { seal, chunkBytesInLog: config.natsChunkBytes === 'log' })
   applier.start()

@@ -5,10 +5,11 @@
  * same id, until it is acknowledged or the request's deadline passes. The id
  * is the caller's, minted once per logical entry: an attempt that landed but
  * lost its acknowledgement is then answered as a duplicate by the retry, never
- * stored twice. Only an acknowledgement means the log holds the entry.
+ * stored twice. Only an acknowledgement means the log holds the entry. A
+ * stream with no room (LogFull) is not retried: the caller answers at once.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Appended, Log } from './log.js'
+import { LogFull, type Appended, type Log } from './log.js'
 
 /** The log could not take the entry before the deadline: nothing is acknowledged, the client sends it again. */
 export class JournalUnavailable extends Error {
@@ -39,6 +40,8 @@ export async function publishUntil(log: Log, subject: string, data: Uint8Array, 
     try {
       return await log.append(subject, data, { id: options.id, timeoutMs: Math.min(ATTEMPT_TIMEOUT_MS, left) })
     } catch (error) {
+      // A full stream stays full until an operator or the retention makes room: waiting out the deadline changes nothing.
+      if (error instanceof LogFull) throw error
       lastError = error
       await sleep(Math.min(RETRY_PAUSE_MS, Math.max(0, options.deadline - Date.now())))
     }

@@ -7,7 +7,7 @@
  * new node is rebuilt from it).
  */
 import { createHash } from 'node:crypto'
-import { DiscardPolicy, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream'
+import { DiscardPolicy, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream'
 
 export interface JournalLayout {
   /** Recording partitions: one stream each (`REC_0` … `REC_{n-1}`). */
@@ -24,9 +24,13 @@ export interface JournalLayout {
   duplicateWindowMs: number
   /** Put before every stream name and subject, so that several logs share one NATS cluster (each test its own). */
   namespace: string
+  /** Bytes the recording partitions hold together at most (STORAGE_BUDGET), split evenly between them; 0: see streamBytes. */
+  recordingBytes: number
+  /** Bytes every other stream, and each partition when recordingBytes is 0, holds at most (NATS_STREAM_MAX_BYTES); 0: no limit. */
+  streamBytes: number
 }
 
-export const DEFAULT_LAYOUT: JournalLayout = { partitions: 3, replicas: 3, retentionDays: 30, duplicateWindowMs: 10 * 60_000, namespace: '' }
+export const DEFAULT_LAYOUT: JournalLayout = { partitions: 3, replicas: 3, retentionDays: 30, duplicateWindowMs: 10 * 60_000, namespace: '', recordingBytes: 0, streamBytes: 0 }
 
 const NANOS_PER_MS = 1_000_000
 
@@ -78,7 +82,14 @@ function token(value: string): string {
   return createHash('sha256').update(value).digest('hex').slice(0, 32)
 }
 
+/** JetStream's `max_bytes` of each recording partition and of the other streams; -1 is JetStream's "no limit". */
+export function streamMaxBytes(layout: JournalLayout): { recording: number; other: number } {
+  const other = layout.streamBytes > 0 ? layout.streamBytes : -1
+  return { recording: layout.recordingBytes > 0 ? Math.floor(layout.recordingBytes / layout.partitions) : other, other }
+}
+
 export function streamConfigs(layout: JournalLayout): (Partial<StreamConfig> & { name: string })[] {
+  const maxBytes = streamMaxBytes(layout)
   const common = {
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
@@ -86,7 +97,8 @@ export function streamConfigs(layout: JournalLayout): (Partial<StreamConfig> & {
     duplicate_window: layout.duplicateWindowMs * NANOS_PER_MS,
     // Bytes are read back by sequence from any replica (direct get), not through consumers.
     allow_direct: true,
-    // A full stream refuses new writes (the front answers 429) rather than dropping old entries unacknowledged.
+    // A full stream refuses new writes (the front answers 429) rather than dropping acknowledged entries: a node
+    // applying the log late, or rebuilding, would never see a dropped entry, and the nodes would disagree.
     discard: DiscardPolicy.New,
   }
   const recordings = Array.from({ length: layout.partitions }, (_, partition) => ({
@@ -94,19 +106,57 @@ export function streamConfigs(layout: JournalLayout): (Partial<StreamConfig> & {
     name: recordingStream(layout, partition),
     subjects: [`${subjectRoot(layout)}rec.${partition}.>`],
     max_age: layout.retentionDays * 86_400_000 * NANOS_PER_MS,
+    max_bytes: maxBytes.recording,
   }))
   return [
     ...recordings,
-    { ...common, name: signalsStream(layout), subjects: [`${subjectRoot(layout)}sig.>`] },
-    { ...common, name: controlStream(layout), subjects: [`${subjectRoot(layout)}ctl.>`] },
+    { ...common, name: signalsStream(layout), subjects: [`${subjectRoot(layout)}sig.>`], max_bytes: maxBytes.other },
+    { ...common, name: controlStream(layout), subjects: [`${subjectRoot(layout)}ctl.>`], max_bytes: maxBytes.other },
   ]
 }
 
-/** Creates the streams that are missing; an existing stream is left as it is (its layout is the cluster's, not this node's). */
-export async function ensureStreams(jsm: JetStreamManager, layout: JournalLayout): Promise<void> {
-  const existing = new Set<string>()
-  for await (const name of jsm.streams.names()) existing.add(name)
+/** An existing stream whose `max_bytes` is not what this node's configuration asks for. */
+export interface LimitDrift {
+  stream: string
+  has: number
+  wants: number
+}
+
+/**
+ * The NATS servers cannot set aside the bytes the streams' `max_bytes` ask
+ * for (their `max_file_store`, or the disk): waiting does not change that.
+ */
+export class StreamsDoNotFit extends Error {}
+
+/**
+ * Creates the streams that are missing, and answers the existing ones whose
+ * `max_bytes` differs from the layout's. An existing stream is left as it is:
+ * the node's NATS user may not reconfigure a stream (deploy/nats/accounts.conf),
+ * since one that may can also shrink it and drop what it holds.
+ */
+export async function ensureStreams(jsm: JetStreamManager, layout: JournalLayout): Promise<LimitDrift[]> {
+  const existing = new Map<string, StreamConfig>()
+  for await (const info of jsm.streams.list()) existing.set(info.config.name, info.config)
+  const drift: LimitDrift[] = []
   for (const config of streamConfigs(layout)) {
-    if (!existing.has(config.name)) await jsm.streams.add(config)
+    const found = existing.get(config.name) ?? (await createOrFind(jsm, config))
+    if (found && found.max_bytes !== config.max_bytes) drift.push({ stream: config.name, has: found.max_bytes, wants: config.max_bytes! })
+  }
+  return drift
+}
+
+/** Creates the stream; a stream of that name made meanwhile (or left out of a short listing) is answered as found. */
+async function createOrFind(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<StreamConfig | undefined> {
+  try {
+    await jsm.streams.add(config)
+    return undefined
+  } catch (error) {
+    // 10058: the name is in use with another configuration (another node's limits).
+    if (error instanceof JetStreamApiError && error.code === 10058) return (await jsm.streams.info(config.name)).config
+    // 10047 on one server; 10005 "no suitable peers for placement, insufficient storage" in a cluster.
+    if (/insufficient storage/.test(String(error))) {
+      throw new StreamsDoNotFit(`the NATS servers cannot set aside max_bytes ${config.max_bytes} for stream ${config.name} (${String(error)}): the streams' limits (STORAGE_BUDGET, NATS_STREAM_MAX_BYTES) must fit in each server's max_file_store`)
+    }
+    throw error
   }
 }

@@ -3,6 +3,7 @@
  * with its own data directory and port, on one real NATS cluster; and a
  * signed-in owner with an API key, made through the API as a user would.
  */
+import type { Test } from 'tap'
 import type { NatsCluster } from '../../src/journal/nats-servers.js'
 import { call } from './api.js'
 import { clusterFor, type Cluster, type ClusterOptions } from './cluster.js'
@@ -40,4 +41,18 @@ export async function createProject(url: string, apiKey: string, name: string): 
   const answer = await call(url, '/cli/projects.create', { token: apiKey, body: { name } })
   if (answer.status !== 200) throw new Error(`projects.create answered ${answer.status}: ${JSON.stringify(answer.body)}`)
   return answer.body.project
+}
+
+/**
+ * Runs test files one after another in this process (api-files-*.test.ts),
+ * each import inside a subtest of its own. A file that starts its cluster at
+ * its top level (`const cluster = await clusterFor(t)`) gives the root test a
+ * teardown, and tap then ends the root once it sits idle for three timer
+ * turns: that happens while the next such file awaits its cluster, whose tests
+ * are then refused ("cannot create subtest after parent test ends") and whose
+ * teardown never runs, so its node and NATS server keep the process alive. A
+ * subtest that lasts as long as the import keeps the root busy instead.
+ */
+export async function importInTurn(t: Test, files: URL[]): Promise<void> {
+  for (const file of files) await t.test(`loads ${file.pathname.split('/test/')[1]}`, () => import(file.href))
 }
