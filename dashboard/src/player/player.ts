@@ -39,9 +39,14 @@ export const TAG_COLOURS: Record<string, string> = {
   requestFailed: '#6941c6',
 }
 
+/** Moments as rrweb custom events, which rrweb-player draws as ticks on its timeline. */
+export function markerEvents(markers: Marker[]): any[] {
+  return markers.map((m) => ({ type: 5, timestamp: m.ts, data: { tag: m.tag, payload: { label: m.label } } }))
+}
+
 let styled = false
 
-function injectStyles(): void {
+export function injectStyles(): void {
   if (styled) return
   styled = true
   const style = document.createElement('style')
@@ -52,8 +57,7 @@ function injectStyles(): void {
 
 export function mountPlayer(target: HTMLElement, events: any[], markers: Marker[], size: { width: number; height: number }): PlayerHandle {
   injectStyles()
-  const custom = markers.map((m) => ({ type: 5, timestamp: m.ts, data: { tag: m.tag, payload: { label: m.label } } }))
-  const all = [...events, ...custom].sort((a, b) => a.timestamp - b.timestamp)
+  const all = [...events, ...markerEvents(markers)].sort((a, b) => a.timestamp - b.timestamp)
   const player = new Player({
     target,
     props: {

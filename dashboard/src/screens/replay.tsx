@@ -4,73 +4,29 @@
  * and error clicks, JS errors, quick backs) and its page changes as moments
  * on the timeline, with console errors and failed requests when the project
  * captures them (and their panels, replay-panels.tsx). Each moment is a button that jumps there; `?t=<epoch ms>`
- * opens the replay at a moment (the friction feed links that way).
+ * opens the replay at a moment (the friction feed links that way). A long
+ * recording streams part by part (replay-load.ts, player/stream.ts) under
+ * controls of its own that span the whole session.
  */
 import type { JSX } from 'preact'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import { api, ApiFailure } from '../api.js'
+import { ApiFailure } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatClock, formatDate, formatDuration } from '../format.js'
-import type { FrictionItem, FrictionListAnswer, Project } from '../model.js'
-import type { Marker, PlayerHandle } from '../player/player.js'
+import type { Project } from '../model.js'
+import type { PlayerHandle } from '../player/player.js'
+import type { StreamHandle } from '../player/stream.js'
 import { href } from '../route.js'
-import { describeFriction, FRICTION_LABELS } from './friction.js'
+import { FRICTION_LABELS } from './friction.js'
 import { CapturePanels, captureMoments } from './replay-panels.js'
-import { pathOf } from './sessions.js'
+import { loadPart, loadRecording, placeMoments, type Recording } from './replay-load.js'
+import { StreamControls } from './stream-controls.js'
 
 /** Opening at a moment starts a little before it, so the lead-up is seen too. */
 const LEAD_IN_MS = 3000
 const SEEK_STEP_MS = 5000
-/** rrweb event types (rrweb `EventType`): 2 full snapshot, 4 meta (a page load: href, width, height). */
-const META = 4
 
 const MOMENT_LABELS: Record<string, string> = { page: 'Page change', consoleError: 'Console error', requestFailed: 'Failed request' }
-
-interface Moment extends Marker {
-  offset: number
-  kind: string
-}
-
-interface Recording {
-  events: any[]
-  start: number
-  end: number
-  moments: Moment[]
-  viewport: { width: number; height: number }
-}
-
-async function loadFriction(projectId: string, sessionKey: string, since: number, until: number): Promise<FrictionItem[]> {
-  const items: FrictionItem[] = []
-  let cursor: string | undefined
-  // A session's friction fits in a few pages; the bound stops a runaway loop.
-  for (let i = 0; i < 10; i++) {
-    const page = await api.post<FrictionListAnswer>('/cli/friction.list', { projectId, sessionKey, since, until, limit: 200, ...(cursor ? { cursor } : {}) })
-    items.push(...page.items.filter((item) => item.sessionKey === sessionKey))
-    if (!page.nextCursor) break
-    cursor = page.nextCursor
-  }
-  return items
-}
-
-async function loadRecording(projectId: string, sessionKey: string): Promise<Recording> {
-  const events = await api.post<any[]>('/cli/sessions.events', { projectId, sessionKey })
-  if (!Array.isArray(events) || events.length < 2) return { events: events ?? [], start: 0, end: 0, moments: [], viewport: { width: 1280, height: 800 } }
-  events.sort((a, b) => a.timestamp - b.timestamp)
-  const start = events[0].timestamp
-  const end = events[events.length - 1].timestamp
-  const metas = events.filter((e) => e.type === META)
-  const viewport = { width: metas[0]?.data?.width || 1280, height: metas[0]?.data?.height || 800 }
-  const friction = await loadFriction(projectId, sessionKey, start - 60_000, end + 60_000).catch(() => [] as FrictionItem[])
-  const clamp = (ts: number) => Math.min(end, Math.max(start, ts))
-  const moments: Moment[] = [
-    ...metas.slice(1).map((e) => ({ ts: e.timestamp, tag: 'page', kind: 'page', label: `Page: ${pathOf(e.data?.href ?? '')}` })),
-    ...friction.map((item) => ({ ts: clamp(item.ts), tag: item.kind, kind: item.kind, label: describeFriction(item) })),
-    ...captureMoments(events, start).map((m) => ({ ...m, ts: clamp(m.ts) })),
-  ]
-    .map((m) => ({ ...m, offset: m.ts - start }))
-    .sort((a, b) => a.ts - b.ts)
-  return { events, start, end, moments, viewport }
-}
 
 export function Replay({ project, sessionKey, at }: { project: Project; sessionKey: string; at?: number }) {
   useTitle(`Replay · ${project.name}`)
@@ -109,13 +65,16 @@ export function Replay({ project, sessionKey, at }: { project: Project; sessionK
 function ReplayView({ project, sessionKey, recording: r, at, back }: { project: Project; sessionKey: string; recording: Recording; at?: number; back: JSX.Element }) {
   const box = useRef<HTMLDivElement>(null)
   const target = useRef<HTMLDivElement>(null)
-  const [player, setPlayer] = useState<PlayerHandle>()
+  const [player, setPlayer] = useState<PlayerHandle | StreamHandle>()
   const [loadError, setLoadError] = useState<unknown>()
   const [now, setNow] = useState(0)
+  // Streamed: the events of the part playing, for the console and network panels.
+  const [partEvents, setPartEvents] = useState(r.events)
   const duration = r.end - r.start
+  const streamed = r.outline !== undefined
 
   useEffect(() => {
-    let handle: PlayerHandle | undefined
+    let handle: PlayerHandle | StreamHandle | undefined
     let cancelled = false
     const size = () => {
       // The box's content width: its padding is not the player's.
@@ -123,10 +82,18 @@ function ReplayView({ project, sessionKey, recording: r, at, back }: { project: 
       const height = Math.max(200, Math.min(window.innerHeight * 0.65, (width * r.viewport.height) / r.viewport.width))
       return { width, height: Math.round(height) }
     }
-    import('../player/player.js')
-      .then(({ mountPlayer }) => {
-        if (cancelled || !target.current) return
-        handle = mountPlayer(target.current, r.events, r.moments, size())
+    const mount = r.outline
+      ? import('../player/stream.js').then(({ mountStream }) => {
+          if (cancelled || !target.current) return undefined
+          const stream = mountStream(target.current, r.outline!, (from, until) => loadPart(project.id, sessionKey, from, until), r.moments, size(), r.events)
+          stream.onPart(setPartEvents)
+          return stream
+        })
+      : import('../player/player.js').then(({ mountPlayer }) => (cancelled || !target.current ? undefined : mountPlayer(target.current, r.events, r.moments, size())))
+    mount
+      .then((mounted) => {
+        if (!mounted) return
+        handle = mounted
         handle.onTime(setNow)
         if (at) {
           const offset = Math.min(duration, Math.max(0, at - r.start))
@@ -145,6 +112,12 @@ function ReplayView({ project, sessionKey, recording: r, at, back }: { project: 
     }
   }, [r, at])
 
+  // Streamed, the console errors and failed requests known are those of the part in memory.
+  const moments = useMemo(
+    () => (streamed ? placeMoments([...r.moments, ...captureMoments(partEvents, r.start).map((m) => ({ ...m, offset: 0 }))], r.start, r.end) : r.moments),
+    [r, partEvents],
+  )
+
   const jump = (offset: number) => {
     player?.goto(offset - 1000 < 0 ? 0 : offset - 1000, true)
     box.current?.focus({ preventScroll: true })
@@ -157,7 +130,7 @@ function ReplayView({ project, sessionKey, recording: r, at, back }: { project: 
     else return
     e.preventDefault()
   }
-  const pages = useMemo(() => new Set(r.events.filter((e) => e.type === META).map((e) => pathOf(e.data?.href ?? ''))), [r])
+  const pages = r.pages
 
   return (
     <section class="stack replay">
@@ -179,9 +152,10 @@ function ReplayView({ project, sessionKey, recording: r, at, back }: { project: 
           {!player && !loadError && <Loading what="Loading the player" />}
           <ErrorNote error={loadError} />
           <div ref={target} class="player-target" />
-          {r.moments.length > 0 && (
+          {streamed && <StreamControls player={player as StreamHandle | undefined} duration={duration} now={now} />}
+          {moments.length > 0 && (
             <div class="moments-strip" role="group" aria-label="Moments on the timeline">
-              {r.moments.map((m, i) => (
+              {moments.map((m, i) => (
                 <button
                   key={i}
                   type="button"
@@ -197,11 +171,11 @@ function ReplayView({ project, sessionKey, recording: r, at, back }: { project: 
         </div>
         <aside class="moments" aria-labelledby="moments-title">
           <h2 id="moments-title">Moments</h2>
-          {r.moments.length === 0 ? (
+          {moments.length === 0 ? (
             <p class="muted small">No friction in this session: no rage, dead or error clicks, no JavaScript errors.</p>
           ) : (
             <ol data-testid="moments">
-              {r.moments.map((m, i) => (
+              {moments.map((m, i) => (
                 <li key={i} class={Math.abs(now - m.offset) < 1500 ? 'current' : undefined}>
                   <button type="button" class="moment" onClick={() => jump(m.offset)}>
                     <span class="time">{formatClock(m.offset)}</span>
@@ -217,7 +191,7 @@ function ReplayView({ project, sessionKey, recording: r, at, back }: { project: 
           )}
         </aside>
       </div>
-      <CapturePanels events={r.events} start={r.start} now={now} jump={jump} />
+      <CapturePanels events={partEvents} start={r.start} now={now} jump={jump} />
     </section>
   )
 }
