@@ -5,8 +5,15 @@
  * NATS_STREAM_MAX_BYTES (the others); a full stream refuses new entries, so
  * /ingest and /signals answer 429 overloaded with Retry-After at once, every
  * acknowledged chunk still reads back, and once the operator raises the limit
- * the same node takes the refused payloads without a restart.
+ * the same node takes the refused payloads without a restart. Where a tmpfs
+ * can be mounted (root), the NATS server's store is on a small one, which the
+ * limits keep from filling: nats-server 2.9.10 on a disk that really fills
+ * locks the stream up until it is killed (README, NATS_STREAM_MAX_BYTES).
  */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, statfsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
 import t from 'tap'
@@ -31,12 +38,34 @@ const signalsOf = (n: number) => ({
   clicks: Array.from({ length: 500 }, (_, i) => ({ url: 'https://shop.test/', ts: Date.now(), xRatio: 0.5, yDoc: i, selector: `#b${n}-${i}`.padEnd(250, 'x'), tag: 'button' })),
 })
 
+/** 16 MiB: four times what the streams' limits set aside at first (2 MB of recordings, 1 MB each for signals and control). */
+const TMPFS_BYTES = 16 * MB
+
+function mountTmpfs(): string | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-nats-full-'))
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_BYTES}`, 'tmpfs', dir], { stdio: 'ignore' })
+    return dir
+  } catch {
+    rmSync(dir, { recursive: true, force: true })
+    return undefined
+  }
+}
+
 function isRefusal(answer: Answer): boolean {
   return answer.status === 429 && answer.json?.code === 'overloaded' && Number(answer.headers['retry-after']) > 0
 }
 
 t.test('a full stream answers 429 overloaded at once, keeps every acknowledged chunk readable, and takes ingest again once its limit is raised', async (t) => {
-  const nats = await natsCluster(t, 1)
+  const tmpfs = mountTmpfs()
+  if (tmpfs) {
+    // Registered first, so it runs after the NATS server's teardown has stopped it.
+    t.teardown(() => {
+      execFileSync('umount', [tmpfs])
+      rmSync(tmpfs, { recursive: true, force: true })
+    })
+  } else t.comment('the NATS store is on the ordinary disk: mounting a tmpfs needs root (mount -t tmpfs refused)')
+  const nats = await natsCluster(t, 1, { dir: tmpfs })
   const node = await nodeOn(t, nats, { env: { NATS_REPLICAS: '1', STORAGE_BUDGET: '2MB', NATS_STREAM_MAX_BYTES: '1MB' } })
   const owner = await ownerWithKey(node.url)
   const project = await createProject(node.url, owner.apiKey, 'Shop')
@@ -91,6 +120,11 @@ t.test('a full stream answers 429 overloaded at once, keeps every acknowledged c
   }
   t.equal(await readAll(acknowledged), 0, `while full, all ${acknowledged.length} acknowledged chunks read back byte-identical`)
   t.equal((await call(node.url, '/cli/projects.list', { token: owner.apiKey })).status, 200, 'the node serves reads')
+  if (tmpfs) {
+    const disk = statfsSync(tmpfs)
+    const used = (disk.blocks - disk.bfree) * disk.bsize
+    t.ok(used < TMPFS_BYTES / 2, `the NATS store's tmpfs holds ${(used / MB).toFixed(1)} of ${TMPFS_BYTES / MB} MiB: the limits, not the disk, refused`)
+  }
 
   // The operator raises the limits (nats stream edit); the node is not restarted.
   for (const stream of [...recordings, signalsStream(layout)]) {

@@ -8,9 +8,10 @@ import type { Test } from 'tap'
 import { startNatsCluster, type NatsCluster } from '../../src/journal/nats-servers.js'
 import { freePort, tempDataDir } from './cluster.js'
 
-export async function natsCluster(t: Test, size = 3, options: { secure?: boolean } = {}): Promise<NatsCluster> {
+/** `dir`: where the servers' stores go (a small tmpfs, say) instead of a new temporary directory; left in place. */
+export async function natsCluster(t: Test, size = 3, options: { secure?: boolean; dir?: string } = {}): Promise<NatsCluster> {
   const dir = tempDataDir('svc-nats-')
-  const cluster = await startNatsCluster({ dir, size, freePort, ...options })
+  const cluster = await startNatsCluster({ dir: options.dir ?? dir, size, freePort, secure: options.secure })
   t.teardown(async () => {
     await cluster.stop()
     rmSync(dir, { recursive: true, force: true })
