@@ -321,6 +321,26 @@ export const COMMANDS: CommandHelp[] = [
     needsKey: true,
   },
   {
+    name: 'overview',
+    args: '<projectId>',
+    minArgs: 1,
+    maxArgs: 1,
+    summary: 'The project\'s figures over a period against the period before, and the pages with the most friction.',
+    details: [
+      projectId,
+      'Sessions, visitors, pages per session, active time, scroll depth, and the share of sessions with rage, dead and error clicks, quick backs and JavaScript errors (POST /cli/overview.get). Counts and averages change by a percentage, shares by points. --json adds the series of hour or day buckets.',
+    ],
+    flags: [
+      { name: 'period', type: 'string', value: '<duration>', help: 'The period ending now: 24h, 7d, 30d (at most 92 days). Default 7d.' },
+      { name: 'bucket', type: 'string', value: '<hour|day>', help: 'The series\' buckets (--json). Default: hours up to 48 hours, else days.' },
+      { name: 'device', type: 'string', value: '<mobile|tablet|desktop>', help: 'Only sessions on this device class.' },
+      { name: 'page', type: 'string', value: '<page>', help: 'Only sessions on this page, by what they did there: a key, a display path or a URL.' },
+      { name: 'top', type: 'string', value: '<n>', help: 'Pages per friction kind (at most 20). Default 5.' },
+    ],
+    examples: ['svc overview prj_123', 'svc overview prj_123 --period 30d --device mobile', 'svc overview prj_123 --page /checkout --json'],
+    needsKey: true,
+  },
+  {
     name: 'export',
     args: '<projectId> <sessionKey>',
     minArgs: 2,

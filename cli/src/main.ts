@@ -11,6 +11,7 @@ import * as account from './commands/account.js'
 import { capture } from './commands/capture.js'
 import { commandHelp, groupHelp, help, overview, version } from './commands/help.js'
 import * as members from './commands/members.js'
+import { overview as projectOverview } from './commands/overview.js'
 import * as governance from './commands/governance.js'
 import * as projects from './commands/projects.js'
 import * as rules from './commands/rules.js'
@@ -42,6 +43,7 @@ const HANDLERS: Record<string, (ctx: Context) => Promise<void>> = {
   'setup-token': projects.setupToken,
   'sessions count': sessions.count,
   'sessions list': sessions.list,
+  overview: projectOverview,
   export: sessions.exportEvents,
   update,
   version: async (ctx) => version(ctx.out, ctx.url),

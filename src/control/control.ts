@@ -15,6 +15,7 @@ import { pageOperations } from './operations/pages.js'
 import { projectOperations } from './operations/projects.js'
 import { setupOperations } from './operations/setup.js'
 import { insightOperations } from './operations/insights.js'
+import { overviewOperations } from './operations/overview.js'
 import { sessionOperations } from './operations/sessions.js'
 import { snippetOperations } from './operations/snippet.js'
 import { storageOperations } from './operations/storage.js'
@@ -54,6 +55,7 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
     ...setupOperations(deps.store),
     ...sessionOperations(deps.store, deps.chunkBytes),
     ...insightOperations(deps.store, deps.now),
+    ...overviewOperations(deps.store, deps.now),
     ...snippetOperations(deps.store, deps.config.directUrl),
     ...accountOperations({ store: deps.store, publicUrl: deps.config.publicUrl, directUrl: deps.config.directUrl, now, throttle, maxOpenInvites: maxOpenInvitesPerOrg }),
     ...memberOperations({ store: deps.store, publicUrl: deps.config.publicUrl, now, throttle }),

@@ -13,6 +13,7 @@ import type * as common from './common.js'
 import type * as control from './control.js'
 import type * as audit from './audit.js'
 import type * as members from './members.js'
+import type * as overview from './overview.js'
 import type * as read from './read.js'
 import type { snippetAnswer } from './snippet.js'
 import type * as ingest from './tracker-payloads.js'
@@ -26,6 +27,7 @@ export type SignalView = FromSchema<typeof ingest.viewSchema>
 export type SignalClick = FromSchema<typeof ingest.clickSchema>
 export type SignalError = FromSchema<typeof ingest.errorEntrySchema>
 export type SignalsBatch = FromSchema<typeof ingest.signalsBatchSchema>
+export type RecordingLoss = FromSchema<typeof ingest.recordingLossSchema>
 export type IngestAck = FromSchema<typeof ingest.okSchema>
 
 // ---- shared resources ----
@@ -82,6 +84,7 @@ export type SessionSummary = FromSchema<typeof read.sessionSummarySchema>
 export type SessionsListAnswer = FromSchema<typeof read.sessionsListAnswer>
 export type ChunkInfo = FromSchema<typeof read.chunkInfoSchema>
 export type SessionChunksAnswer = FromSchema<typeof read.sessionChunksAnswer>
+export type Completeness = FromSchema<typeof read.completenessSchema>
 export type HeatmapAnswer = FromSchema<typeof read.heatmapAnswer>
 export type HeatKind = HeatmapAnswer['kind']
 export type Device = NonNullable<HeatmapAnswer['device']>
@@ -92,6 +95,8 @@ export type FrictionKind = FrictionItem['kind']
 export type FrictionListAnswer = FromSchema<typeof read.frictionListAnswer>
 export type PagesListAnswer = FromSchema<typeof read.pagesListAnswer>
 export type PageRow = Item<PagesListAnswer['pages']>
+export type OverviewBody = FromSchema<typeof overview.overviewBody>
+export type OverviewAnswer = FromSchema<typeof overview.overviewAnswer>
 
 /** A project's capture settings: what the tracker records (projects.capture, the project answer, GET /api/capture). */
 export type CaptureSettings = FromSchema<typeof captureSettingsSchema>
