@@ -5,7 +5,9 @@
  * mutation is a log entry applied before it is answered, and what the files
  * seed or read directly goes through the log too (test/helpers/log-store.ts).
  * This file runs the control plane; api-files-ingest, -read and -edges run
- * the rest, in parallel with it.
+ * the rest, in parallel with it. Each file is imported in a subtest of its
+ * own (importInTurn), so files that start their cluster at top level can run
+ * together in one process.
  *
  * Left out:
  * - test/cluster/*: the embedded mode's processes and DATA_DIR (SIGKILL of the service, data-dir modes, fronts killed).
@@ -21,15 +23,18 @@
  *   cli/{projects,sessions,members,capture,terminal}, public/documents, site/pages, grouping/backfill.
  */
 import t from 'tap'
+import { importInTurn } from '../helpers/cluster-mode.js'
 
 // Each cluster with its own NATS server; a busy machine makes a file several times slower.
 t.setTimeout(400_000)
 process.env.SVC_TEST_CLUSTER_MODE = '1'
-await import('../control/projects.test.js')
-await import('../control/credentials.test.js')
-await import('../control/accounts.test.js')
-await import('../control/members.test.js')
-// Credentials created while a removal commits, and quotas: decided where each node applies the log, in its order.
-await import('../control/removal-races.test.js')
-await import('../control/account-recovery.test.js')
-await import('../control/quotas-housekeeping.test.js')
+await importInTurn(t, [
+  new URL('../control/projects.test.js', import.meta.url),
+  new URL('../control/credentials.test.js', import.meta.url),
+  new URL('../control/accounts.test.js', import.meta.url),
+  new URL('../control/members.test.js', import.meta.url),
+  // Credentials created while a removal commits, and quotas: decided where each node applies the log, in its order.
+  new URL('../control/removal-races.test.js', import.meta.url),
+  new URL('../control/account-recovery.test.js', import.meta.url),
+  new URL('../control/quotas-housekeeping.test.js', import.meta.url),
+])

@@ -5,11 +5,14 @@
  * read answered after the node's read barrier.
  */
 import t from 'tap'
+import { importInTurn } from '../helpers/cluster-mode.js'
 
 // Each cluster with its own NATS server; a busy machine makes a file several times slower.
 t.setTimeout(400_000)
 process.env.SVC_TEST_CLUSTER_MODE = '1'
-await import('../control/sessions.test.js')
-await import('../control/recording-stream.test.js')
-await import('../control/insights.test.js')
-await import('../front/ingest-signals-entries.test.js')
+await importInTurn(t, [
+  new URL('../control/sessions.test.js', import.meta.url),
+  new URL('../control/recording-stream.test.js', import.meta.url),
+  new URL('../control/insights.test.js', import.meta.url),
+  new URL('../front/ingest-signals-entries.test.js', import.meta.url),
+])
