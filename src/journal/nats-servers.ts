@@ -78,6 +78,8 @@ export interface NatsClusterOptions {
    * configuration at all, which lets anyone in: what a node must refuse without NATS_TRUSTED_NETWORK=1.
    */
   secure?: boolean
+  /** Where the CA, certificate and passwords are made (and kept); `dir`/nats-secrets unless told. Several clusters may share one. */
+  secretsDir?: string
 }
 
 const NO_AUTH: NatsAuth = { user: '', passwordFile: '', tokenFile: '', nkeySeedFile: '', credentialsFile: '', tlsCaFile: '', tlsCertFile: '', tlsKeyFile: '', trustedNetwork: false }
@@ -109,7 +111,8 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
   const size = options.size ?? 3
   const secure = options.secure ?? true
   const binary = natsServerBinary()
-  const secrets = secure ? localSecrets(join(options.dir, 'nats-secrets')) : undefined
+  const secrets = secure ? localSecrets(options.secretsDir ?? join(options.dir, 'nats-secrets')) : undefined
+  mkdirSync(options.dir, { recursive: true })
   const logSecretFile = join(options.dir, 'log.secret')
   // Kept across starts: the log's entries are sealed with it.
   if (!existsSync(logSecretFile)) writeFileSync(logSecretFile, randomBytes(32).toString('hex'), { mode: 0o600 })

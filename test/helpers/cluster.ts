@@ -105,7 +105,22 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
  */
 async function logFor(options: ClusterOptions, dataDir: string): Promise<NatsCluster | undefined> {
   if (process.env.SVC_TEST_CLUSTER_MODE !== '1' || options.env?.NATS_URL) return undefined
-  return startNatsCluster({ dir: join(dataDir, 'nats'), size: 1, freePort })
+  return startNatsCluster({ dir: join(dataDir, 'nats'), size: 1, freePort, secretsDir: sharedSecrets() })
+}
+
+let secretsDir: string | undefined
+
+/**
+ * One CA, certificate and pair of passwords for every NATS server this test
+ * process starts: make-secrets.sh (openssl four times) took 0.2 to 0.35 s of
+ * each cluster start. Removed when the process exits.
+ */
+function sharedSecrets(): string {
+  if (!secretsDir) {
+    const dir = (secretsDir = tempDataDir('svc-nats-secrets-'))
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+  }
+  return secretsDir
 }
 
 async function startClusterOnce(options: ClusterOptions, dataDir: string): Promise<Cluster> {
