@@ -1,21 +1,26 @@
 /**
  * The log in memory: the same rules as JetStream's streams as the journal
  * uses them (subjects to streams, one order per stream, ids deduplicated
- * within a window), in one process and in microseconds, so that the journal's
- * rules are tested without NATS servers (test/journal/). Faults are injected
+ * within a window, a byte limit that refuses new entries), in one process
+ * and in microseconds, so that the journal's rules are tested without NATS
+ * servers (test/journal/). Faults are injected
  * by hand: an acknowledgement lost after the entry landed, an append refused,
  * readers ended with an error.
  */
-import { BatchQueue, type Appended, type Log, type LogEntry, type LogReader } from './log.js'
+import { BatchQueue, LogFull, type Appended, type Log, type LogEntry, type LogReader } from './log.js'
 
 export interface MemoryStream {
   name: string
   /** Subject patterns as JetStream writes them: `a.b` exactly, `a.>` anything under `a.`. */
   subjects: string[]
+  /** Bytes of entries the stream holds at most, as `max_bytes` with discard new: past it an append is refused (LogFull). */
+  maxBytes?: number
 }
 
 interface Held {
   entries: LogEntry[]
+  bytes: number
+  maxBytes: number
   /** Entry ids within the duplicate window, and when each was appended. */
   ids: Map<string, { seq: number; at: number }>
   readers: Set<{ queue: BatchQueue<LogEntry>; next: number }>
@@ -33,7 +38,7 @@ export class MemoryLog implements Log {
     private readonly duplicateWindowMs = 10 * 60_000,
     private readonly now: () => number = Date.now,
   ) {
-    for (const stream of layout) this.streams.set(stream.name, { entries: [], ids: new Map(), readers: new Set() })
+    for (const stream of layout) this.streams.set(stream.name, { entries: [], bytes: 0, maxBytes: stream.maxBytes ?? Infinity, ids: new Map(), readers: new Set() })
   }
 
   async append(subject: string, data: Uint8Array, options: { id: string; timeoutMs: number }): Promise<Appended> {
@@ -45,8 +50,11 @@ export class MemoryLog implements Log {
     const at = this.now()
     const seen = held.ids.get(options.id)
     if (seen && at - seen.at < this.duplicateWindowMs) return { seq: seen.seq, duplicate: true }
+    // JetStream answers a duplicate before it checks the stream's limits: a resend to a full stream is acknowledged.
+    if (held.bytes + data.byteLength > held.maxBytes) throw new LogFull(subject, 'maximum bytes exceeded')
     const entry = { seq: held.entries.length + 1, data: Uint8Array.from(data) }
     held.entries.push(entry)
+    held.bytes += data.byteLength
     held.ids.set(options.id, { seq: entry.seq, at })
     for (const reader of held.readers) this.deliver(held, reader)
     if (this.loseAcks > 0) {
