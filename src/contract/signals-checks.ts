@@ -5,8 +5,8 @@
  */
 import type { ValidateFunction } from 'ajv'
 import { LIMITS } from '../config.js'
-import { clickSchema, errorEntrySchema, signalsBatchSchema, viewSchema } from '../schemas/tracker-payloads.js'
-import type { Click, ErrorEntry, SignalsRecord, View } from '../store/store.js'
+import { clickSchema, errorEntrySchema, MAX_LOSSES_PER_BATCH, signalsBatchSchema, viewSchema } from '../schemas/tracker-payloads.js'
+import type { Click, ErrorEntry, RecordingLoss, SignalsRecord, View } from '../store/store.js'
 import { flattenDeeperThan, schemaDepth } from './json-nesting.js'
 import { describeErrors, validators } from './validators.js'
 
@@ -20,6 +20,7 @@ interface Envelope {
   views?: unknown[]
   clicks?: unknown[]
   errors?: unknown[]
+  lost?: unknown[]
 }
 
 /** A batch nests 3 deep (batch → list → entry); anything deeper is flattened before parsing (./json-nesting.ts). */
@@ -59,6 +60,9 @@ export function parseSignals(body: Uint8Array, now: number): SignalsResult {
     errors: keep<ErrorEntry>(envelope.errors, LIMITS.errors, validators.errorEntry, ERROR_FIELDS),
   }
   batch.dropped = dropped
+  // Loss reports are not signals: one that does not validate is dropped alone and not counted in `dropped`.
+  const lost = (envelope.lost ?? []).slice(0, MAX_LOSSES_PER_BATCH).filter((loss) => validators.recordingLoss(loss)) as RecordingLoss[]
+  if (lost.length) batch.lost = lost
   if (envelope.startedAt !== undefined) batch.startedAt = clampStartedAt(envelope.startedAt, now)
   return { ok: true, batch }
 }

@@ -4,7 +4,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
-import { chunkMetaSchema, clickSchema, errorEntrySchema, signalsEnvelopeSchema, viewSchema } from '../schemas/tracker-payloads.js'
+import { chunkMetaSchema, clickSchema, errorEntrySchema, recordingLossSchema, signalsEnvelopeSchema, viewSchema } from '../schemas/tracker-payloads.js'
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv
@@ -47,6 +47,7 @@ export const validators = {
   view: unitsFirst(viewSchema),
   click: unitsFirst(clickSchema),
   errorEntry: unitsFirst(errorEntrySchema),
+  recordingLoss: ajv.compile(recordingLossSchema),
 } satisfies Record<string, ValidateFunction>
 
 /** "rules: must NOT have fewer than 1 items" — what failed, for the error body; never echoes values. */

@@ -16,7 +16,7 @@ import type { CounterSeries } from '../metrics/local.js'
 import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import type { WriteItem } from '../supervisor/messages.js'
-import type { Store } from '../store/store.js'
+import type { ChunkMeta, RecordingLoss, Store } from '../store/store.js'
 import { declaredLength, readBody } from './body.js'
 import type { BodyPool } from './body-pool.js'
 import { guard, sendError, sendOk } from './reply.js'
@@ -136,17 +136,46 @@ export function ingestFault(deps: IngestDeps, res: HttpResponse, error: unknown)
   overloaded(deps, res, RETRY_AFTER_UNAVAILABLE_S, 'The service failed to handle this payload; nothing was stored.')
 }
 
+/**
+ * A chunk refused as too large is kept in its session's record as a loss
+ * (store/session-losses.ts) when its meta names the session: as a signals
+ * batch that reports only that, through the same queue, so every mode and
+ * store handles it as it handles a tracker's reports. Paid only on a 413;
+ * the queue answer is not waited for (the client already has its 413).
+ */
+function noteRefusal(deps: IngestDeps, projectId: string | undefined, meta: ChunkMeta | undefined, bytes: number | undefined): void {
+  if (!projectId || !meta) return
+  const loss: RecordingLoss = { reason: 'refused_too_large', seq: meta.seq, pageIndex: meta.pageIndex, url: meta.url, fromTs: meta.firstTs, untilTs: meta.lastTs, bytes }
+  const body = new TextEncoder().encode(JSON.stringify({ sk: meta.sk, vid: meta.vid, lost: [loss] }))
+  deps.queue.enqueue({ kind: 'signals-body', projectId, receivedAt: Date.now(), body }).catch(() => undefined) // enqueue never rejects; a failure loses only this note
+}
+
+/** The project and meta of a refused chunk, when the request names them (read before any await: uWS requests live only until then). */
+function refusedChunkOf(deps: IngestDeps, req: HttpRequest): [string | undefined, ChunkMeta | undefined] {
+  const pk = req.getQuery('pk') ?? ''
+  const projectId = isPublicKey(pk) ? deps.store.projectIdForPublicKey(pk) : undefined
+  const parsed = projectId ? parseChunkMeta(req.getHeader('x-svc-meta')) : undefined
+  return [projectId, parsed?.ok ? parsed.meta : undefined]
+}
+
 export function handleChunk(deps: IngestDeps, res: HttpResponse, req: HttpRequest): Promise<void> | void {
   guard(res)
   const declared = declaredLength(req)
-  if (declared !== undefined && declared > LIMITS.chunkBytes) return refuse(deps, res, 'payload_too_large')
+  if (declared !== undefined && declared > LIMITS.chunkBytes) {
+    refuse(deps, res, 'payload_too_large')
+    return noteRefusal(deps, ...refusedChunkOf(deps, req), declared)
+  }
   const projectId = projectFor(deps, res, req.getQuery('pk') ?? '')
   if (!projectId) return
   const parsed = parseChunkMeta(req.getHeader('x-svc-meta'))
   if (!parsed.ok) return refuse(deps, res, 'invalid_request', parsed.error, 'Send X-Svc-Meta as a JSON object with sk, vid, seq and encoding.')
   const receivedAt = Date.now()
   return readBody(res, declared, LIMITS.chunkBytes, deps.bodies).then(async (read) => {
-    if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
+    if (!read.ok) {
+      if (read.reason !== 'too_large') return
+      refuse(deps, res, 'payload_too_large')
+      return noteRefusal(deps, typeof projectId === 'string' ? projectId : await projectId, parsed.meta, undefined)
+    }
     const known = typeof projectId === 'string' ? projectId : await projectId
     if (!known) return refuseUnknownKey(deps, res)
     BYTES_IN.chunk.inc(read.body.byteLength)

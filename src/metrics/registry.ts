@@ -36,6 +36,7 @@ export const metrics = {
   purgeBytes: new Counter({ name: 'svc_purge_bytes_total', help: 'Chunk bytes retention deleted.', registers: [registry] }),
   storageBytes: new Gauge({ name: 'svc_storage_bytes', help: 'Bytes stored, by project and kind (chunks: counted exactly; signals, aggregates: the store\'s pages for them, shared out by signal batches).', labelNames: ['project', 'kind'], registers: [registry] }),
   bytesPerMinute: new Gauge({ name: 'svc_storage_bytes_per_recorded_minute', help: 'Chunk bytes held per minute of recording they span, by project.', labelNames: ['project'], registers: [registry] }),
+  completeSessions: new Gauge({ name: 'svc_sessions_complete_ratio', help: 'Share of the project\'s sessions whose recording is complete (sessions.list completeness.complete), by project.', labelNames: ['project'], registers: [registry] }),
   storageFileBytes: new Gauge({ name: 'svc_storage_file_bytes', help: 'Size of the store\'s data files on disk (LMDB files do not shrink; freed pages are reused).', registers: [registry] }),
   storageBudget: new Gauge({ name: 'svc_storage_budget_bytes', help: 'STORAGE_BUDGET in bytes (0: none).', registers: [registry] }),
   evictedSessions: new Counter({ name: 'svc_storage_evicted_sessions_total', help: 'Sessions whose recordings the disk budget deleted, by project.', labelNames: ['project'], registers: [registry] }),

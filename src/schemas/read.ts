@@ -156,12 +156,60 @@ const sessionPage = {
   },
 } as const
 
+const nullableInt = { type: 'integer', minimum: 0, nullable: true } as const
+const nullableMs = { ...epochMs, nullable: true } as const
+
+/** What a recording is missing and why (src/recordings/completeness.ts). */
+export const completenessSchema = {
+  $id: 'Completeness',
+  type: 'object',
+  required: ['complete', 'recordingStartedAt', 'missing', 'missingChunks', 'dropped', 'refused', 'tabClosed', 'notReceived', 'excludedPages', 'omitted'],
+  properties: {
+    recordingStartedAt: { ...epochMs, description: 'The first recorded event, epoch ms: the replay\'s 0:00, from which the dashboard and the CLI tell the times of what is missing.' },
+    complete: {
+      type: 'boolean',
+      description:
+        'True when the recording holds every chunk the tracker recorded: no seq up to the highest stored or reported is missing, and the tracker reported no chunk lost. Page views the capture settings left out are listed in `missing` but do not make it false.',
+    },
+    missing: {
+      type: 'array',
+      description: 'What is missing, in time order (at most 50; `omitted` counts the rest).',
+      items: {
+        type: 'object',
+        required: ['reason', 'chunks', 'fromSeq', 'toSeq', 'pageIndex', 'url', 'fromTs', 'untilTs'],
+        properties: {
+          reason: {
+            type: 'string',
+            enum: ['not_received', 'dropped', 'refused_too_large', 'tab_closed', 'excluded', 'before_trigger', 'sampled_out'],
+            description:
+              '`not_received`: seqs missing that no report explains (the service never saw them). `dropped`: the tracker gave them up (queue full during an outage, an event over the chunk cap, or sending failed after its retries). `refused_too_large`: the service answered 413 (over the chunk cap). `tab_closed`: sent as the tab closed and never arrived. `excluded`, `before_trigger`, `sampled_out`: a page view the capture settings left out.',
+          },
+          chunks: { ...nullableInt, description: 'Chunks missing; null for a page view left out.' },
+          fromSeq: nullableInt,
+          toSeq: nullableInt,
+          pageIndex: nullableInt,
+          url: { type: 'string', nullable: true },
+          fromTs: { ...nullableMs, description: 'The last event before the gap (or the first lost event, when reported), epoch ms.' },
+          untilTs: { ...nullableMs, description: 'The first event after the gap (or the last lost event; for tab_closed, when the tab closed), epoch ms.' },
+        },
+      },
+    },
+    missingChunks: { ...count, description: 'Chunks missing, all reasons.' },
+    dropped: { ...count, description: 'Chunks the tracker dropped.' },
+    refused: { ...count, description: 'Chunks refused as too large (413).' },
+    tabClosed: { ...count, description: 'Chunks lost as the tab closed.' },
+    notReceived: { ...count, description: 'Chunks missing for no reported reason.' },
+    excludedPages: { ...count, description: 'Page views the capture settings left out (excluded, before the trigger, sampled out).' },
+    omitted: { ...count, description: 'Missing parts not listed.' },
+  },
+} as const
+
 export const sessionSummarySchema = {
   $id: 'SessionSummary',
   type: 'object',
   required: [
     'sessionKey', 'visitorId', 'startedAt', 'lastActivityAt', 'durationMs', 'activeMs', 'pageCount', 'pages', 'chunkCount', 'bytes',
-    'eventCount', 'entryUrl', 'clicks', 'rage', 'dead', 'errorClicks', 'errors', 'purged',
+    'eventCount', 'entryUrl', 'clicks', 'rage', 'dead', 'errorClicks', 'errors', 'purged', 'completeness',
   ],
   properties: {
     sessionKey: { type: 'string' },
@@ -187,6 +235,7 @@ export const sessionSummarySchema = {
     failedRequests: { ...count, description: 'Requests in the recording that failed or answered 500 or more (network capture).' },
     purged: { type: 'boolean', description: 'True once retention deleted the recording; metadata and signals stay.' },
     purgedAt: { ...epochMs, nullable: true },
+    completeness: completenessSchema,
   },
 } as const
 
@@ -219,10 +268,11 @@ export const chunkInfoSchema = {
 
 export const sessionChunksAnswer = {
   type: 'object',
-  required: ['chunks', 'purged'],
+  required: ['chunks', 'purged', 'completeness'],
   properties: {
     chunks: { type: 'array', items: chunkInfoSchema, description: 'In seq order. Empty once retention purged the recording.' },
     purged: { type: 'boolean' },
+    completeness: completenessSchema,
   },
 } as const
 

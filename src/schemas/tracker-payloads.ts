@@ -101,6 +101,35 @@ export const errorEntrySchema = {
   },
 } as const
 
+const seq = { type: 'integer', minimum: 0, maximum: 2_147_483_647 } as const
+
+/** Reports per batch: a tracker sends one per lost chunk or left-out page view, and a page view rarely has more than a few. */
+export const MAX_LOSSES_PER_BATCH = 20
+
+/** One report of what did not reach a recording (src/store/session-losses.ts keeps it on the session). */
+export const recordingLossSchema = {
+  $id: 'RecordingLoss',
+  type: 'object',
+  required: ['reason'],
+  additionalProperties: false,
+  properties: {
+    reason: {
+      type: 'string',
+      enum: ['dropped', 'refused_too_large', 'tab_closed', 'excluded', 'before_trigger', 'sampled_out'],
+      description:
+        '`dropped`: the tracker gave the chunk up (its queue was full while the service could not be reached, one event was over the chunk cap, or sending failed after its retries). `tab_closed`: the chunks `seq` to `toSeq` were sent as the tab closed; any that never arrives was lost with the tab. `excluded`, `before_trigger`, `sampled_out`: the page view `pageIndex` was not recorded because of the capture settings (an excluded URL, a page before the session\'s first trigger URL, a session outside the sampling rate). `refused_too_large`: the service adds this itself when it answers 413 to a chunk whose meta names the session.',
+    },
+    seq: { ...seq, description: 'The chunk\'s seq, when it had taken one.' },
+    toSeq: { ...seq, description: 'With `seq`: the last seq of a range.' },
+    pageIndex: { type: 'integer', minimum: 0, maximum: 100_000 },
+    url: { type: 'string', maxLength: 2000, description: 'The page view\'s URL.' },
+    fromTs: { ...epochMs, description: 'First event time of what was lost, epoch ms.' },
+    untilTs: { ...epochMs, description: 'Last event time of what was lost (for `tab_closed`: when the tab closed), epoch ms.' },
+    events: { type: 'integer', minimum: 0, maximum: 10_000_000, description: 'Events lost.' },
+    bytes: { type: 'integer', minimum: 0, maximum: 8_640_000_000_000_000, description: 'Bytes of the chunk, as sent.' },
+  },
+} as const
+
 /** The whole batch as documented. At run time the envelope and each entry are validated apart, so that one bad entry is dropped alone. */
 export const signalsBatchSchema = {
   $id: 'SignalsBatch',
@@ -114,6 +143,12 @@ export const signalsBatchSchema = {
     views: { type: 'array', maxItems: 200, items: viewSchema },
     clicks: { type: 'array', maxItems: 2000, items: clickSchema },
     errors: { type: 'array', maxItems: 100, items: errorEntrySchema },
+    lost: {
+      type: 'array',
+      maxItems: MAX_LOSSES_PER_BATCH,
+      items: recordingLossSchema,
+      description: 'What of the session\'s recording did not reach the service, and why: kept on the session (sessions.list `completeness`). Each report is checked alone; one that does not validate is dropped.',
+    },
   },
 } as const
 
@@ -126,6 +161,7 @@ export const signalsEnvelopeSchema = {
     views: { type: 'array' },
     clicks: { type: 'array' },
     errors: { type: 'array' },
+    lost: { type: 'array' },
   },
 } as const
 

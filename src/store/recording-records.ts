@@ -81,6 +81,7 @@ export function sessionWithChunk(existing: SessionRecord | undefined, item: Chun
   session.firstTs = Math.min(session.firstTs, info.firstTs)
   session.lastTs = Math.max(session.lastTs, info.lastTs)
   session.chunkCount += 1
+  session.seqTop = Math.max(session.seqTop ?? -1, info.seq)
   session.bytes += info.size
   session.eventCount += info.eventCount
   session.updatedAt = receivedAt

@@ -111,7 +111,38 @@ export interface SessionRecord {
   /** Summed from the chunks' meta (console and network capture). */
   consoleErrors?: number
   failedRequests?: number
+  /** The highest chunk seq stored: with chunkCount, whether any seq below it is missing (session-losses.ts). */
+  seqTop?: number
+  /** What the tracker or the service said did not reach the recording, and why (session-losses.ts); at most MAX_SESSION_LOSSES. */
+  losses?: RecordingLoss[]
+  /** Reports past that bound, counted only. */
+  lossesOmitted?: number
 }
+
+/**
+ * Why part of a recording is not there. `dropped`: the tracker gave the chunk
+ * up (its queue full during an outage, one event over the chunk cap, or sending
+ * failed after its retries); `refused_too_large`: the service answered 413;
+ * `tab_closed`: the chunks were sent as the tab closed (a report of seqs, a
+ * loss only for those that never arrive); `excluded`, `before_trigger`,
+ * `sampled_out`: the project's capture settings left the page view out.
+ */
+export type LossReason = 'dropped' | 'refused_too_large' | 'tab_closed' | 'excluded' | 'before_trigger' | 'sampled_out'
+
+/** One report of what did not reach a recording (signals batch member `lost`, src/schemas/tracker-payloads.ts). */
+export interface RecordingLoss {
+  reason: LossReason
+  /** The chunk's seq, when it had taken one; with `toSeq`, the range seq..toSeq. */
+  seq?: number
+  toSeq?: number
+  pageIndex?: number
+  url?: string
+  fromTs?: number
+  untilTs?: number
+  events?: number
+  bytes?: number
+}
+
 
 export interface View {
   url: string
@@ -164,6 +195,8 @@ export interface SignalsRecord {
   views: View[]
   clicks: Click[]
   errors: ErrorEntry[]
+  /** In transit only: applied to the session record (session-losses.ts) and not stored with the batch. */
+  lost?: RecordingLoss[]
 }
 
 /** A re-keying of a project's pages under its current rules (see src/grouping/backfill.ts). */
@@ -244,6 +277,8 @@ export interface ProjectStats {
    * with `bytes`, what a recorded minute costs. Absent in stats written before it was counted.
    */
   recordedMs?: number
+  /** Sessions whose recording is not complete now (session-losses.ts `isComplete`); absent: none counted yet. */
+  incompleteSessions?: number
 }
 
 /** What an eviction under the disk budget deleted, in all and per project. */

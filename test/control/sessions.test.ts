@@ -65,6 +65,7 @@ t.test('lists sessions newest first with visitor, identity, times, pages, record
     failedRequests: 0,
     purged: false,
     purgedAt: null,
+    completeness: { complete: true, recordingStartedAt: NOW - 30_000, missing: [], missingChunks: 0, dropped: 0, refused: 0, tabClosed: 0, notReceived: 0, excludedPages: 0, omitted: 0 },
   })
 
   const only = async (filters: Record<string, unknown>) =>
@@ -150,7 +151,8 @@ t.test('a purged session is listed as purged; its chunk list is empty and its ch
   const listed = await call(cluster.url, '/cli/sessions.list', { token: apiKey, body: { projectId: project.id } })
   t.match(listed.body.sessions, [{ sessionKey: 'gone', purged: true, purgedAt: NOW + 31 * DAY, chunkCount: 1, rage: 1 }])
   const chunks = await call(cluster.url, '/cli/sessions.chunks', { token: apiKey, body: { projectId: project.id, sessionKey: 'gone' } })
-  t.same([chunks.status, chunks.body], [200, { chunks: [], purged: true }])
+  t.match([chunks.status, chunks.body], [200, { chunks: [], purged: true, completeness: { complete: true, missing: [] } }])
+  t.same(chunks.body.chunks, [])
   for (const [route, body] of [['/cli/sessions.chunk', { projectId: project.id, sessionKey: 'gone', seq: 0 }], ['/cli/sessions.events', { projectId: project.id, sessionKey: 'gone' }]] as const) {
     const answer = await call(cluster.url, route, { token: apiKey, body })
     t.same([answer.status, answer.body.code], [404, 'not_found'], route)

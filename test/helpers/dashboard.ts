@@ -94,3 +94,13 @@ export async function ownerSession(clusterUrl: string, owner = OWNER): Promise<s
   if (res.status !== 200) throw new Error(`first run failed: ${res.status} ${await res.text()}`)
   return /svc_session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1]
 }
+
+/** Calls the API as the signed-in dashboard does (its cookie and CSRF token), from the test process; answers the parsed body. */
+export function signedInApi(clusterUrl: string, session: string): (route: string, body?: unknown) => Promise<any> {
+  let csrf: string | undefined
+  return async (route, body = {}) => {
+    csrf ??= (await (await fetch(`${clusterUrl}/api/v1/auth/state`, { headers: { cookie: `svc_session=${session}` } })).json()).csrfToken
+    const res = await fetch(`${clusterUrl}/api/v1${route}`, { method: 'POST', headers: { cookie: `svc_session=${session}`, 'x-csrf-token': csrf!, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    return res.json()
+  }
+}

@@ -12,6 +12,7 @@ import { matchExactly } from '../helpers/match.js'
 import { accountsSuite } from './accounts.case.js'
 import { auditSuite } from './audit.case.js'
 import { budgetSuite } from './budget.case.js'
+import { completenessSuite } from './completeness.case.js'
 import { credentialsSuite } from './credentials.case.js'
 import { jobsSuite } from './jobs.case.js'
 
@@ -46,6 +47,7 @@ export function storeSuite(t: Test, open: StoreFactory): void {
   accountsSuite(t, open)
   auditSuite(t, open)
   budgetSuite(t, open)
+  completenessSuite(t, open)
   credentialsSuite(t, open)
   jobsSuite(t, open)
 

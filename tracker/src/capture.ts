@@ -14,8 +14,11 @@ import type { KeyValue } from './storage.js'
 
 export type Capture = CaptureSettings
 
-/** What to do with a chunk: 0 send it, 1 hold it until later, 2 drop it. */
-export type Verdict = 0 | 1 | 2
+/** What to do with a chunk: 0 send it, 1 hold it until later, 2 or more drop it (2 sampled out, 3 excluded URL, 4 before the trigger: LEFT_OUT names them). */
+export type Verdict = 0 | 1 | 2 | 3 | 4
+
+/** The loss reason the server keeps (RecordingLoss) for each dropping verdict. */
+export const LEFT_OUT = ['', '', 'sampled_out', 'excluded', 'before_trigger'] as const
 
 /** A path rule (`/docs/*`, `/{tenant}/settings`), matched as the server groups pages: `{name}` is one segment, a final `*` any deeper path and the bare prefix. */
 export function matches(pattern: string, url: string): boolean {
@@ -88,7 +91,8 @@ export function loadCapture(store: KeyValue, key: string, url: string, guard: Gu
  */
 export function verdict(capture: Capture | undefined, ctx: { url: string; startedAt: number; pageIndex: number }, u: number, triggeredAt: number | undefined): Verdict {
   if (!capture) return 1
-  if (u >= capture.sampleRate || anyMatch(capture.excludeUrls, ctx.url)) return 2
-  if (capture.triggerUrls.length && !(ctx.pageIndex >= (triggeredAt ?? Infinity))) return 2
+  if (u >= capture.sampleRate) return 2
+  if (anyMatch(capture.excludeUrls, ctx.url)) return 3
+  if (capture.triggerUrls.length && !(ctx.pageIndex >= (triggeredAt ?? Infinity))) return 4
   return Date.now() - ctx.startedAt < capture.minDurationMs ? 1 : 0
 }

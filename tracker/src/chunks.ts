@@ -19,8 +19,12 @@
  * chunk the uploader holds goes first: leaving the page cancels its plain
  * fetch, so it is sent again under the seq it already has (the server keeps
  * the first copy of a seq, so a copy that did arrive is not stored twice).
+ *
+ * What never reaches the service is reported (`lost`, sent with the signals):
+ * a chunk dropped here, and at unload the seqs sent as the tab closed, before
+ * they are sent, so that the server can name any that never arrives.
  */
-import type { ChunkMeta } from '../../src/schemas/types.js'
+import type { ChunkMeta, RecordingLoss } from '../../src/schemas/types.js'
 import { encode, utf8, type Encoding } from './compress.js'
 import { CHUNK_CAP_BYTES, FLUSH_BYTES, MAX_QUEUED_BYTES, MAX_URL, px } from './config.js'
 import type { Verdict } from './capture.js'
@@ -67,8 +71,8 @@ export interface Chunks {
   readonly sinceCheckpoint: number
   /** Cuts the buffer into the queue and starts the uploader. */
   flush(): void
-  /** The page is going away: sends everything now, raw JSON, keepalive within the quota. */
-  flushNow(): void
+  /** The page is going away: sends everything now, raw JSON, keepalive within the quota; `announce` hears which seqs first (none: undefined). */
+  flushNow(announce: (closing?: RecordingLoss) => void): void
   /** Starts a new page view (cuts the previous one's events first). */
   setContext(ctx: PageContext): void
   /** Queues chunks an earlier page load held (held.ts), ahead of this page's. */
@@ -86,6 +90,8 @@ export interface ChunkDeps {
   verdict: (ctx: PageContext) => Verdict
   /** At unload: the chunks still held, for the next page load of the session (held.ts). */
   keep: (batches: Batch[]) => void
+  /** A chunk that will not reach the service (signals.ts sends the report). */
+  lost: (loss: RecordingLoss) => void
 }
 
 /** Header values must be ISO-8859-1: escape everything else as JSON \u sequences (still the same JSON). */
@@ -123,8 +129,17 @@ export function createChunks(deps: ChunkDeps): Chunks {
 
   function drop(batch: Batch): void {
     queuedBytes -= batch.bytes
-    stats.droppedEvents += batch.parts.length
+    lose(batch)
   }
+
+  /** Counts and reports a batch given up (under `seq` when it had taken one). */
+  function lose(batch: Batch, seq = batch.seq): void {
+    stats.droppedEvents += batch.parts.length
+    deps.lost({ reason: 'dropped', seq, ...span(batch) })
+  }
+
+  const span = (batch: Batch) => ({ pageIndex: batch.ctx.pageIndex, url: batch.ctx.url.slice(0, MAX_URL), fromTs: int(Math.min(...batch.times)), untilTs: int(Math.max(...batch.times)), events: batch.parts.length })
+
 
   function metaFor(batch: Batch, seq: number, encoding: Encoding): string {
     const meta: ChunkMeta = {
@@ -196,7 +211,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
       stats.chunks++
       stats.events += batch.parts.length
     } else {
-      stats.droppedEvents += batch.parts.length
+      lose(batch)
     }
   }
 
@@ -245,9 +260,10 @@ export function createChunks(deps: ChunkDeps): Chunks {
     get sinceCheckpoint() {
       return sinceCheckpoint
     },
-    flushNow() {
+    flushNow(announce) {
       cut()
       const kept: Batch[] = []
+      const out: [Batch, number, Uint8Array][] = []
       const held = uploading && !uploading.taken ? [uploading] : []
       while ((held.length || queue.length) && !transport.stopped) {
         const batch = held.pop() ?? queue.shift()!
@@ -260,19 +276,30 @@ export function createChunks(deps: ChunkDeps): Chunks {
           if (verdict) continue
         }
         const body = utf8(text(batch))
-        // Sent compressed under its seq, it cannot be sent again raw under the same seq: its fetch may still land.
-        if (body.byteLength > CHUNK_CAP_BYTES && batch.seq !== undefined) continue
+        // Sent compressed under its seq, it cannot be sent again raw under the same seq: its fetch may still land (and if not, its seq is reported).
+        if (body.byteLength > CHUNK_CAP_BYTES && batch.seq !== undefined) {
+          lose(batch)
+          continue
+        }
         if (body.byteLength > CHUNK_CAP_BYTES) {
           if (batch.parts.length > 1) {
             const [first, second] = halves(batch)
             queue.unshift(first, second)
             queuedBytes += first.bytes + second.bytes
           } else {
-            stats.droppedEvents++
+            lose(batch)
           }
           continue
         }
-        const seq = batch.seq ?? deps.nextSeq(batch.ctx.sk)
+        out.push([batch, batch.seq ?? deps.nextSeq(batch.ctx.sk), body])
+      }
+      // Reported before they go: the report travels by beacon, which survives the page where a plain fetch does not.
+      // The report goes with this page's signals, so it names this session's seqs only.
+      const mine = out.filter(([batch]) => batch.ctx.sk === ctx.sk)
+      const seqs = mine.map(([, seq]) => seq)
+      const times = mine.flatMap(([batch]) => batch.times)
+      announce(mine.length ? { reason: 'tab_closed', seq: Math.min(...seqs), toSeq: Math.max(...seqs), fromTs: int(Math.min(...times)), untilTs: int(Date.now()) } : undefined)
+      for (const [batch, seq, body] of out) {
         stats.chunks++
         stats.events += batch.parts.length
         void transport

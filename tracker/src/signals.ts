@@ -6,7 +6,7 @@
  * by sendBeacon (text/plain, no CORS preflight, survives the page).
  */
 import { MAX_CLICKS, MAX_ERRORS, MAX_VIEWS, SIGNALS_CAP_BYTES } from './config.js'
-import type { SignalClick as ClickSignal, SignalError as ErrorSignal, SignalView as ViewSignal } from '../../src/schemas/types.js'
+import type { RecordingLoss, SignalClick as ClickSignal, SignalError as ErrorSignal, SignalView as ViewSignal } from '../../src/schemas/types.js'
 import type { Guard } from './guard.js'
 import type { Transport } from './transport.js'
 
@@ -23,6 +23,8 @@ export interface Signals {
   view(view: ViewSignal): void
   click(click: ClickSignal): void
   error(error: ErrorSignal): void
+  /** Reports a part of the recording that will not reach the service (chunks.ts, tracker.ts); it goes with the next batch. */
+  lost(loss: RecordingLoss): void
   /** Sends what is queued; `unloading` uses sendBeacon. */
   flush(unloading?: boolean): void
   readonly dropped: number
@@ -33,6 +35,7 @@ interface Batch extends SignalsContext {
   views: ViewSignal[]
   clicks: ClickSignal[]
   errors: ErrorSignal[]
+  lost?: RecordingLoss[]
 }
 
 const count = (batch: Batch) => batch.views.length + batch.clicks.length + batch.errors.length
@@ -41,7 +44,7 @@ function split(batch: Batch): Batch[] {
   const body = JSON.stringify(batch)
   if (new Blob([body]).size <= SIGNALS_CAP_BYTES || count(batch) <= 1) return [batch]
   const half = <T>(list: T[], first: boolean) => list.slice(first ? 0 : list.length >> 1, first ? list.length >> 1 : undefined)
-  const make = (first: boolean): Batch => ({ ...batch, dropped: first ? batch.dropped : 0, views: half(batch.views, first), clicks: half(batch.clicks, first), errors: half(batch.errors, first) })
+  const make = (first: boolean): Batch => ({ ...batch, dropped: first ? batch.dropped : 0, lost: first ? batch.lost : undefined, views: half(batch.views, first), clicks: half(batch.clicks, first), errors: half(batch.errors, first) })
   return [...split(make(true)), ...split(make(false))]
 }
 
@@ -49,6 +52,7 @@ export function createSignals(transport: Transport, guard: Guard, context: () =>
   let views: ViewSignal[] = []
   let clicks: ClickSignal[] = []
   let errors: ErrorSignal[] = []
+  let lost: RecordingLoss[] = []
   /** Dropped since the last batch that reached the server. */
   let dropped = 0
   let droppedTotal = 0
@@ -67,10 +71,14 @@ export function createSignals(transport: Transport, guard: Guard, context: () =>
     view: (view) => add(views, MAX_VIEWS, view),
     click: (click) => add(clicks, MAX_CLICKS, click),
     error: (error) => add(errors, MAX_ERRORS, error),
+    // The server keeps 20 reports per batch; a page losing more is broken anyway, and the count of dropped events says how much.
+    lost: (loss) => void (lost.length < 20 && lost.push(loss)),
     flush(unloading = false) {
-      if (transport.stopped || !(views.length + clicks.length + errors.length)) return
+      if (transport.stopped || !(views.length + clicks.length + errors.length + lost.length)) return
       const batch: Batch = { ...context(), views, clicks, errors }
       if (dropped) batch.dropped = dropped
+      if (lost.length) batch.lost = lost
+      lost = []
       views = []
       clicks = []
       errors = []

@@ -4,11 +4,11 @@
  * takes what it needs as arguments; this file owns only the order of things
  * when a page view or a session changes.
  */
-import { anyMatch, captureKey, loadCapture, verdict } from './capture.js'
+import { anyMatch, captureKey, LEFT_OUT, loadCapture, verdict } from './capture.js'
 import type { CaptureHost } from './capture-host.js'
 import { createChunks, type PageContext } from './chunks.js'
 import { trackClicks } from './clicks.js'
-import { CHECKPOINT_BYTES, FLUSH_INTERVAL_MS, INTERNAL_NAV_MS, QUICK_BACK_MS } from './config.js'
+import { CHECKPOINT_BYTES, FLUSH_INTERVAL_MS, INTERNAL_NAV_MS, MAX_URL, QUICK_BACK_MS } from './config.js'
 import type { HandOver } from './early-console.js'
 import { trackErrors } from './errors.js'
 import { listen, type Guard, type Off } from './guard.js'
@@ -99,8 +99,17 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
     loadExtras()
   })
   markTrigger()
+  /** The page view the capture settings left out last, reported once (with the signals) so that its session can say why it is missing. */
+  let leftOut = ''
   /** Whether this page view is recorded: yes until the settings are known (held meanwhile), then as they say. */
-  const recorded = () => verdict(capture.current, ctx, ctx.u, sessions.trigger(ctx.sk)) !== 2
+  const recorded = () => {
+    const v = verdict(capture.current, ctx, ctx.u, sessions.trigger(ctx.sk))
+    if (v > 1 && leftOut !== ctx.sk + ctx.pageIndex) {
+      leftOut = ctx.sk + ctx.pageIndex
+      signals.lost({ reason: LEFT_OUT[v] as 'excluded', pageIndex: ctx.pageIndex, url: ctx.url.slice(0, MAX_URL), fromTs: Date.now() })
+    }
+    return v < 2
+  }
   /**
    * rrweb runs only while this page view is recorded: an unsampled session, an excluded page or one before
    * the session's trigger pays nothing for it. Stopping drops what was held for it; starting takes a full
@@ -123,6 +132,7 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
     identity: () => sessions.current().identity,
     verdict: (c) => verdict(capture.current, c, c.u, sessions.trigger(c.sk)),
     keep: (batches) => guard.run(() => held.save(batches)),
+    lost: (loss) => signals.lost(loss),
   })
   const held = heldChunks(namespace)
   chunks.restore(held.take(ctx.sk))
@@ -241,8 +251,11 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
       const exit = now() - lastInternalNav > INTERNAL_NAV_MS
       views.end({ exit, quickBack })
       quickBack = false
-      signals.flush(true)
-      chunks.flushNow()
+      // The signals beacon goes first (beacons and keepalive fetches share the browser's quota), naming the seqs sent after it.
+      chunks.flushNow((closing) => {
+        if (closing) signals.lost(closing)
+        signals.flush(true)
+      })
     }),
     listen(guard, window, 'pageshow', (event: PageTransitionEvent) => {
       // Restored from the back/forward cache: the visitor is back on this page, a new page view.

@@ -2,6 +2,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import type { CountAnswer, SessionSummary, SessionsListAnswer } from '../../../src/schemas/types.js'
+import { describeMissing } from '../../../src/recordings/missing-words.js'
 import { parseDuration, parsePositiveInt } from '../args.js'
 import { sleep, type Context } from '../context.js'
 import { CliError } from '../errors.js'
@@ -62,8 +63,15 @@ const SESSION_COLUMNS: [title: string, value: (s: SessionSummary) => unknown, fo
   ['EVENTS', (s) => s.eventCount, String],
   ['ERRORS', (s) => s.errors, String],
   ['USER', (s) => s.identity?.userId, String],
+  ['RECORDING', (s) => s.completeness && recordingState(s.completeness), String],
   ['ENTRY', (s) => s.entryUrl, String],
 ]
+
+/** "complete", or how much is missing: the sentences follow the table. */
+function recordingState(c: SessionSummary['completeness']): string {
+  if (c.complete) return c.excludedPages ? `complete, ${c.excludedPages} page(s) left out` : 'complete'
+  return `${c.missingChunks} chunk${c.missingChunks === 1 ? '' : 's'} missing`
+}
 
 /** A value as one shell word: as it is when it is plain, else single-quoted. */
 const shellWord = (value: string) => (/^[\w./:@%+=,{}-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`)
@@ -111,6 +119,9 @@ export async function list(ctx: Context): Promise<void> {
     ['SESSION', ...columns.map(([title]) => title)],
     answer.sessions.map((s) => [s.sessionKey, ...columns.map(([, value, format]) => (present(value(s)) ? format(value(s)) : '-'))]),
   )
+  for (const s of answer.sessions) {
+    for (const part of s.completeness?.missing ?? []) ctx.out.line(`${s.sessionKey}: ${describeMissing(part, s.completeness.recordingStartedAt)}`)
+  }
   if (answer.nextCursor) ctx.out.note(`More: svc sessions list ${[ctx.args[0], ...again, '--cursor', answer.nextCursor].join(' ')}`)
 }
 

@@ -18,6 +18,7 @@ import type { PlayerHandle } from '../player/player.js'
 import type { StreamHandle } from '../player/stream.js'
 import { href } from '../route.js'
 import { FRICTION_LABELS } from './friction.js'
+import { RecordingGaps } from './completeness.js'
 import { CapturePanels, captureMoments } from './replay-panels.js'
 import { loadPart, loadRecording, placeMoments, type Recording } from './replay-load.js'
 import { StreamControls } from './stream-controls.js'
@@ -140,6 +141,7 @@ function ReplayView({ project, sessionKey, recording: r, at, back }: { project: 
           {formatDate(r.start)} · {formatDuration(duration)} · {pages.size} {pages.size === 1 ? 'page' : 'pages'} · <code class="clip">{sessionKey}</code>
         </p>
       </div>
+      <RecordingGaps projectId={project.id} sessionKey={sessionKey} />
       <div class="replay-layout">
         <div
           class="player-box"

@@ -9,6 +9,7 @@ import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatAgo, formatDate, formatDuration, plural } from '../format.js'
 import type { FrictionListAnswer, Project, SessionsListAnswer, SessionSummary } from '../model.js'
 import { href, navigate } from '../route.js'
+import { MissingLine } from './completeness.js'
 import { FRICTION_LABELS } from './friction.js'
 import { PagePicker, usePages } from './page-picker.js'
 
@@ -297,6 +298,7 @@ function SessionLine({ project, session: s }: { project: Project; session: Sessi
       </td>
       <td>
         <Signals s={s} />
+        <MissingLine completeness={s.completeness} />
       </td>
       {/* On a phone the start time, a link to the replay, stands in for this column. */}
       <td class="actions hide-narrow">

@@ -8,6 +8,7 @@
  * it is listed with `purged: true`, its chunk list is empty, and its chunk and
  * events endpoints answer 404 not_found with a hint that says why.
  */
+import { completenessOf } from '../../recordings/completeness.js'
 import { chunksInWindow } from '../../recordings/window.js'
 import { storedChunkBytes, type ChunkBytes } from '../../recordings/chunk-bytes.js'
 import { ApiError } from '../../errors.js'
@@ -22,7 +23,7 @@ import {
   sessionsListBody,
 } from '../../schemas/read.js'
 import type { SessionSignals } from '../../store/insights.js'
-import type { ProjectRecord, SessionRecord, Store } from '../../store/store.js'
+import type { ChunkInfo, ProjectRecord, SessionRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { decodeCursor, encodeCursor, foldBeforeRead, resolvePages } from '../reading.js'
 import { operation, type Operation } from '../router.js'
@@ -33,7 +34,8 @@ export const ENCODING_HEADER = 'X-Svc-Encoding'
 
 const DEFAULT_LIMIT = 50
 
-export function sessionView(session: SessionRecord, signals: SessionSignals) {
+/** `chunks`: the session's chunk list, read only when its record says a seq is missing (recordings/completeness.ts). */
+export function sessionView(session: SessionRecord, signals: SessionSignals, chunks: () => ChunkInfo[]) {
   return {
     sessionKey: session.sk,
     visitorId: session.vid,
@@ -58,6 +60,7 @@ export function sessionView(session: SessionRecord, signals: SessionSignals) {
     failedRequests: session.failedRequests ?? 0,
     purged: session.purgedAt !== undefined,
     purgedAt: session.purgedAt ?? null,
+    completeness: completenessOf(session, chunks),
   }
 }
 
@@ -112,7 +115,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
           after: after && { startedAt: after.s, sk: after.k },
         })
         return {
-          sessions: slice.sessions.map(({ session, signals }) => sessionView(session, signals)),
+          sessions: slice.sessions.map(({ session, signals }) => sessionView(session, signals, () => store.listChunks(project.id, session.sk))),
           nextCursor: slice.next ? encodeCursor({ s: slice.next.startedAt, k: slice.next.sk }) : null,
         }
       },
@@ -123,7 +126,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
       route: '/cli/sessions.chunks',
       credential: 'apiKey',
       minRole: 'viewer',
-      summary: 'The recording\'s chunks in seq order, with what each holds. Empty (purged: true) once retention deleted the recording.',
+      summary: 'The recording\'s chunks in seq order, with what each holds, and what the recording is missing and why (`completeness`, as in sessions.list). Empty (purged: true) once retention deleted the recording.',
       body: sessionBody,
       response: sessionChunksAnswer,
       errors: ['invalid_request', 'not_found'],
@@ -131,9 +134,11 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
         const b = body
         const project = ownedProject(store, auth, b.projectId)
         const session = sessionOf(store, project, b.sessionKey)
-        if (session.purgedAt !== undefined) return { chunks: [], purged: true }
+        const chunks = store.listChunks(project.id, session.sk)
+        const completeness = completenessOf(session, () => chunks)
+        if (session.purgedAt !== undefined) return { chunks: [], purged: true, completeness }
         // Where the bytes are (cluster mode) is this deployment's business, not the answer's.
-        return { chunks: store.listChunks(project.id, session.sk).map(({ journal: _, ...info }) => info), purged: false }
+        return { chunks: chunks.map(({ journal: _, ...info }) => info), purged: false, completeness }
       },
     }),
     operation({

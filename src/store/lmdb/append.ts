@@ -8,6 +8,7 @@ import type { IngestItem, IngestOutcome, PageRecord, ProjectStats } from '../rec
 import { shortId } from '../aggregates/ids.js'
 import { countsAsOtherPage, moveToOther, OTHER_PAGE, otherPageRecord } from '../aggregates/pages.js'
 import { chunkInfoOf, countChunk, emptyStats, sessionWithChunk } from '../recording-records.js'
+import { countCompleteness, sessionWithLosses } from '../session-losses.js'
 import { logForFold } from './fold-log.js'
 import { MAX_KEY_PART } from './keys.js'
 import type { Key, Tables } from './tables.js'
@@ -70,6 +71,7 @@ function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates, pag
   }
 
   countChunk(counters.of(projectId), existing, session, info)
+  countCompleteness(counters.of(projectId), existing, session)
   return 'stored'
 }
 
@@ -89,6 +91,10 @@ function localSignalsKey(projectId: string, receivedAt: number, sk: string): Key
  */
 function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean, counters: StatsUpdates, pages: PageIndex): IngestOutcome {
   const { projectId, batch, receivedAt } = item
+  const reportOnly = batch.lost !== undefined && !batch.views.length && !batch.clicks.length && !batch.errors.length
+  if (batch.lost) noteLosses(tables, item, counters)
+  // A batch that only reported losses has nothing else to keep.
+  if (reportOnly) return 'stored'
   // From the log, the entry's id is the batch's identity on every node, and a repeat of it is counted once.
   const key = item.id === undefined ? localSignalsKey(projectId, receivedAt, batch.sk) : [projectId, receivedAt, batch.sk, item.id]
   if (item.id !== undefined && tables.signals.doesExist(key)) return 'duplicate'
@@ -100,6 +106,24 @@ function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean, cou
   if (aggregate) logForFold(tables, key)
   counters.of(projectId).signalBatches += 1
   return 'stored'
+}
+
+/**
+ * Applies the losses a batch reports to its session record, and takes them
+ * off the batch (they are kept there only). Only batches that carry `lost` pay
+ * the session's read and write; a report for a session that has no record yet
+ * (none of its chunks arrived before it) is not kept.
+ */
+function noteLosses(tables: Tables, item: SignalsItem, counters: StatsUpdates): void {
+  const { projectId, batch } = item
+  const lost = batch.lost!
+  delete batch.lost
+  const key = [projectId, batch.sk]
+  const existing = tables.sessions.get(key)
+  const session = existing && sessionWithLosses(existing, lost)
+  if (!session) return
+  tables.sessions.put(key, session)
+  countCompleteness(counters.of(projectId), existing, session)
 }
 
 /** Page keys up to this many UTF-8 bytes enter the pages index as they are; longer ones as a hash. */

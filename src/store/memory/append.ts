@@ -2,8 +2,8 @@
 import type { IngestItem, IngestOutcome, PageRecord, ProjectStats } from '../records.js'
 import { countsAsOtherPage, moveToOther, OTHER_PAGE, otherPageRecord } from '../aggregates/pages.js'
 import { chunkInfoOf, countChunk, emptyStats, sessionWithChunk } from '../recording-records.js'
+import { countCompleteness, sessionWithLosses } from '../session-losses.js'
 import { inner, sessionId, type MemoryData } from './data.js'
-
 
 function statsOf(data: MemoryData, projectId: string): ProjectStats {
   let stats = data.projectStats.get(projectId)
@@ -26,10 +26,16 @@ export function appendChunk(data: MemoryData, item: Extract<IngestItem, { kind: 
   const { session } = sessionWithChunk(existing, item, info)
   sessions.set(meta.sk, session)
   countChunk(statsOf(data, projectId), existing, session, info)
+  countCompleteness(statsOf(data, projectId), existing, session)
   return 'stored'
 }
 
 export function appendSignals(data: MemoryData, item: Extract<IngestItem, { kind: 'signals' }>): IngestOutcome {
+  const { batch } = item
+  const reportOnly = batch.lost !== undefined && !batch.views.length && !batch.clicks.length && !batch.errors.length
+  if (batch.lost) noteLosses(data, item)
+  // As lmdb/append.ts: a batch that only reported losses has nothing else to keep.
+  if (reportOnly) return 'stored'
   if (item.id !== undefined) {
     if (data.signalIds.has(item.id)) return 'duplicate'
     data.signalIds.add(item.id)
@@ -40,6 +46,19 @@ export function appendSignals(data: MemoryData, item: Extract<IngestItem, { kind
   data.signals.push({ id: data.signals.length, projectId: item.projectId, receivedAt: item.receivedAt, batch: item.batch })
   statsOf(data, item.projectId).signalBatches += 1
   return 'stored'
+}
+
+/** As lmdb/append.ts: the batch's losses go to its session record (if it has one) and off the batch. */
+function noteLosses(data: MemoryData, item: Extract<IngestItem, { kind: 'signals' }>): void {
+  const { projectId, batch } = item
+  const lost = batch.lost!
+  delete batch.lost
+  const sessions = inner(data.sessions, projectId)
+  const existing = sessions.get(batch.sk)
+  const session = existing && sessionWithLosses(existing, lost)
+  if (!session) return
+  sessions.set(batch.sk, session)
+  countCompleteness(statsOf(data, projectId), existing, session)
 }
 
 /** The page an entry counts under: `page`, noted in the index the first time, or (other) past the page cap (aggregates/pages.ts). */
