@@ -34,6 +34,7 @@ const SCROLL_VIEWS = 4
 /** Sessions with at least one of each friction kind. */
 const FRICTION_AT: Record<FrictionKind, number> = { rage: 5, dead: 6, errorClick: 7, quickBack: 8, jsError: 9 }
 export const COUNT_FIELDS = 10
+export const frictionIndex = (kind: FrictionKind): number => FRICTION_AT[kind]
 export const FRICTION_KINDS: readonly FrictionKind[] = ['rage', 'dead', 'errorClick', 'quickBack', 'jsError']
 
 /** What a unit has gathered so far. */

@@ -25,6 +25,7 @@
  *   vw  [sk, startedAt, urlId]            → ViewState                  a view as merged so far (a resent view replaces its contribution)
  *   sp  [sk, pageId]                      → hour                       the hour of a session's first view of a page
  *   ag  [batchId]                         → true                       batches already counted in this generation while a backfill built it
+ *   ou, ov, od, vv, vd, tp, th                                          the overview's units, buckets, visitor sketches and page tables (overview-fold.ts, overview-pages.ts)
  *
  * Scopes: `*` the whole project, `p:<pageId>` one page.
  * Page keys and messages enter keys as short hashes: a page key may be

@@ -4,24 +4,31 @@
  * memory, then at flush each unit is read once, updated, and its change
  * added to its hour's and day's bucket, each bucket written once.
  *
- *   ou  [scope, sk]     → UnitState                                  a session's counts in a scope
- *   ov  [scope, hour]   → { c: {slot: Float64 ×10}, v: {slot: sketch} }  bucket counts and visitor sketch per device slot
- *   od  [scope, day]    → the same by the day
+ *   ou  [scope, sk]     → UnitState                 a session's counts in a scope
+ *   ov  [scope, hour]   → Buffer                    bucket counts: for each device slot (m, t, d, u) 10 little-endian float64
+ *   od  [scope, day]    → Buffer                    the same by the day
+ *   vv  [scope, hour]   → { m?, t?, d?, u? }        visitor sketches per device slot (aggregates/visitors.ts)
+ *   vd  [scope, day]    → the same by the day
+ *
+ * Counts and sketches are kept apart so that the top pages, which read every
+ * page's counts over the period, decode one small buffer per page and day.
  */
-import { addInto, applyToUnit, COUNT_FIELDS, countUnitClick, countUnitView, DAY_HOURS, emptyUnitCounts, placeOf, type UnitCounts, type UnitState } from '../aggregates/overview.js'
+import { applyToUnit, COUNT_FIELDS, countUnitClick, countUnitView, DAY_HOURS, emptyUnitCounts, placeOf, type UnitCounts, type UnitState } from '../aggregates/overview.js'
 import type { ClickKind } from '../aggregates/clicks.js'
 import type { DeviceSlot } from '../aggregates/slots.js'
 import { addVisitors } from '../aggregates/visitors.js'
 import type { SignalsRecord } from '../records.js'
 import { pending, type Pending } from './bucket-writes.js'
+import { addToTables, writeTables, type TableDelta } from './overview-pages.js'
 import { ALL_SCOPE, pageScope, type Part } from './derived-keys.js'
 import type { Tables } from './tables.js'
 
-/** An overview bucket as stored: per device slot, the counts (little-endian float64) and the visitor sketch. */
-export interface StoredOverviewBucket {
-  c: Partial<Record<DeviceSlot, Uint8Array>>
-  v: Partial<Record<DeviceSlot, Uint8Array>>
-}
+/** Device slots in the order their counts follow each other in a stored bucket. */
+export const SLOT_ORDER: readonly DeviceSlot[] = ['m', 't', 'd', 'u']
+export const BUCKET_FIELDS = SLOT_ORDER.length * COUNT_FIELDS
+
+/** Visitor sketches of a bucket as stored. */
+export type StoredSketches = Partial<Record<DeviceSlot, Uint8Array>>
 
 interface UnitDelta {
   base: Part[]
@@ -31,9 +38,13 @@ interface UnitDelta {
 }
 
 interface BucketDelta {
-  counts: Partial<Record<DeviceSlot, Float64Array>>
+  /** BUCKET_FIELDS: each slot's counts, in SLOT_ORDER. */
+  counts: Float64Array
   visitors: Partial<Record<DeviceSlot, Set<string>>>
 }
+
+/** `p:` before a page id in a page scope (derived-keys.ts). */
+const PAGE_SCOPE_PREFIX = pageScope('').length
 
 export class OverviewBatch {
   /** Per session of this transaction: where its units count (from its first batch here) and its visitor. */
@@ -77,6 +88,7 @@ export class OverviewBatch {
     const { derived } = this.tables
     const buckets = new Map<string, Pending<BucketDelta>>()
     const places = new Map<string, { h: number; d: DeviceSlot }>()
+    const pageTables = new Map<string, Pending<TableDelta>>()
     const ordered = [...this.units.values()].sort((a, b) => Number(b.scope === ALL_SCOPE) - Number(a.scope === ALL_SCOPE))
     for (const { base, scope, sk, counts } of ordered) {
       const sessionId = `${base[0]}\u0000${base[1]}\u0000${sk}`
@@ -86,36 +98,38 @@ export class OverviewBatch {
       const { after, gain, isNew } = applyToUnit(before, counts, places.get(sessionId) ?? session.place)
       if (scope === ALL_SCOPE) places.set(sessionId, { h: after.h, d: after.d })
       derived.put(key, after)
+      if (scope !== ALL_SCOPE) addToTables(pageTables, base, scope.slice(PAGE_SCOPE_PREFIX), after.h, Math.floor(after.h / DAY_HOURS), after.d, gain)
       for (const [tag, at] of [['ov', after.h], ['od', Math.floor(after.h / DAY_HOURS)]] as const) {
-        const bucket = pending<BucketDelta>(buckets, [...base, tag, scope, at], () => ({ counts: {}, visitors: {} }))
-        addInto((bucket.counts[after.d] ??= new Float64Array(COUNT_FIELDS)), gain)
+        const bucket = pending<BucketDelta>(buckets, [...base, tag, scope, at], () => ({ counts: new Float64Array(BUCKET_FIELDS), visitors: {} }))
+        const offset = SLOT_ORDER.indexOf(after.d) * COUNT_FIELDS
+        for (let i = 0; i < COUNT_FIELDS; i++) bucket.counts[offset + i] += gain[i]
         if (isNew) (bucket.visitors[after.d] ??= new Set()).add(session.vid)
       }
     }
     for (const { key, value } of buckets.values()) {
-      const stored = (derived.get(key) as StoredOverviewBucket | undefined) ?? { c: {}, v: {} }
+      const counts = decodeBucket(derived.get(key) as Uint8Array | undefined)
+      for (let i = 0; i < BUCKET_FIELDS; i++) counts[i] += value.counts[i]
+      derived.put(key, Buffer.from(counts.buffer))
+      const slots = Object.keys(value.visitors) as DeviceSlot[]
+      if (slots.length === 0) continue
+      const parts = key as Part[]
+      const sketchKey = [...parts.slice(0, 2), parts[2] === 'ov' ? 'vv' : 'vd', ...parts.slice(3)]
+      const stored = (derived.get(sketchKey) as StoredSketches | undefined) ?? {}
       // Copies of the slots left as they were: what a read decoded may be a view of a buffer that is reused.
-      const next: StoredOverviewBucket = { c: copySlots(stored.c), v: copySlots(stored.v) }
-      for (const slot of Object.keys(value.counts) as DeviceSlot[]) {
-        const counts = decodeCounts(stored.c[slot])
-        addInto(counts, value.counts[slot]!)
-        next.c[slot] = Buffer.from(counts.buffer)
+      const next: StoredSketches = {}
+      for (const slot of SLOT_ORDER) {
+        if (value.visitors[slot]) next[slot] = addVisitors(stored[slot], value.visitors[slot]!)
+        else if (stored[slot]) next[slot] = Buffer.from(stored[slot]!)
       }
-      for (const slot of Object.keys(value.visitors) as DeviceSlot[]) next.v[slot] = addVisitors(stored.v[slot], value.visitors[slot]!)
-      derived.put(key, next)
+      derived.put(sketchKey, next)
     }
+    writeTables(derived, pageTables.values())
   }
 }
 
-/** A stored slot's counts; a copy, since LMDB hands out unaligned views. */
-export function decodeCounts(bytes: Uint8Array | undefined): Float64Array {
-  const counts = new Float64Array(COUNT_FIELDS)
-  if (bytes) new Uint8Array(counts.buffer).set(bytes.subarray(0, COUNT_FIELDS * 8))
+/** A stored bucket's counts (BUCKET_FIELDS); a copy, since LMDB hands out unaligned views. */
+export function decodeBucket(bytes: Uint8Array | undefined): Float64Array {
+  const counts = new Float64Array(BUCKET_FIELDS)
+  if (bytes) new Uint8Array(counts.buffer).set(bytes.subarray(0, BUCKET_FIELDS * 8))
   return counts
-}
-
-function copySlots(slots: Partial<Record<DeviceSlot, Uint8Array>>): Partial<Record<DeviceSlot, Uint8Array>> {
-  const copy: Partial<Record<DeviceSlot, Uint8Array>> = {}
-  for (const slot of Object.keys(slots) as DeviceSlot[]) copy[slot] = Buffer.from(slots[slot]!)
-  return copy
 }

@@ -4,12 +4,13 @@
  * its ends, so a month costs about 30 bucket reads per scope whatever the
  * number of sessions in it.
  */
-import { addInto, assembleOverview, COUNT_FIELDS, DAY_HOURS, type Overview, type OverviewQuery, type OverviewSource, type Totals } from '../aggregates/overview.js'
+import { assembleOverview, COUNT_FIELDS, DAY_HOURS, type Overview, type OverviewQuery, type OverviewSource, type Totals } from '../aggregates/overview.js'
 import { shortId } from '../aggregates/ids.js'
 import type { DeviceSlot } from '../aggregates/slots.js'
 import { registersOf, REGISTERS } from '../aggregates/visitors.js'
 import { ALL_SCOPE, liveGen, pageScope, range, type Part } from './derived-keys.js'
-import { decodeCounts, type StoredOverviewBucket } from './overview-fold.js'
+import { pageNumber, readTables } from './overview-pages.js'
+import { BUCKET_FIELDS, SLOT_ORDER, type StoredSketches } from './overview-fold.js'
 import { derivedPages } from './queries.js'
 import type { Tables } from './tables.js'
 
@@ -22,7 +23,9 @@ export function overview(tables: Tables, projectId: string, query: OverviewQuery
       for (let at = from; at < to; at += step) out.push(emptyTotals(true))
       for (const scope of scopes) {
         if (step === 1) {
-          for (const { key, value } of range<StoredOverviewBucket>(tables, [...base, 'ov', scope, from], [...base, 'ov', scope, to])) addBucket(out[(key as Part[])[4] as number - from], value, slots)
+          // One range each over the hours' counts and sketches, each bucket added to its step.
+          for (const { key, value } of range<Uint8Array>(tables, [...base, 'ov', scope, from], [...base, 'ov', scope, to])) addCounts(out[((key as Part[])[4] as number) - from], value, slots)
+          for (const { key, value } of range<StoredSketches>(tables, [...base, 'vv', scope, from], [...base, 'vv', scope, to])) addSketches(out[((key as Part[])[4] as number) - from], value, slots)
         } else {
           out.forEach((totals, i) => sumRange(tables, base, scope, from + i * step, from + (i + 1) * step, slots, totals))
         }
@@ -30,7 +33,8 @@ export function overview(tables: Tables, projectId: string, query: OverviewQuery
       return out
     },
     pageTotals(pages, from, to, slots) {
-      return (pages ?? derivedPages(tables, projectId)).map((page) => ({ page, totals: sumRange(tables, base, pageScope(shortId(page)), from, to, slots, emptyTotals(false)) }))
+      const byNumber = readTables(tables, base, from, to, slots)
+      return (pages ?? derivedPages(tables, projectId)).map((page) => ({ page, totals: byNumber.get(pageNumber(shortId(page))) ?? emptyTotals(false) }))
     },
   }
   return assembleOverview(source, query)
@@ -41,27 +45,39 @@ function emptyTotals(withVisitors: boolean): Totals {
   return { counts: new Float64Array(COUNT_FIELDS), registers: new Uint8Array(withVisitors ? REGISTERS : 0) }
 }
 
-function addBucket(totals: Totals, bucket: StoredOverviewBucket, slots: readonly DeviceSlot[]): void {
+/** One stored bucket's counts at a time, decoded into this rather than a new array per bucket. */
+const scratch = new Float64Array(BUCKET_FIELDS)
+const scratchBytes = new Uint8Array(scratch.buffer)
+
+function addCounts(totals: Totals, bytes: Uint8Array, slots: readonly DeviceSlot[]): void {
+  // A copy: LMDB hands out unaligned views, and Float64Array needs 8-byte alignment.
+  scratchBytes.set(bytes.subarray(0, BUCKET_FIELDS * 8))
   for (const slot of slots) {
-    const counts = bucket.c[slot]
-    if (counts) addInto(totals.counts, decodeCounts(counts))
-    if (totals.registers.length > 0 && bucket.v[slot]) registersOf(bucket.v[slot], totals.registers)
+    const offset = SLOT_ORDER.indexOf(slot) * COUNT_FIELDS
+    for (let i = 0; i < COUNT_FIELDS; i++) totals.counts[i] += scratch[offset + i]
   }
 }
 
-/** Adds a scope's buckets over the hours [from, to) into `totals`: whole days from the daily buckets, the rest by the hour. */
+function addSketches(totals: Totals, sketches: StoredSketches, slots: readonly DeviceSlot[]): void {
+  for (const slot of slots) if (sketches[slot]) registersOf(sketches[slot], totals.registers)
+}
+
+/** Adds a scope's buckets over the hours [from, to) into `totals`: whole days from the daily buckets, the rest by the hour; sketches only when `totals` takes them. */
 function sumRange(tables: Tables, base: Part[], scope: string, from: number, to: number, slots: readonly DeviceSlot[], totals: Totals): Totals {
+  const read = (countsTag: string, sketchTag: string, a: number, b: number) => {
+    if (a >= b) return
+    for (const { value } of range<Uint8Array>(tables, [...base, countsTag, scope, a], [...base, countsTag, scope, b])) addCounts(totals, value, slots)
+    if (totals.registers.length === 0) return
+    for (const { value } of range<StoredSketches>(tables, [...base, sketchTag, scope, a], [...base, sketchTag, scope, b])) addSketches(totals, value, slots)
+  }
   const firstDay = Math.ceil(from / DAY_HOURS)
   const endDay = Math.floor(to / DAY_HOURS)
-  const hours = (a: number, b: number) => {
-    if (a < b) for (const { value } of range<StoredOverviewBucket>(tables, [...base, 'ov', scope, a], [...base, 'ov', scope, b])) addBucket(totals, value, slots)
-  }
   if (firstDay >= endDay) {
-    hours(from, to)
+    read('ov', 'vv', from, to)
     return totals
   }
-  hours(from, firstDay * DAY_HOURS)
-  for (const { value } of range<StoredOverviewBucket>(tables, [...base, 'od', scope, firstDay], [...base, 'od', scope, endDay])) addBucket(totals, value, slots)
-  hours(endDay * DAY_HOURS, to)
+  read('ov', 'vv', from, firstDay * DAY_HOURS)
+  read('od', 'vd', firstDay, endDay)
+  read('ov', 'vv', endDay * DAY_HOURS, to)
   return totals
 }
