@@ -6,7 +6,7 @@
  * prints the peak against the budget, what each project kept, and whether
  * each project's newest session still reads back.
  *
- * Usage: npm run bench:storage -- [budget=200MB] [total MB=2048]
+ * Usage: npm run bench:budget -- [budget=200MB] [total MB=2048]
  * Prints one JSON line; bench/RESULTS.md, "Storage budget", records a run.
  */
 import { rmSync } from 'node:fs'

@@ -10,7 +10,7 @@ import { seedProject } from './helpers/seed.js'
 
 const REQUIRED_IDS = [
   'getHealth', 'getRelease', 'getTrackerBundle', 'getCliBundle', 'getInstallGuide', 'getAgentSkill',
-  'ingestSessionChunk', 'ingestSignalsBatch', 'getApiKeyIdentity', 'listProjects', 'createProject',
+  'ingestSessionChunk', 'ingestSignalsBatch', 'ingestStylesheet', 'getApiKeyIdentity', 'listProjects', 'createProject',
   'setProjectPathRules', 'countProjectSessions', 'getSetupTokenProject', 'setSetupPathRules',
 ]
 
@@ -98,4 +98,6 @@ t.test('the OpenAPI document is valid, complete and true to the running server',
   check('/ingest', 'post', ingest.status, await ingest.json())
   const signals = await fetch(`${cluster.url}/api/v1/signals?pk=${seeded.project.publicKey}`, { method: 'POST', body: JSON.stringify({ sk: 's', vid: 'v' }) })
   check('/signals', 'post', signals.status, await signals.json())
+  const style = await fetch(`${cluster.url}/api/v1/styles?pk=${seeded.project.publicKey}&hash=${'0'.repeat(64)}`, { method: 'POST', body: 'p { color: red }' })
+  check('/styles', 'post', style.status, await style.json())
 })

@@ -147,6 +147,13 @@ function ingestOperation(op: FrontOperation, components: Record<string, Schema>,
     }
   }
   if (op.method === 'GET') return { ...base, parameters: [pk] }
+  if (op.operationId === 'ingestStylesheet') {
+    return {
+      ...base,
+      parameters: [pk, { name: 'hash', in: 'query', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{64}$' }, description: 'SHA-256 of the stylesheet\'s UTF-8 text, lowercase hex.' }],
+      requestBody: { required: true, content: { 'text/css': { schema: { type: 'string', maxLength: 1_000_000 } }, 'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: 1_000_000, description: 'The text gzipped.' } } } },
+    }
+  }
   return {
     ...base,
     parameters: [pk],

@@ -8,7 +8,7 @@ import { INGEST_OPERATIONS, PUBLIC_ARTIFACTS } from './operations.js'
 import { apiAddresses, artifactAddresses } from '../contract/routes.js'
 import type { Artifacts } from './artifacts.js'
 import { handleCapture } from './capture.js'
-import { handleChunk, handleSignals, ingestFault, type IngestDeps } from './ingest.js'
+import { handleChunk, handleSignals, handleStyle, ingestFault, type IngestDeps } from './ingest.js'
 import type { Proxy } from './proxy.js'
 import { send, sendError, sendPreflight } from './reply.js'
 import { safely } from './safe.js'
@@ -26,6 +26,7 @@ type Handler = (deps: IngestDeps, res: HttpResponse, req: HttpRequest) => Promis
 const INGEST_HANDLERS: Record<string, Handler> = {
   ingestSessionChunk: handleChunk,
   ingestSignalsBatch: handleSignals,
+  ingestStylesheet: handleStyle,
   getCaptureSettings: handleCapture,
 }
 

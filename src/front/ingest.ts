@@ -1,5 +1,5 @@
 /**
- * POST /ingest and POST /signals: the hot path. Each handler is a straight
+ * POST /ingest, POST /signals and POST /styles: the hot path. Each handler is a straight
  * chain: check the declared length → check the key → check the meta (chunks)
  * → read the body under its cap → hand to the writer pool (which parses and
  * validates a signals body in its thread) → answer.
@@ -22,6 +22,7 @@ import type { BodyPool } from './body-pool.js'
 import { guard, sendError, sendOk } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 import type { IngestSink } from '../ingest-sink/sink.js'
+import { STYLE_HASH } from '../recordings/styles.js'
 
 export interface IngestCounters {
   stored: number
@@ -63,8 +64,8 @@ const RETRY_AFTER_FULL_S = 1
 const RETRY_AFTER_UNAVAILABLE_S = 5
 
 // Label children resolved once: the hot path only increments.
-const STORED = { chunk: metrics.stored.labels('chunk'), 'signals-body': metrics.stored.labels('signals') }
-const BYTES_IN = { chunk: metrics.bytesIn.labels('ingestSessionChunk'), signals: metrics.bytesIn.labels('ingestSignalsBatch') }
+const STORED = { chunk: metrics.stored.labels('chunk'), 'signals-body': metrics.stored.labels('signals'), style: metrics.stored.labels('style') }
+const BYTES_IN = { chunk: metrics.bytesIn.labels('ingestSessionChunk'), signals: metrics.bytesIn.labels('ingestSignalsBatch'), style: metrics.bytesIn.labels('ingestStylesheet') }
 const REFUSED = new Map<ErrorCode, CounterSeries>()
 
 function refuse(deps: IngestDeps, res: HttpResponse, code: ErrorCode, error?: string, hint?: string, headers?: ReadonlyArray<readonly [string, string]>): void {
@@ -101,11 +102,12 @@ function refuseUnknownKey(deps: IngestDeps, res: HttpResponse): void {
 }
 
 const SIGNALS_HINT = 'Send a JSON signals batch with sk and vid; see /openapi.json.'
+const STYLE_HINT = 'Send the stylesheet\'s UTF-8 text, raw or gzipped, with ?hash=<its SHA-256, 64 lowercase hex digits>.'
 
 async function commit(deps: IngestDeps, res: HttpResponse, item: WriteItem): Promise<void> {
   const outcome = await deps.queue.enqueue(item)
-  // A signals body the writer thread found to be no batch: the one refusal decided there.
-  if (typeof outcome === 'object') return refuse(deps, res, 'invalid_request', outcome.invalid, SIGNALS_HINT)
+  // A signals body the writer thread found to be no batch, or a stylesheet not matching its hash: the refusals decided there.
+  if (typeof outcome === 'object') return refuse(deps, res, 'invalid_request', outcome.invalid, item.kind === 'style' ? STYLE_HINT : SIGNALS_HINT)
   if (outcome === 'full') {
     deps.counters.shed += 1
     return overloaded(deps, res, RETRY_AFTER_FULL_S, 'The write queue is full; nothing was stored.')
@@ -202,5 +204,29 @@ export function handleSignals(deps: IngestDeps, res: HttpResponse, req: HttpRequ
     BYTES_IN.signals.inc(read.body.byteLength)
     // Parsed and validated (AJV) in the writer thread, which answers `invalid` for a body that is no batch.
     return commit(deps, res, { kind: 'signals-body', projectId: known, receivedAt: Date.now(), body: read.body })
+  })
+}
+
+/**
+ * A stylesheet's text, sent once per project and referred to by its hash from
+ * recordings (src/recordings/styles.ts). Checked against the hash, and
+ * inflated under its bound, by the writer (src/grouping/prepare-items.ts).
+ */
+export function handleStyle(deps: IngestDeps, res: HttpResponse, req: HttpRequest): Promise<void> | void {
+  guard(res)
+  const declared = declaredLength(req)
+  if (declared !== undefined && declared > LIMITS.chunkBytes) return refuse(deps, res, 'payload_too_large')
+  const projectId = projectFor(deps, res, req.getQuery('pk') ?? '')
+  if (!projectId) return
+  const hash = req.getQuery('hash') ?? ''
+  if (!STYLE_HASH.test(hash)) return refuse(deps, res, 'invalid_request', 'The hash parameter is not a SHA-256 in lowercase hex.', STYLE_HINT)
+  return readBody(res, declared, LIMITS.chunkBytes, deps.bodies).then(async (read) => {
+    if (!read.ok) return read.reason === 'too_large' ? refuse(deps, res, 'payload_too_large') : undefined
+    const known = typeof projectId === 'string' ? projectId : await projectId
+    if (!known) return refuseUnknownKey(deps, res)
+    BYTES_IN.style.inc(read.body.byteLength)
+    // Stored already: the same hash is the same text, and the body need not be inflated or checked again.
+    if (deps.store.getStyle(known, hash)) return sendOk(res)
+    return commit(deps, res, { kind: 'style', projectId: known, receivedAt: Date.now(), hash, body: read.body })
   })
 }

@@ -53,6 +53,17 @@ export const INGEST_OPERATIONS: FrontOperation[] = [
     errors: ['invalid_request', 'not_found', 'payload_too_large', 'overloaded'],
   },
   {
+    operationId: 'ingestStylesheet',
+    method: 'POST',
+    route: '/styles',
+    summary:
+      'Stores a stylesheet\'s text once per project, under the SHA-256 of its UTF-8 bytes (`hash`, 64 lowercase hex digits, checked against the body). The body is the text, raw or gzipped (at most 1,000,000 bytes; 4 MiB once inflated). Recordings refer to it as `"_svcCss":"<hash>"` in place of a node\'s `_cssText`; sessions.events puts the text back. A hash already stored is answered at once.',
+    responseType: 'application/json',
+    response: okSchema,
+    credential: 'publicKey',
+    errors: ['invalid_request', 'not_found', 'payload_too_large', 'overloaded'],
+  },
+  {
     operationId: 'getCaptureSettings',
     method: 'GET',
     route: '/capture',

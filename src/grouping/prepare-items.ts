@@ -1,11 +1,13 @@
 /**
  * What an ingest item needs before the store appends it: a signals body
- * parsed and validated (AJV), and page identity decided for the chunk's URL
+ * parsed and validated (AJV), a stylesheet checked against its hash
+ * (src/recordings/styles.ts), and page identity decided for the chunk's URL
  * and for each signal's URL under the project's rules as they are now. The
  * writer threads run it in the embedded mode; in the cluster mode the front
  * runs it before publishing, so every node applies the same page keys.
  */
 import { parseSignals } from '../contract/signals-checks.js'
+import { checkStyle } from '../recordings/styles.js'
 import type { WriteItem } from '../supervisor/messages.js'
 import type { IngestItem, PageRecord, Store } from '../store/store.js'
 import { groupUrl, RulesCache, type Page } from './group.js'
@@ -76,6 +78,7 @@ export class ItemPreparer {
   }
 
   private assignPages(item: IngestItem, batchRules?: BatchRules): void {
+    if (item.kind === 'style') return
     const pageOf = this.pagesOf(item.projectId, batchRules)
     if (item.kind === 'chunk') {
       if (item.meta.url) item.page = { ...pageOf(item.meta.url), firstSeenAt: item.receivedAt }
@@ -101,6 +104,10 @@ function toIngestItem(item: WriteItem): IngestItem | { invalid: string } {
   // A transferred ArrayBuffer arrives as a plain ArrayBuffer or Uint8Array; the store and the parser want a view.
   const body = item.body instanceof Uint8Array ? item.body : new Uint8Array(item.body as ArrayBuffer)
   if (item.kind === 'chunk') return { ...item, body }
+  if (item.kind === 'style') {
+    const checked = checkStyle(body, item.hash)
+    return checked.ok ? { ...item, body: checked.gzipped } : { invalid: checked.error }
+  }
   let parsed: ReturnType<typeof parseSignals>
   try {
     parsed = parseSignals(body, item.receivedAt)

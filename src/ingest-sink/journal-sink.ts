@@ -91,10 +91,11 @@ export class JournalIngestSink implements IngestSink {
     // another node is the same entry); a signals batch's is new, and travels in the entry as the batch's identity.
     if (item.kind === 'signals') item.id = randomUUID()
     const partition = item.kind === 'chunk' ? partitionOf(item.projectId, item.meta.sk, layout.partitions) : 0
+    // A stylesheet travels with the signals (rare, small, no session order to keep); its hash is its identity.
     const [subject, id, stream] =
       item.kind === 'chunk'
         ? [chunkSubject(layout, partition, item.projectId, item.meta.sk), chunkMessageId(item.projectId, item.meta.sk, item.meta.seq), recordingStream(layout, partition)]
-        : [signalsSubject(layout, item.projectId), `sig:${item.id}`, signalsStream(layout)]
+        : [signalsSubject(layout, item.projectId), item.kind === 'style' ? `css:${item.projectId}:${item.hash}` : `sig:${item.id}`, signalsStream(layout)]
     try {
       const ack = await publishUntil(this.log, subject, this.options.seal.seal('ingest', encodeIngest({ item, after })), { id, deadline: Date.now() + this.options.deadlineMs })
       return ack.duplicate ? 'duplicate' : 'stored'

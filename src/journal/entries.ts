@@ -1,7 +1,7 @@
 /**
  * The log's entries. An ingest entry is an item as the store appends it (the
  * page keys already decided by the node that took it, so every node applies
- * the same), framed so that a chunk's bytes travel untouched: a 4-byte
+ * the same), framed so that a chunk's or stylesheet's bytes travel untouched: a 4-byte
  * length, the JSON header, then the body. A control entry is one store
  * mutation, by name, with its arguments: every node applies the same calls in
  * the log's order, so a uniqueness rule (one first owner, one project per
@@ -27,8 +27,8 @@ export interface ControlEntry {
 
 export function encodeIngest(entry: IngestEntry): Uint8Array {
   const { item, after } = entry
-  const body = item.kind === 'chunk' ? item.body : new Uint8Array(0)
-  const header = item.kind === 'chunk' ? { after, item: { ...item, body: undefined } } : { after, item }
+  const body = item.kind === 'signals' ? new Uint8Array(0) : item.body
+  const header = item.kind === 'signals' ? { after, item } : { after, item: { ...item, body: undefined } }
   const head = Buffer.from(JSON.stringify(header))
   const frame = Buffer.allocUnsafe(4 + head.byteLength + body.byteLength)
   frame.writeUInt32BE(head.byteLength, 0)
@@ -45,8 +45,8 @@ export function decodeIngest(frame: Uint8Array): IngestEntry {
   if (4 + headLength > bytes.byteLength) throw new Error('log entry header runs past its end')
   const header = JSON.parse(bytes.subarray(4, 4 + headLength).toString()) as IngestEntry
   const kind = (header.item as { kind?: unknown } | undefined)?.kind
-  if (kind !== 'chunk' && kind !== 'signals') throw new Error(`log entry of unknown kind ${String(kind)}`)
-  if (kind === 'chunk') (header.item as Extract<IngestItem, { kind: 'chunk' }>).body = bytes.subarray(4 + headLength)
+  if (kind !== 'chunk' && kind !== 'signals' && kind !== 'style') throw new Error(`log entry of unknown kind ${String(kind)}`)
+  if (kind !== 'signals') (header.item as Extract<IngestItem, { kind: 'chunk' | 'style' }>).body = bytes.subarray(4 + headLength)
   return header
 }
 

@@ -17,12 +17,16 @@
  * - an event over MAX_EVENT_BYTES is scanned past, never buffered: `svc.event_dropped`;
  * - a gzip chunk is inflated to at most MAX_CHUNK_INFLATED_BYTES; the rest of it is not read: `svc.chunk_cut`;
  * - an answer asked for with `maxBytes` stops at the last whole event that fits: `svc.answer_truncated`.
+ *
+ * Stylesheets the tracker sent once per project (styles.ts) are put back into
+ * each event that refers to one, when a `styles` lookup is given.
  */
 import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { log } from '../log.js'
 import { ArraySplitter } from './array-splitter.js'
 import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from './limits.js'
+import { restoreStyles } from './styles.js'
 
 export { ArraySplitter } from './array-splitter.js'
 
@@ -40,6 +44,8 @@ export interface EventLimits {
   maxChunkInflatedBytes?: number
   /** Stop the answer before it passes this many bytes (at an event boundary); no limit when absent. */
   maxAnswerBytes?: number
+  /** A stylesheet's text as a JSON string literal, by hash (styles.ts `styleLookup`); references stay as stored without it. */
+  styles?: (hash: string) => Buffer | undefined
 }
 
 /** zlib's output piece: each piece is a round trip to the thread pool, and at the default 16 KiB inflating 64 MiB took 0.9 s instead of 0.05 s. */
@@ -132,8 +138,9 @@ class Answer {
   }
 }
 
-async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<EventLimits>): AsyncGenerator<Buffer> {
+async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Omit<EventLimits, 'styles'>>, styles?: EventLimits['styles']): AsyncGenerator<Buffer> {
   const answer = new Answer(limits.maxAnswerBytes)
+  const add = styles ? (event: Buffer) => answer.add(restoreStyles(event, styles, limits.maxEventBytes), event.subarray(-48)) : (event: Buffer) => answer.add(event)
   for (const chunk of chunks) {
     if (answer.full) break
     const bytes = await chunk.load()
@@ -147,7 +154,7 @@ async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Event
     }
     try {
       for await (const piece of piecesOf(chunk, bytes, limits.maxChunkInflatedBytes, () => (cut = true))) {
-        splitter.push(piece, (event) => answer.add(event), dropped)
+        splitter.push(piece, add, dropped)
         if (answer.full) break
         if (answer.ready) yield answer.take()
       }
@@ -165,10 +172,10 @@ async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Event
 
 /** The recording's events as a byte stream of one JSON array; reads each chunk only when the reader wants more. */
 export function recordingEvents(chunks: Iterable<StoredChunk>, limits: EventLimits = {}): Readable {
-  const bounded: Required<EventLimits> = {
+  const bounded: Required<Omit<EventLimits, 'styles'>> = {
     maxEventBytes: limits.maxEventBytes ?? MAX_EVENT_BYTES,
     maxChunkInflatedBytes: limits.maxChunkInflatedBytes ?? MAX_CHUNK_INFLATED_BYTES,
     maxAnswerBytes: limits.maxAnswerBytes ?? Number.POSITIVE_INFINITY,
   }
-  return Readable.from(eventBytes(chunks, bounded), { objectMode: false })
+  return Readable.from(eventBytes(chunks, bounded, limits.styles), { objectMode: false })
 }

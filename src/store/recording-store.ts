@@ -53,6 +53,10 @@ export interface RecordingStore {
   /** The chunk's bytes, when this store holds them (in the cluster mode they may be in the log: ChunkInfo.journal). */
   getChunk(projectId: string, sk: string, seq: number): Uint8Array | undefined
   listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }>
+  /** A stylesheet's text, gzipped, by the SHA-256 hex of its UTF-8 bytes (src/recordings/styles.ts). */
+  getStyle(projectId: string, hash: string): Uint8Array | undefined
+  /** Bytes of the project's stored stylesheet texts (a scan of them: for reports, not a hot path). */
+  styleBytes(projectId: string): number
   /** The page index, or a slice of it. */
   listPages(projectId: string, slice?: PageSlice): PageRecord[]
   countPages(projectId: string): number

@@ -250,6 +250,17 @@ export type IngestItem =
        */
       id?: string
     }
+  | {
+      /**
+       * A stylesheet's text, stored once per project under the SHA-256 of its UTF-8 bytes (src/recordings/styles.ts):
+       * recordings refer to it by that hash instead of carrying it in every full snapshot. `body` is the text gzipped.
+       */
+      kind: 'style'
+      projectId: string
+      receivedAt: number
+      hash: string
+      body: Uint8Array
+    }
 
 /**
  * `stored`: committed now; `duplicate`: that seq was already stored (idempotent

@@ -17,7 +17,7 @@ type Role = 'owner' | 'admin' | 'viewer'
 const ROLE_TABLE: Record<string, Role | 'anyone'> = {
   // public documents and ingest
   getHealth: 'anyone', getRelease: 'anyone', getTrackerBundle: 'anyone', getCaptureBundle: 'anyone', getCliBundle: 'anyone', getCliRelease: 'anyone',
-  getInstallGuide: 'anyone', getAgentSkill: 'anyone', ingestSessionChunk: 'anyone', ingestSignalsBatch: 'anyone', getCaptureSettings: 'anyone', getOpenApiDocument: 'anyone',
+  getInstallGuide: 'anyone', getAgentSkill: 'anyone', ingestSessionChunk: 'anyone', ingestSignalsBatch: 'anyone', ingestStylesheet: 'anyone', getCaptureSettings: 'anyone', getOpenApiDocument: 'anyone',
   // accounts without a credential, and the setup token's
   getAuthState: 'anyone', createFirstOwner: 'anyone', signIn: 'anyone', signOut: 'anyone', acceptInvite: 'anyone',
   getSetupTokenProject: 'anyone', setSetupPathRules: 'anyone',

@@ -61,7 +61,8 @@ export async function fixtureServer(t: Teardown, options: FixtureOptions): Promi
       return
     }
     let body = readFileSync(file, 'utf8')
-    const headers: Record<string, string> = { 'content-type': name.endsWith('.js') ? 'text/javascript' : 'text/html; charset=utf-8', 'cache-control': 'no-store' }
+    const type = name.endsWith('.js') ? 'text/javascript' : name.endsWith('.css') ? 'text/css' : 'text/html; charset=utf-8'
+    const headers: Record<string, string> = { 'content-type': type, 'cache-control': 'no-store' }
     if (name.endsWith('.html')) {
       let snippet = snippetFor(options.publicKey, options.clusterUrl)
       if (name.startsWith('csp-nonce-')) {

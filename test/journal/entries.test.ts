@@ -4,7 +4,7 @@ import { logSeal } from '../../src/journal/seal.js'
 import { decodeControl, decodeIngest, encodeControl, encodeIngest } from '../../src/journal/entries.js'
 import type { IngestItem } from '../../src/store/store.js'
 
-t.test('a chunk and a signals batch come back as they went in, bytes included', async (t) => {
+t.test('a chunk, a signals batch and a stylesheet come back as they went in, bytes included', async (t) => {
   const body = new Uint8Array(70_000).map((_, i) => (i * 7) % 256)
   const page = { key: 'a.test/x', host: 'a.test', path: '/x', firstSeenAt: 1 }
   const chunk: IngestItem = { kind: 'chunk', projectId: 'p1', receivedAt: 1_700_000_000_123, meta: { sk: 's', vid: 'v', seq: 3, encoding: 'gzip', url: 'https://a.test/é' }, body, page }
@@ -14,6 +14,10 @@ t.test('a chunk and a signals batch come back as they went in, bytes included', 
   t.equal(Buffer.compare(Buffer.from((back.item as typeof chunk).body), Buffer.from(body)), 0, 'body byte-identical')
   const signals: IngestItem = { kind: 'signals', projectId: 'p1', receivedAt: 5, batch: { sk: 's', vid: 'v', dropped: 0, views: [], clicks: [{ url: 'https://a.test/x', page: 'a.test/x', ts: 1, xRatio: 0.5, yDoc: 10 }], errors: [] }, pages: [page] }
   t.same(decodeIngest(encodeIngest({ item: signals, after: 0 })).item, signals)
+  const style: IngestItem = { kind: 'style', projectId: 'p1', receivedAt: 6, hash: 'c'.repeat(64), body }
+  const styleBack = decodeIngest(encodeIngest({ item: style, after: 7 })).item as typeof style
+  t.same({ ...styleBack, body: undefined }, { ...style, body: undefined })
+  t.equal(Buffer.compare(Buffer.from(styleBack.body), Buffer.from(body)), 0, 'the stylesheet\'s bytes byte-identical')
 })
 
 t.test('a truncated or foreign entry is refused', async (t) => {

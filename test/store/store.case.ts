@@ -15,6 +15,7 @@ import { budgetSuite } from './budget.case.js'
 import { completenessSuite } from './completeness.case.js'
 import { credentialsSuite } from './credentials.case.js'
 import { jobsSuite } from './jobs.case.js'
+import { stylesSuite } from './styles.case.js'
 
 export interface StoreUnderTest {
   store: Store
@@ -50,6 +51,7 @@ export function storeSuite(t: Test, open: StoreFactory): void {
   completenessSuite(t, open)
   credentialsSuite(t, open)
   jobsSuite(t, open)
+  stylesSuite(t, open)
 
   t.test('finds a project by its public key, and nothing for an unknown key', async (t) => {
     const { store } = await open(t)

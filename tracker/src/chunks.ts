@@ -30,6 +30,7 @@ import { CHUNK_CAP_BYTES, FLUSH_BYTES, MAX_QUEUED_BYTES, MAX_URL, px } from './c
 import type { Verdict } from './capture.js'
 import type { Guard } from './guard.js'
 import type { Identity } from './session.js'
+import { createStyles } from './styles.js'
 import type { Transport } from './transport.js'
 
 /** Where the events of a chunk belong. */
@@ -103,6 +104,7 @@ const count = (batch: Batch, mark: number) => batch.marks.filter((m) => m === ma
 
 export function createChunks(deps: ChunkDeps): Chunks {
   const { transport, guard } = deps
+  const styles = createStyles(transport)
   const stats: ChunkStats = { chunks: 0, events: 0, droppedEvents: 0 }
   let ctx = deps.ctx
   let current: Batch = empty()
@@ -189,7 +191,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
   }
 
   async function upload(batch: Batch): Promise<void> {
-    const encoded = await encode(text(batch))
+    const encoded = await encode(await styles.resolve(text(batch)))
     if (batch.taken) return
     if (encoded.body.byteLength > CHUNK_CAP_BYTES) {
       if (batch.parts.length === 1) return drop(batch) // one event over the cap: the server would refuse it
@@ -235,6 +237,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
   return {
     push(event, mark = 0) {
       if (transport.stopped) return
+      styles.take(event)
       const part = JSON.stringify(event)
       // rrweb's Meta event begins a full snapshot: it starts a chunk of its own.
       const snapshot = event.type === 4
@@ -275,7 +278,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
           if (verdict === 1) kept.push(batch)
           if (verdict) continue
         }
-        const body = utf8(text(batch))
+        const body = utf8(styles.inline(text(batch)))
         // Sent compressed under its seq, it cannot be sent again raw under the same seq: its fetch may still land (and if not, its seq is reported).
         if (body.byteLength > CHUNK_CAP_BYTES && batch.seq !== undefined) {
           lose(batch)
@@ -306,6 +309,8 @@ export function createChunks(deps: ChunkDeps): Chunks {
           .send('ingest', body, { unloading: true, headers: { 'Content-Type': 'application/octet-stream', 'X-Svc-Meta': metaFor(batch, seq, 'json') } })
           .catch(guard.fault)
       }
+      // The next page load has not this page's stylesheets to resolve marks with.
+      for (const batch of kept) batch.parts = batch.parts.map(styles.inline)
       deps.keep(kept)
     },
     restore(batches) {

@@ -1,5 +1,5 @@
 /**
- * Uploads to the two ingest endpoints. One attempt is one request with a
+ * Uploads to the ingest endpoints (chunks, signals, stylesheets). One attempt is one request with a
  * timeout; a failure is retried with capped exponential backoff and jitter,
  * except for a 4xx (other than 408 and 429), which no retry can fix; after a
  * 429 it waits at least the server's Retry-After (capped like the backoff):
@@ -20,7 +20,8 @@ export interface SendOptions {
 }
 
 export interface Transport {
-  send(path: 'ingest' | 'signals', body: Uint8Array | string, options?: SendOptions): Promise<Outcome>
+  /** `path` may carry a query of its own (`styles?hash=…`). */
+  send(path: 'ingest' | 'signals' | `styles?${string}`, body: Uint8Array | string, options?: SendOptions): Promise<Outcome>
   /** sendBeacon for signals at unload (text/plain: no CORS preflight). False when the browser refused it. */
   beacon(body: string): boolean
   readonly stopped: boolean
@@ -45,7 +46,7 @@ const sizeOf = (body: Uint8Array | string) => (typeof body === 'string' ? body.l
 
 export function createTransport(options: TransportOptions): Transport {
   const random = options.random ?? Math.random
-  const url = (path: string) => `${options.origin}/api/${path}?pk=${encodeURIComponent(options.publicKey)}`
+  const url = (path: string) => `${options.origin}/api/${path}${path.includes('?') ? '&' : '?'}pk=${encodeURIComponent(options.publicKey)}`
   let keepaliveInFlight = 0
   let stopped = false
   const counters = { sent: 0, retries: 0, failed: 0, refused: 0 }

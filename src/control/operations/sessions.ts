@@ -13,6 +13,7 @@ import { chunksInWindow } from '../../recordings/window.js'
 import { storedChunkBytes, type ChunkBytes } from '../../recordings/chunk-bytes.js'
 import { ApiError } from '../../errors.js'
 import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES, recordingEvents } from '../../recordings/events.js'
+import { styleLookup } from '../../recordings/styles.js'
 import {
   sessionBody,
   sessionChunkBody,
@@ -148,7 +149,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
       credential: 'apiKey',
       minRole: 'viewer',
       audit: ({ body }) => ({ action: 'session.replay', target: `${body.projectId}/${body.sessionKey}` }),
-      summary: `One chunk's bytes exactly as the tracker sent them (application/octet-stream, never decompressed); its encoding, gzip or json, is in the ${ENCODING_HEADER} header.`,
+      summary: `One chunk's bytes exactly as the tracker sent them (application/octet-stream, never decompressed); its encoding, gzip or json, is in the ${ENCODING_HEADER} header. A stylesheet the tracker sent once per project stays a reference here (\`"_svcCss":"<sha256>"\` in place of a node's \`_cssText\`); sessions.events puts its text back.`,
       body: sessionChunkBody,
       response: { type: 'string', format: 'binary' },
       responseType: 'application/octet-stream',
@@ -178,7 +179,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
       minRole: 'viewer',
       audit: ({ body }) => ({ action: 'session.replay', target: `${body.projectId}/${body.sessionKey}` }),
       summary:
-        `The recording as one JSON array of rrweb events in order, gzip chunks decompressed; streamed, so a large recording is not built in memory. With \`from\`/\`until\`, only that part, starting at the checkpoint (full snapshot) before \`from\`. An event over ${MAX_EVENT_BYTES / 2 ** 20} MiB or a gzip chunk past ${MAX_CHUNK_INFLATED_BYTES / 2 ** 20} MiB inflated is left out and marked by a small custom event; \`maxBytes\` caps the answer.`,
+        `The recording as one JSON array of rrweb events in order, gzip chunks decompressed and stylesheets sent once per project put back (\`_cssText\`); streamed, so a large recording is not built in memory. With \`from\`/\`until\`, only that part, starting at the checkpoint (full snapshot) before \`from\`. An event over ${MAX_EVENT_BYTES / 2 ** 20} MiB or a gzip chunk past ${MAX_CHUNK_INFLATED_BYTES / 2 ** 20} MiB inflated is left out and marked by a small custom event; \`maxBytes\` caps the answer.`,
       body: sessionEventsBody,
       response: sessionEventsAnswer,
       errors: ['invalid_request', 'not_found'],
@@ -192,7 +193,8 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
           encoding: info.encoding,
           load: () => chunkBytes(project.id, session.sk, info),
         }))
-        return { raw: recordingEvents(chunks, { maxAnswerBytes: b.maxBytes }), contentType: 'application/json' }
+        const styles = styleLookup((hash) => store.getStyle(project.id, hash))
+        return { raw: recordingEvents(chunks, { maxAnswerBytes: b.maxBytes, styles }), contentType: 'application/json' }
       },
     }),
   ]

@@ -15,6 +15,7 @@ import type { Key, Tables } from './tables.js'
 
 type ChunkItem = Extract<IngestItem, { kind: 'chunk' }>
 type SignalsItem = Extract<IngestItem, { kind: 'signals' }>
+type StyleItem = Extract<IngestItem, { kind: 'style' }>
 
 /**
  * The project counters a run of items changes, read once and written once
@@ -42,7 +43,9 @@ class StatsUpdates {
 export function applyItems(tables: Tables, items: IngestItem[], aggregate: boolean, maxPages: number): IngestOutcome[] {
   const stats = new StatsUpdates(tables)
   const pages = new PageIndex(tables.pages, maxPages)
-  const outcomes = items.map((item) => (item.kind === 'chunk' ? applyChunk(tables, item, stats, pages) : applySignals(tables, item, aggregate, stats, pages)))
+  const outcomes = items.map((item) =>
+    item.kind === 'chunk' ? applyChunk(tables, item, stats, pages) : item.kind === 'style' ? applyStyle(tables, item) : applySignals(tables, item, aggregate, stats, pages),
+  )
   stats.flush()
   return outcomes
 }
@@ -72,6 +75,14 @@ function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates, pag
 
   countChunk(counters.of(projectId), existing, session, info)
   countCompleteness(counters.of(projectId), existing, session)
+  return 'stored'
+}
+
+/** A stylesheet is kept once per project: the hash names its text, so a second copy is the same bytes. */
+function applyStyle(tables: Tables, item: StyleItem): IngestOutcome {
+  const key = [item.projectId, item.hash]
+  if (tables.styles.doesExist(key)) return 'duplicate'
+  tables.styles.put(key, Buffer.from(item.body.buffer, item.body.byteOffset, item.body.byteLength))
   return 'stored'
 }
 

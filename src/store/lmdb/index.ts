@@ -141,6 +141,16 @@ export class LmdbStore extends LmdbInsights implements Store {
     return this.tables.chunks.getBinary([projectId, sk, seq])
   }
 
+  getStyle(projectId: string, hash: string): Uint8Array | undefined {
+    return this.tables.styles.getBinary([projectId, hash])
+  }
+
+  styleBytes(projectId: string): number {
+    let bytes = 0
+    for (const { value } of this.tables.styles.getRange({ start: [projectId], end: [projectId, MAX_KEY_PART] })) bytes += value.byteLength
+    return bytes
+  }
+
   listPages(projectId: string, slice?: PageSlice): PageRecord[] {
     const start = slice?.after === undefined ? [projectId] : pageIndexKey(projectId, slice.after)
     const records = Array.from(this.tables.pages.getRange({ start, end: [projectId, MAX_KEY_PART], limit: slice && slice.limit + 1 }), ({ value }) => value)

@@ -57,6 +57,8 @@ export interface Tables {
   /** Recording bytes exactly as received. */
   chunks: Database<Buffer, Key>
   signals: Database<SignalsRecord, Key>
+  /** Stylesheet texts, gzipped: [projectId, sha256 hex] → bytes (src/recordings/styles.ts). */
+  styles: Database<Buffer, Key>
   /** The derived page index: [projectId, pageKey] → page. */
   pages: Database<PageRecord, Key>
   /** The index a running backfill builds, swapped in at its end. */
@@ -125,6 +127,7 @@ export function openTables(root: RootDatabase, aggregates: RootDatabase): Tables
     chunkInfo: db('chunk-info', { sharedStructuresKey: STRUCTURES }),
     chunks: db('chunks', { encoding: 'binary' }),
     signals: db('signals', { sharedStructuresKey: STRUCTURES }),
+    styles: db('styles', { encoding: 'binary' }),
     pages: db('pages'),
     pagesNext: db('pages-next'),
     backfills: db('backfills'),

@@ -74,3 +74,10 @@ export function admitPage(data: MemoryData, projectId: string, page: PageRecord)
   pages.set(page.key, page)
   return page
 }
+
+export function appendStyle(data: MemoryData, item: Extract<IngestItem, { kind: 'style' }>): IngestOutcome {
+  const styles = inner(data.styles, item.projectId)
+  if (styles.has(item.hash)) return 'duplicate'
+  styles.set(item.hash, item.body)
+  return 'stored'
+}

@@ -59,6 +59,8 @@ export class MemoryData {
   readonly pages = new Map<string, Map<string, PageRecord>>()
   /** Every stored signals batch in order of arrival. */
   readonly signals: StoredBatch[] = []
+  /** Stylesheet texts, gzipped, by project, then sha256 hex. */
+  readonly styles = new Map<string, Map<string, Uint8Array>>()
   /** Log entry ids of the batches that came through the cluster mode's log: a repeat is a duplicate. */
   readonly signalIds = new Set<string>()
   /** How many of `signals` the aggregates hold (a prefix: derivations apply in order of arrival). */

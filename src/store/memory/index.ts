@@ -43,7 +43,7 @@ import type {
 import { underQuota } from '../account-store.js'
 import { StorageUnavailable, type ProjectPatch, type Store } from '../store.js'
 import { MemoryAccounts } from './accounts.js'
-import { appendChunk, appendSignals } from './append.js'
+import { appendChunk, appendSignals, appendStyle } from './append.js'
 import { emptyStats } from '../recording-records.js'
 import { shortId } from '../aggregates/ids.js'
 import { byBytes, MemoryData, sessionId, type StoredBatch } from './data.js'
@@ -120,7 +120,9 @@ export class MemoryStore extends MemoryAccounts implements Store {
 
   async appendBatch(items: IngestItem[], applied?: JournalPosition): Promise<IngestOutcome[]> {
     if (applied) this.journalPositions.set(applied.stream, applied.seq)
-    return items.map((item) => (item.kind === 'chunk' ? appendChunk(this.data, copy(item)) : appendSignals(this.data, copy(item))))
+    return items.map((item) =>
+      item.kind === 'chunk' ? appendChunk(this.data, copy(item)) : item.kind === 'style' ? appendStyle(this.data, copy(item)) : appendSignals(this.data, copy(item)),
+    )
   }
 
   private readonly journalPositions = new Map<string, number>()
@@ -173,6 +175,17 @@ export class MemoryStore extends MemoryAccounts implements Store {
   getChunk(projectId: string, sk: string, seq: number): Uint8Array | undefined {
     const body = this.data.chunks.get(sessionId(projectId, sk))?.get(seq)?.body
     return body && Uint8Array.from(body)
+  }
+
+  getStyle(projectId: string, hash: string): Uint8Array | undefined {
+    const body = this.data.styles.get(projectId)?.get(hash)
+    return body && Uint8Array.from(body)
+  }
+
+  styleBytes(projectId: string): number {
+    let bytes = 0
+    for (const body of this.data.styles.get(projectId)?.values() ?? []) bytes += body.byteLength
+    return bytes
   }
 
   *listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }> {

@@ -1,0 +1,102 @@
+/**
+ * Stylesheets sent once per project (issue 32): the tracker stores a large
+ * stylesheet's text once (POST /api/styles, checked against its SHA-256) and
+ * leaves a reference in the recording; sessions.events puts the text back, so
+ * rrweb's replayer shows the page with its styles. Also what /api/styles
+ * answers to bad uploads.
+ */
+import { createHash } from 'node:crypto'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { gunzipSync, gzipSync } from 'node:zlib'
+import t from 'tap'
+import { call } from '../helpers/api.js'
+import { flushTracker, openPage, storedChunks, until } from '../helpers/browser.js'
+import { recordingHarness } from '../helpers/recording.js'
+
+const require = createRequire(import.meta.url)
+const REPLAY_DIR = dirname(require.resolve('@rrweb/replay'))
+
+const upload = (url: string, query: string, body: Uint8Array | string) => fetch(`${url}/api/styles?${query}`, { method: 'POST', body: body as BodyInit })
+const answer = async (res: Response) => ({ status: res.status, code: ((await res.json()) as { code?: string }).code })
+
+// One cluster for both tests: starting one is most of their time.
+const { cluster, seeded, projectId, store, fixtures, browser, record } = await recordingHarness(t)
+
+t.test('a large stylesheet is stored once per project and replays from the events API with its styles', async (t) => {
+
+  // Two visits of the same page: the stylesheet's text is stored once, each recording refers to it.
+  const sessions: string[] = []
+  let banner = ''
+  for (let visit = 0; visit < 2; visit++) {
+    const { page, sk } = await record(t, '/large-stylesheet.html')
+    banner = (await page.evaluate('getComputedStyle(document.getElementById("banner")).backgroundColor')) as string
+    await flushTracker(page)
+    sessions.push(sk)
+    await until('the snapshot stored', () => storedChunks(store, projectId).some((c) => c.sk === sk && c.events.some((e) => e.type === 2)))
+  }
+  t.equal(banner, 'rgb(21, 101, 192)', 'the page has the stylesheet\'s styles')
+  const stored = storedChunks(store, projectId)
+  // rrweb serializes the stylesheet from the CSSOM: its text (and hash) is the browser's, not the file's bytes.
+  const hash = /"_svcCss":"([0-9a-f]{64})"/.exec(stored.map((c) => c.text).join(''))?.[1] ?? ''
+  t.ok(hash, 'the recording refers to a stylesheet by its hash')
+  for (const sk of sessions) {
+    const text = stored.filter((c) => c.sk === sk).map((c) => c.text).join('')
+    t.ok(text.includes(`"_svcCss":"${hash}"`), 'each recording refers to the same one')
+    t.notOk(text.includes('.tile-63'), 'and does not carry its text')
+  }
+  const kept = store.getStyle(projectId, hash)
+  t.ok(kept, 'the project holds the text under its hash')
+  const keptText = gunzipSync(kept!)
+  t.equal(createHash('sha256').update(keptText).digest('hex'), hash, 'stored gzipped, the text has that hash')
+  t.ok(keptText.toString().includes('.tile-63'), 'the whole stylesheet')
+  t.equal(store.styleBytes(projectId), kept!.byteLength, 'one copy for both sessions')
+
+  // What a client reads: ordinary rrweb events, the text back in `_cssText`.
+  const read = await call(cluster.url, '/cli/sessions.events', { token: seeded.apiKey, body: { projectId, sessionKey: sessions[1] } })
+  t.equal(read.status, 200)
+  const events = read.body as { type: number; timestamp: number }[]
+  const json = JSON.stringify(events)
+  t.notOk(json.includes('_svcCss'), 'no reference left in the events')
+  t.ok(json.includes('.tile-63'), 'the stylesheet\'s text is back')
+
+  // The replay of those events shows the styles.
+  const viewer = await openPage(browser, { viewport: { width: 1024, height: 768 } })
+  t.teardown(viewer.close)
+  await viewer.page.goto(`${fixtures.url}/replay-host.html`)
+  await viewer.page.addStyleTag({ path: join(REPLAY_DIR, 'style.css') })
+  await viewer.page.addScriptTag({ path: join(REPLAY_DIR, 'replay.umd.min.cjs') })
+  await viewer.page.evaluate((events) => {
+    const replayer = new (window as any).rrwebReplay.Replayer(events, { root: document.getElementById('root'), mouseTail: false, showWarning: false })
+    replayer.pause(events[events.length - 1].timestamp - events[0].timestamp)
+  }, events)
+  const styleOf = (selector: string, property: string) =>
+    viewer.page.evaluate(([selector, property]) => {
+      const doc = (document.querySelector('#root iframe') as HTMLIFrameElement | null)?.contentDocument
+      const el = doc?.querySelector(selector)
+      return el ? (getComputedStyle(el) as any)[property] : undefined
+    }, [selector, property] as const)
+  await until('the replayed banner', () => styleOf('#banner', 'backgroundColor'))
+  t.equal(await styleOf('#banner', 'backgroundColor'), 'rgb(21, 101, 192)', 'the replayed banner has the stylesheet\'s background')
+  t.equal(await styleOf('.tile-5', 'backgroundColor'), 'rgb(30, 136, 229)', 'and a rule far down the stylesheet applies')
+  t.equal(await styleOf('.grid', 'display'), 'grid', 'the layout too')
+  t.equal(viewer.pageErrors.length, 0, 'the replay ran without errors')
+})
+
+t.test('/api/styles refuses what it cannot keep, with a code', async (t) => {
+  const pk = seeded.project.publicKey
+  const text = 'p { color: teal }'
+  const hash = createHash('sha256').update(text).digest('hex')
+  t.same(await answer(await upload(cluster.url, `pk=${pk}&hash=${'0'.repeat(64)}`, text)), { status: 400, code: 'invalid_request' }, 'a text that is not the hash')
+  t.same(await answer(await upload(cluster.url, `pk=${pk}&hash=${hash.toUpperCase()}`, text)), { status: 400, code: 'invalid_request' }, 'a hash not in lowercase hex')
+  t.same(await answer(await upload(cluster.url, `pk=${pk}`, text)), { status: 400, code: 'invalid_request' }, 'no hash')
+  t.same(await answer(await upload(cluster.url, `pk=svc_pk_${'0'.repeat(32)}&hash=${hash}`, text)), { status: 404, code: 'not_found' }, 'an unknown key')
+  t.same(await answer(await upload(cluster.url, `pk=${pk}&hash=${hash}`, Buffer.alloc(1_000_001, 0x20))), { status: 413, code: 'payload_too_large' }, 'a body over 1,000,000 bytes')
+  const bomb = Buffer.alloc(4 * 1024 * 1024 + 1, 0x20)
+  t.same(await answer(await upload(cluster.url, `pk=${pk}&hash=${createHash('sha256').update(bomb).digest('hex')}`, gzipSync(bomb))), { status: 400, code: 'invalid_request' }, 'a gzip body past 4 MiB inflated')
+  t.equal(store.getStyle(projectId, hash), undefined, 'nothing of them stored')
+  t.same(await answer(await upload(cluster.url, `pk=${pk}&hash=${hash}`, gzipSync(text))), { status: 200, code: undefined }, 'the right text, gzipped, is stored')
+  t.same(await answer(await upload(cluster.url, `pk=${pk}&hash=${hash}`, text)), { status: 200, code: undefined }, 'again, raw: answered, already held')
+  await until('the stylesheet stored', () => store.getStyle(projectId, hash))
+  t.equal(gunzipSync(store.getStyle(projectId, hash)!).toString(), text)
+})
