@@ -56,6 +56,15 @@ t.test('sessions list and export return what the tracker sent', async (t) => {
   const human = await svc(['sessions', 'list', seeded.project.id], { env })
   t.match(human.stdout, /^SESSION +STARTED/, 'a table')
   t.match(human.stdout, /\nexport-me +\d{4}-/)
+  t.match(human.stdout, /\bRECORDING\b/, 'a column says whether each recording is complete')
+  t.match(human.stdout, /\nexport-me .* complete /)
+
+  // A hole in the seqs: the column says so, and a sentence below the table says where and why.
+  t.equal(await ingestChunk(cluster.url, seeded.project.publicKey, 'gappy', 0), 200)
+  t.equal(await ingestChunk(cluster.url, seeded.project.publicKey, 'gappy', 2), 200)
+  const gappy = await svc(['sessions', 'list', seeded.project.id], { env })
+  t.match(gappy.stdout, /\ngappy .* 1 chunk missing /)
+  t.match(gappy.stdout, /\ngappy: 1 chunk missing (at|between) [\d:]+( and [\d:]+)?: the service never received it, and nothing reported why\n/)
 
   const out = join(home, 'session.json')
   const exported = await svc(['export', seeded.project.id, 'export-me', '--out', out], { env })

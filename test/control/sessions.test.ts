@@ -87,6 +87,25 @@ t.test('lists sessions newest first with visitor, identity, times, pages, record
   const second = await call(cluster.url, '/cli/sessions.list', { token: apiKey, body: { projectId: project.id, limit: 1, cursor: first.body.nextCursor } })
   t.same(second.body.sessions.map((s: any) => s.sessionKey), ['older'])
   t.equal(second.body.nextCursor, null)
+
+  // A chunk refused as too large, by its declared length or as it streams in without one, is named in its session (issue 35).
+  const cut = { sk: 'cut', startedAt: NOW - 5_000 }
+  t.equal(await postChunk(cluster.url, project.publicKey, { ...cut, seq: 0, firstTs: NOW - 5_000, lastTs: NOW - 4_000 }, body), 200)
+  t.equal(await postChunk(cluster.url, project.publicKey, { ...cut, seq: 3, firstTs: NOW - 1_000, lastTs: NOW }, body), 200)
+  const oversize = async (seq: number, streamed: boolean) => {
+    const meta = JSON.stringify({ ...cut, vid: 'v-cut', seq, encoding: 'json', firstTs: NOW - 4_000 + seq * 1_000, lastTs: NOW - 3_500 + seq * 1_000 })
+    const bytes = new Uint8Array(1_000_001)
+    // Streamed, the request has no Content-Length: the front counts the bytes as they come.
+    const payload = streamed ? new ReadableStream({ start: (c) => (c.enqueue(bytes), c.close()) }) : bytes
+    const res = await fetch(`${cluster.url}/api/v1/ingest?pk=${project.publicKey}`, { method: 'POST', headers: { 'x-svc-meta': meta }, body: payload, ...(streamed ? { duplex: 'half' } : {}) } as RequestInit)
+    return [res.status, (await res.json()).code]
+  }
+  t.same(await oversize(1, false), [413, 'payload_too_large'], 'refused by its declared length')
+  t.same(await oversize(2, true), [413, 'payload_too_large'], 'refused as it streams in')
+  const gaps = async () => (await call(cluster.url, '/cli/sessions.list', { token: apiKey, body: { projectId: project.id } })).body.sessions.find((s: any) => s.sessionKey === 'cut').completeness
+  let named = await gaps()
+  for (const deadline = Date.now() + 10_000; named.refused < 2 && Date.now() < deadline; named = await gaps()) await new Promise((r) => setTimeout(r, 50))
+  t.match(named, { complete: false, refused: 2, missingChunks: 2, missing: [{ reason: 'refused_too_large', chunks: 2, fromSeq: 1, toSeq: 2, fromTs: NOW - 3_000, untilTs: NOW - 1_500 }] })
 })
 
 t.test('sessions.chunk answers each chunk byte for byte, as application/octet-stream with X-Svc-Encoding', async (t) => {
