@@ -31,6 +31,8 @@ export const REPLICATED_MUTATIONS = [
   'updateProject',
   'startBackfill',
   'appendAudit',
+  // Every node records the request and erases on its own copy (continueErasure); the log itself still holds the bytes.
+  'startErasure',
 ] as const satisfies readonly (keyof Store)[]
 
 /**
@@ -38,7 +40,7 @@ export const REPLICATED_MUTATIONS = [
  * bookkeeping, and the purges, which delete only what time has already made useless (expired credentials,
  * recordings past retention), so each node runs them on its own clock; and eviction under a node's own disk budget.
  */
-export const LOCAL_OPERATIONS = ['appendBatch', 'setJournalPosition', 'applyJournalled', 'continueBackfill', 'purgeRecordingsBefore', 'evictRecordings', 'purgeExpiredCredentials', 'purgeAuditBefore', 'applyDerivations', 'close'] as const satisfies readonly (keyof Store)[]
+export const LOCAL_OPERATIONS = ['appendBatch', 'setJournalPosition', 'applyJournalled', 'continueBackfill', 'purgeRecordingsBefore', 'evictRecordings', 'purgeExpiredCredentials', 'purgeAuditBefore', 'applyDerivations', 'continueErasure', 'close'] as const satisfies readonly (keyof Store)[]
 
 export type ReplicatedOperation = (typeof REPLICATED_MUTATIONS)[number]
 

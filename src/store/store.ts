@@ -6,14 +6,16 @@
  */
 import type { AccountStore } from './account-store.js'
 import type { AuditStore } from './audit-store.js'
+import type { ErasureStore } from './erasure-store.js'
 import type { InsightStore } from './insight-store.js'
 import type { ProjectPatch, ProjectStore } from './project-store.js'
 import type { RecordingStore } from './recording-store.js'
 
 export type * from './records.js'
-export type { AccountStore, AuditStore, InsightStore, ProjectPatch, ProjectStore, RecordingStore }
+export type * from './erasure-store.js'
+export type { AccountStore, AuditStore, ErasureStore, InsightStore, ProjectPatch, ProjectStore, RecordingStore }
 
-export interface Store extends AccountStore, ProjectStore, RecordingStore, InsightStore, AuditStore {
+export interface Store extends AccountStore, ProjectStore, RecordingStore, InsightStore, AuditStore, ErasureStore {
   close(): Promise<void>
 }
 

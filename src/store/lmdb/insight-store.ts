@@ -19,7 +19,7 @@ import type {
   SessionSignals,
   TimeRange,
 } from '../insights.js'
-import { LmdbAccounts } from './accounts.js'
+import { LmdbErasure } from './erasure-store.js'
 import { isStorageFailure } from './failures.js'
 import { advanceCursors, foldLogged, readUnfolded, unfoldedCount } from './fold-log.js'
 import { friction } from './friction-queries.js'
@@ -31,7 +31,7 @@ import { sessionPage, sessionSignals } from './session-queries.js'
 /** Batches one fold takes at most: past ~2,000 the per-transaction bucket writes no longer shrink (bench/store-settings.md). */
 const FOLD_LIMIT = 4_000
 
-export abstract class LmdbInsights extends LmdbAccounts {
+export abstract class LmdbInsights extends LmdbErasure {
   /** Folds logged batches into the aggregates, in one aggregates transaction (fold-log.ts). */
   async applyDerivations(limit = FOLD_LIMIT): Promise<number> {
     // Both environments as they are now: the log as the writers left it, the cursors as the last fold left them.

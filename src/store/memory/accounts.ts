@@ -13,15 +13,14 @@ import type {
   SetupTokenRecord,
   UserRecord,
 } from '../records.js'
-import type { MemoryData } from './data.js'
+import { MemoryErasure } from './erasure.js'
 
 const copy = <T>(value: T): T => structuredClone(value)
 const live = (invite: InviteRecord, now: number) => !invite.usedAt && !invite.revokedAt && invite.expiresAt > now
 /** Invites stay listed (as expired) a week past their expiry, as in the LMDB store. */
 const INVITE_KEPT_AFTER_EXPIRY_MS = 7 * 24 * 60 * 60 * 1000
 
-export abstract class MemoryAccounts implements AccountStore {
-  constructor(protected readonly data: MemoryData) {}
+export abstract class MemoryAccounts extends MemoryErasure implements AccountStore {
 
   findOrgByName(name: string): OrgRecord | undefined {
     for (const org of this.data.orgs.values()) if (org.name === name) return copy(org)

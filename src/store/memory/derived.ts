@@ -197,9 +197,17 @@ export class Derived {
   }
 }
 
+/** How many times batches were taken out of a store's data (erasure): what was derived before is stale then. */
+const removals = new WeakMap<MemoryData, number>()
+
+export function batchesRemoved(data: MemoryData): void {
+  removals.set(data, (removals.get(data) ?? 0) + 1)
+}
+
 /** The aggregates of each project, derived when first read after a change. */
 export class DerivedCache {
   private readonly byProject = new Map<string, Derived>()
+  private removalsSeen = 0
 
   constructor(private readonly data: MemoryData) {}
 
@@ -208,6 +216,11 @@ export class DerivedCache {
   }
 
   of(projectId: string): Derived {
+    const removed = removals.get(this.data) ?? 0
+    if (removed !== this.removalsSeen) {
+      this.byProject.clear()
+      this.removalsSeen = removed
+    }
     let derived = this.byProject.get(projectId)
     if (!derived) {
       derived = new Derived(this.data.maxPagesPerProject)

@@ -1,0 +1,101 @@
+/**
+ * Erasure: deleting everything recorded about some sessions of a project
+ * (issue 34). A request names its sessions by session key, visitor id, user
+ * id (as given to `identify`) or a query; it runs in bounded steps, each one
+ * write transaction that also saves where the next resumes, so it survives a
+ * restart and ingest goes on between steps.
+ *
+ * What goes: each matched session's record, chunk list and chunk bytes, its
+ * index entries, its signal batches and their fold-log entries, and every
+ * aggregate entry that names it (per-session counts and views, the sessions
+ * of an element, friction items, JS error occurrences, overview units), and
+ * the labels of the elements it clicked. What stays: counts that name no
+ * session (page, heat, element, error and overview buckets, the page index,
+ * error messages) and the project's counters, less what was erased.
+ */
+
+export type ErasureSubject =
+  | { sessionKey: string }
+  | { visitorId: string }
+  | { userId: string }
+  /** Sessions that started in [from, until) (ms since the epoch), and visited `page` (a page key) if given. */
+  | { query: { from: number; until: number; page?: string } }
+
+export type ErasureState = 'queued' | 'running' | 'done'
+
+/**
+ * sessions → signals → fold-log (entries pointing at removed batches) → aggregates → forget (the list of erased
+ * session keys the request kept while it ran).
+ */
+export type ErasurePhase = 'sessions' | 'signals' | 'fold-log' | 'aggregates' | 'forget'
+
+/** What an erasure removes (a dry run: would remove). */
+export interface ErasureCounts {
+  sessions: number
+  chunks: number
+  /** Chunk bytes. */
+  bytes: number
+  signalBatches: number
+}
+
+export interface ErasureRecord {
+  id: string
+  projectId: string
+  by: ErasureSubject
+  state: ErasureState
+  phase: ErasurePhase
+  createdAt: number
+  updatedAt: number
+  finishedAt?: number
+  /** How many times the request was made: a repeat after it finished runs it again under the same id. */
+  runs: number
+  /** Sessions looked at so far (the progress of a walk over the project). */
+  sessionsExamined: number
+  removed: ErasureCounts & { aggregateEntries: number }
+}
+
+export interface NewErasure {
+  id: string
+  projectId: string
+  by: ErasureSubject
+}
+
+export interface ErasureStore {
+  /** A dry run: what the request would remove now. Walks the project's sessions and signal batches. */
+  countErasure(projectId: string, by: ErasureSubject): ErasureCounts
+  /** Records the request (queued); the same id again answers it while it runs, and runs it again once done. */
+  startErasure(request: NewErasure, now: number): Promise<ErasureRecord>
+  /** One bounded step (about `budget` entries looked at); answers the state after it. */
+  continueErasure(id: string, budget: number, now: number): Promise<ErasureRecord>
+  getErasure(id: string): ErasureRecord | undefined
+  /** The project's erasures, newest first. */
+  listErasures(projectId: string): ErasureRecord[]
+  /** Erasures not done: what a restarted process resumes. */
+  listRunningErasures(): ErasureRecord[]
+}
+
+export function emptyRemoved(): ErasureRecord['removed'] {
+  return { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0, aggregateEntries: 0 }
+}
+
+/** A new run of a request: queued, nothing removed yet. */
+export function queuedErasure(request: NewErasure, now: number, runs: number): ErasureRecord {
+  return { ...request, state: 'queued', phase: 'sessions', createdAt: now, updatedAt: now, runs, sessionsExamined: 0, removed: emptyRemoved() }
+}
+
+/** Whether a session record is one the request names. */
+export function sessionMatches(by: ErasureSubject, session: { sk: string; vid: string; startedAt: number; identity?: { userId?: string }; pages: { page: string }[] }): boolean {
+  if ('sessionKey' in by) return session.sk === by.sessionKey
+  if ('visitorId' in by) return session.vid === by.visitorId
+  if ('userId' in by) return session.identity?.userId === by.userId
+  const { from, until, page } = by.query
+  if (session.startedAt < from || session.startedAt >= until) return false
+  return page === undefined || session.pages.some((p) => p.page === page)
+}
+
+/** Whether a signals batch names the request's subject by itself (a batch may arrive for a session whose chunks never did). */
+export function batchMatches(by: ErasureSubject, batch: { sk: string; vid: string }): boolean {
+  if ('sessionKey' in by) return batch.sk === by.sessionKey
+  if ('visitorId' in by) return batch.vid === by.visitorId
+  return false
+}

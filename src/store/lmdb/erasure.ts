@@ -1,0 +1,232 @@
+/**
+ * The steps of an erasure over the LMDB tables (src/store/erasure-store.ts
+ * says what goes and what stays). Each runs inside one write transaction and
+ * looks at a bounded number of entries; the erased session keys are kept in
+ * `erased` ([erasureId, sk]) until the last phase, so that the signals and
+ * aggregates phases know which entries name them.
+ */
+import type { Database } from 'lmdb'
+import { shortId } from '../aggregates/ids.js'
+import type { ErrorOccurrence, FrictionRecord } from '../aggregates/clicks.js'
+import { batchMatches, sessionMatches, type ErasureCounts, type ErasureRecord } from '../erasure-store.js'
+import type { SessionRecord, SignalsRecord } from '../records.js'
+import { emptyStats, uncountRecording } from '../recording-records.js'
+import { ALL_SCOPE, pageScope, type ElementName } from './derived-keys.js'
+import { MAX_KEY_PART } from './keys.js'
+import type { Key, Tables } from './tables.js'
+
+/** The erasure's own tables (main environment). */
+export interface ErasureTables {
+  /** erasure id → the request, its progress, and where its phase resumes. */
+  erasures: Database<ErasureRecord & { cursor?: Key }, string>
+  /** [erasureId, sk]: sessions this erasure removed, until its last phase. */
+  erased: Database<true, Key>
+}
+
+export type StoredErasure = ErasureRecord & { cursor?: Key }
+
+const projectRange = (projectId: string) => ({ start: [projectId], end: [projectId, MAX_KEY_PART] })
+
+/** Where the session walk reads: the list by start time for a query, every session of the project otherwise. */
+function sessionWalk(tables: Tables, erasure: StoredErasure, limit: number): { sk: string; key: Key }[] {
+  const { projectId, by } = erasure
+  if ('query' in by) {
+    const start = erasure.cursor ?? [projectId, by.query.from]
+    const keys = tables.sessionsByStart.getKeys({ start, end: [projectId, by.query.until], limit: limit + 1 })
+    return Array.from(keys, (key) => ({ sk: (key as [string, number, string])[2], key: key as Key })).filter((k) => !sameKey(k.key, erasure.cursor)).slice(0, limit)
+  }
+  const start = erasure.cursor ?? [projectId]
+  const keys = tables.sessions.getKeys({ start, end: [projectId, MAX_KEY_PART], limit: limit + 1 })
+  return Array.from(keys, (key) => ({ sk: (key as [string, string])[1], key: key as Key })).filter((k) => !sameKey(k.key, erasure.cursor)).slice(0, limit)
+}
+
+const sameKey = (a: Key | undefined, b: Key | undefined) => a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b)
+
+/** Sessions phase: removes matched sessions' records, chunks and index entries; true once the walk is through. */
+export function eraseSessionsStep(tables: Tables, own: ErasureTables, erasure: StoredErasure, limit: number): boolean {
+  const { projectId, by } = erasure
+  if ('sessionKey' in by) {
+    erasure.sessionsExamined += 1
+    const session = tables.sessions.get([projectId, by.sessionKey])
+    if (session) eraseSession(tables, own, erasure, session)
+    else own.erased.put([erasure.id, by.sessionKey], true)
+    return true
+  }
+  const walk = sessionWalk(tables, erasure, limit)
+  for (const { sk, key } of walk) {
+    erasure.sessionsExamined += 1
+    erasure.cursor = key
+    const session = tables.sessions.get([projectId, sk])
+    if (session && sessionMatches(by, session)) eraseSession(tables, own, erasure, session)
+  }
+  return walk.length < limit
+}
+
+function eraseSession(tables: Tables, own: ErasureTables, erasure: StoredErasure, session: SessionRecord): void {
+  const { projectId, sk } = session
+  const removed = erasure.removed
+  let bytes = 0
+  let chunks = 0
+  const chunkKeys = Array.from(tables.chunkInfo.getRange({ start: [projectId, sk, 0], end: [projectId, sk, Number.MAX_SAFE_INTEGER] }))
+  for (const { key, value } of chunkKeys) {
+    tables.chunks.remove(key)
+    tables.chunkInfo.remove(key)
+    bytes += value.size
+    chunks += 1
+  }
+  tables.sessions.remove([projectId, sk])
+  // Retention re-files a session still active at its cutoff under its last activity: both places.
+  tables.sessionsByTime.remove([session.createdAt, projectId, sk])
+  tables.sessionsByTime.remove([session.updatedAt, projectId, sk])
+  tables.sessionsByStart.remove([projectId, session.startedAt, sk])
+  own.erased.put([erasure.id, sk], true)
+
+  const stats = { ...(tables.projectStats.get(projectId) ?? emptyStats()) }
+  stats.sessionCount = Math.max(0, stats.sessionCount - 1)
+  stats.chunkCount = Math.max(0, stats.chunkCount - chunks)
+  // A purged session's bytes left the counters when retention deleted them.
+  if (session.purgedAt === undefined) uncountRecording(stats, session, bytes)
+  tables.projectStats.put(projectId, stats)
+
+  removed.sessions += 1
+  removed.chunks += chunks
+  removed.bytes += session.purgedAt === undefined ? bytes : 0
+}
+
+/**
+ * Signals phase: removes the project's batches of erased sessions (and those
+ * that name the subject themselves, whose sessions join the erased ones);
+ * true once every batch was looked at.
+ */
+export function eraseSignalsStep(tables: Tables, own: ErasureTables, erasure: StoredErasure, limit: number): boolean {
+  const { projectId, by } = erasure
+  const range = erasure.cursor === undefined ? projectRange(projectId) : { start: erasure.cursor, end: [projectId, MAX_KEY_PART] }
+  const entries = Array.from(tables.signals.getRange({ ...range, limit: limit + 1 })).filter((e) => !sameKey(e.key as Key, erasure.cursor))
+  const taken = entries.slice(0, limit)
+  let removed = 0
+  for (const { key, value } of taken) {
+    erasure.cursor = key as Key
+    const batch = value as SignalsRecord
+    const named = own.erased.doesExist([erasure.id, batch.sk])
+    if (!named && !batchMatches(by, batch)) continue
+    if (!named) own.erased.put([erasure.id, batch.sk], true)
+    tables.signals.remove(key)
+    removed += 1
+  }
+  if (removed > 0) {
+    const stats = { ...(tables.projectStats.get(projectId) ?? emptyStats()) }
+    stats.signalBatches = Math.max(0, stats.signalBatches - removed)
+    tables.projectStats.put(projectId, stats)
+    erasure.removed.signalBatches += removed
+  }
+  return taken.length < limit
+}
+
+/**
+ * Fold-log entries whose batch is gone (this erasure's, or any earlier one's):
+ * the fold skips them, and they still name the session key. Walks the whole
+ * log, every project's, from `cursor`; answers where the next step resumes
+ * (undefined: through).
+ */
+export function eraseFoldLogStep(tables: Tables, erasure: StoredErasure, limit: number): boolean {
+  const range = erasure.cursor === undefined ? {} : { start: erasure.cursor }
+  const entries = Array.from(tables.foldLog.getRange({ ...range, limit: limit + 1 })).filter((e) => !sameKey(e.key as Key, erasure.cursor))
+  const taken = entries.slice(0, limit)
+  for (const { key, value } of taken) {
+    erasure.cursor = key as Key
+    const signalsKey = value as Key
+    if ((signalsKey as unknown[])[0] === erasure.projectId && !tables.signals.doesExist(signalsKey)) tables.foldLog.remove(key)
+  }
+  return taken.length < limit
+}
+
+/**
+ * Aggregates phase, in an aggregates transaction: removes every derived entry
+ * of the project that names an erased session, in every generation (a
+ * backfill may be building one), and takes the label off the elements those
+ * sessions clicked (the latest label may be theirs). True once through.
+ */
+export function eraseAggregatesStep(tables: Tables, own: ErasureTables, erasure: StoredErasure, limit: number): boolean {
+  const { projectId } = erasure
+  const range = erasure.cursor === undefined ? projectRange(projectId) : { start: erasure.cursor, end: [projectId, MAX_KEY_PART] }
+  const entries = Array.from(tables.derived.getRange({ ...range, limit: limit + 1 })).filter((e) => !sameKey(e.key as Key, erasure.cursor))
+  const taken = entries.slice(0, limit)
+  const erased = (sk: unknown) => typeof sk === 'string' && own.erased.doesExist([erasure.id, sk])
+  let removed = 0
+  const remove = (key: Key) => {
+    if (tables.derived.doesExist(key)) removed += 1
+    tables.derived.remove(key)
+  }
+  for (const { key, value } of taken) {
+    erasure.cursor = key as Key
+    const parts = key as (string | number)[]
+    const [, gen, tag] = parts
+    const base = [projectId, gen]
+    switch (tag) {
+      case 'ss':
+      case 'vw':
+      case 'sp':
+        if (erased(parts[3])) remove(key as Key)
+        break
+      case 'ou':
+        if (erased(parts[4])) remove(key as Key)
+        break
+      case 'es':
+        if (erased(parts[4])) {
+          remove(key as Key)
+          unlabel(tables, [...base, 'en', parts[3]])
+        }
+        break
+      case 'fr': {
+        const record = value as FrictionRecord | null
+        if (parts[3] !== ALL_SCOPE || !record || !erased(record.sk)) break
+        // The page scope's entry is the key alone (aggregate-batch.ts): it goes with the record.
+        remove(key as Key)
+        remove([...base, 'fr', pageScope(shortId(record.page)), parts[4], parts[5]])
+        break
+      }
+      case 'eo': {
+        const occurrence = value as ErrorOccurrence | null
+        if (parts[3] !== ALL_SCOPE || !occurrence || !erased(occurrence.sk)) break
+        remove(key as Key)
+        remove([...base, 'eo', pageScope(shortId(occurrence.page)), parts[4], parts[5], parts[6]])
+        break
+      }
+    }
+  }
+  erasure.removed.aggregateEntries += removed
+  return taken.length < limit
+}
+
+function unlabel(tables: Tables, key: Key): void {
+  const name = tables.derived.get(key) as ElementName | undefined
+  if (!name || name.label === undefined) return
+  const { label: _label, ...rest } = name
+  tables.derived.put(key, rest)
+}
+
+/** Last phase: forgets the session keys the erasure kept; true once none is left. */
+export function forgetErasedStep(own: ErasureTables, erasure: StoredErasure, limit: number): boolean {
+  const keys = Array.from(own.erased.getKeys({ start: [erasure.id], end: [erasure.id, MAX_KEY_PART], limit: limit + 1 }))
+  for (const key of keys.slice(0, limit)) own.erased.remove(key)
+  return keys.length <= limit
+}
+
+/** A dry run over a read snapshot: the project's sessions and batches the request names now. */
+export function countErasure(tables: Tables, projectId: string, erasure: Pick<ErasureRecord, 'by'>): ErasureCounts {
+  const counts: ErasureCounts = { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 }
+  const named = new Set<string>()
+  const { by } = erasure
+  const sessions = 'sessionKey' in by ? [tables.sessions.get([projectId, by.sessionKey])].filter((s) => s !== undefined) : Array.from(tables.sessions.getRange(projectRange(projectId)), (e) => e.value)
+  for (const session of sessions) {
+    if (!sessionMatches(by, session)) continue
+    named.add(session.sk)
+    counts.sessions += 1
+    counts.chunks += session.chunkCount
+    if (session.purgedAt === undefined) counts.bytes += session.bytes
+  }
+  for (const { value } of tables.signals.getRange(projectRange(projectId))) {
+    if (named.has(value.sk) || batchMatches(by, value)) counts.signalBatches += 1
+  }
+  return counts
+}
