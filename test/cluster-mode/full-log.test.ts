@@ -17,8 +17,8 @@ import { join } from 'node:path'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
 import t from 'tap'
-import { natsConnectOptions } from '../../src/journal/connect.js'
-import { DEFAULT_LAYOUT, recordingStream, signalsStream, controlStream } from '../../src/journal/streams.js'
+import { natsConnectOptions, openJournal } from '../../src/journal/connect.js'
+import { controlStream, DEFAULT_LAYOUT, recordingStream, signalsStream, StreamsDoNotFit } from '../../src/journal/streams.js'
 import { call } from '../helpers/api.js'
 import { createProject, nodeOn, ownerWithKey } from '../helpers/cluster-mode.js'
 import { meta, postChunk, postSignals, type Answer } from '../helpers/http.js'
@@ -140,4 +140,23 @@ t.test('a full stream answers 429 overloaded at once, keeps every acknowledged c
   t.equal(await readAll(acknowledged), 0, `all ${acknowledged.length} acknowledged chunks read back, old and new`)
   t.equal(node.output().split('\n').filter((line) => line.includes('"msg":"child exited')).length, 0, 'no process of the node restarted')
   t.match(node.output(), /"msg":"the log has no room: ingest answered 429 overloaded until it has"/, 'the node logged the full stream')
+
+  // What a node started now finds: the operator's limits, which it leaves as they are (and logs), as the node user may not change them.
+  const nodeLayout = { ...layout, replicas: 1, recordingBytes: 2 * MB, streamBytes: MB }
+  const reopened = await openJournal(nats.settings('node'), nodeLayout, 10_000)
+  t.teardown(() => reopened.close())
+  t.same(
+    reopened.limitDrift?.map((d) => [d.stream, d.has, d.wants]).sort(),
+    [...recordings, signalsStream(layout)].map((stream) => [stream, 8 * MB, MB]).sort(),
+    'the streams the operator raised are reported, with what the configuration asks',
+  )
+  // Limits no server can set aside (max_file_store is 100GB in deploy/nats/server.conf) stop a node at once, saying why.
+  const started = Date.now()
+  const refusal = await openJournal(nats.settings('node'), { ...nodeLayout, namespace: 'big', streamBytes: 200 * 1024 * MB }, 60_000).then(
+    (journal) => journal.close(),
+    (error: unknown) => error,
+  )
+  t.ok(refusal instanceof StreamsDoNotFit, `refused: ${String(refusal)}`)
+  t.match(String(refusal), /must fit in each server's max_file_store/, 'saying which settings to change')
+  t.ok(Date.now() - started < 10_000, `refused in ${Date.now() - started} ms, not after the join timeout`)
 })
