@@ -137,11 +137,9 @@ export function createChunks(deps: ChunkDeps): Chunks {
   /** Counts and reports a batch given up (under `seq` when it had taken one). */
   function lose(batch: Batch, seq = batch.seq): void {
     stats.droppedEvents += batch.parts.length
-    deps.lost({ reason: 'dropped', seq, ...span(batch) })
+    // No URL: the page view's index names it, and the report must stay small.
+    deps.lost({ reason: 'dropped', seq, pageIndex: batch.ctx.pageIndex, fromTs: int(Math.min(...batch.times)), untilTs: int(Math.max(...batch.times)) })
   }
-
-  const span = (batch: Batch) => ({ pageIndex: batch.ctx.pageIndex, url: batch.ctx.url.slice(0, MAX_URL), fromTs: int(Math.min(...batch.times)), untilTs: int(Math.max(...batch.times)), events: batch.parts.length })
-
 
   function metaFor(batch: Batch, seq: number, encoding: Encoding): string {
     const meta: ChunkMeta = {
@@ -300,8 +298,8 @@ export function createChunks(deps: ChunkDeps): Chunks {
       // The report goes with this page's signals, so it names this session's seqs only.
       const mine = out.filter(([batch]) => batch.ctx.sk === ctx.sk)
       const seqs = mine.map(([, seq]) => seq)
-      const times = mine.flatMap(([batch]) => batch.times)
-      announce(mine.length ? { reason: 'tab_closed', seq: Math.min(...seqs), toSeq: Math.max(...seqs), fromTs: int(Math.min(...times)), untilTs: int(Date.now()) } : undefined)
+      // No fromTs: the service takes the last event before the gap, and the report stays small.
+      announce(mine.length ? { reason: 'tab_closed', seq: Math.min(...seqs), toSeq: Math.max(...seqs), untilTs: Date.now() } : undefined)
       for (const [batch, seq, body] of out) {
         stats.chunks++
         stats.events += batch.parts.length
