@@ -13,11 +13,13 @@ import { Elements } from './elements.js'
 import { Friction } from './friction.js'
 import { Heatmaps } from './heatmaps.js'
 import { InstallCheck, useSnippet } from './install-check.js'
+import { Overview } from './overview.js'
 import { Replay } from './replay.js'
 import { Sessions } from './sessions.js'
 import { Settings } from './settings.js'
 
 const TABS = [
+  { id: 'overview', label: 'Overview' },
   { id: 'sessions', label: 'Sessions' },
   { id: 'heatmaps', label: 'Heatmaps' },
   { id: 'elements', label: 'Elements' },
@@ -30,7 +32,8 @@ export function ProjectScreen({ projectId, route }: { projectId: string; route: 
   const refresh = useCallback(() => {
     void loadProject(projectId, true).then(() => project.reload())
   }, [projectId])
-  const tab = route.parts[2] ?? 'sessions'
+  // The overview is a project's first screen (issue 35).
+  const tab = route.parts[2] ?? 'overview'
   const canChange = useCan('admin')
   const current = tab === 'replay' ? 'sessions' : tab
   if (project.error) return <ErrorNote error={project.error} />
@@ -74,6 +77,8 @@ function ProjectTab({ project, tab, route, refresh }: { project: Project; tab: s
   if (tab === 'settings') return <Settings project={project} justCreated={route.query.has('created')} onChanged={refresh} />
   if (project.sessionCount === 0 && tab !== 'replay') return <EmptyProject project={project} refresh={refresh} />
   switch (tab) {
+    case 'overview':
+      return <Overview project={project} query={route.query} />
     case 'sessions':
       return <Sessions project={project} query={route.query} />
     case 'replay':

@@ -77,7 +77,7 @@ function ProjectRow({ project: p }: { project: Project }) {
   return (
     <tr>
       <th scope="row">
-        <a href={href('p', p.id, p.sessionCount > 0 ? 'sessions' : 'settings')}>{p.name}</a>
+        <a href={href('p', p.id, p.sessionCount > 0 ? 'overview' : 'settings')}>{p.name}</a>
       </th>
       <td>{p.domain ?? <span class="muted">—</span>}</td>
       <td class="num" data-testid="session-count">
