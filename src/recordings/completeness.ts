@@ -63,8 +63,9 @@ export function completenessOf(session: SessionRecord, chunks: () => ChunkInfo[]
     }
     if (top >= next) seqGap(parts, claims, next, top, before, undefined)
   }
-  for (const loss of losses) if (loss.seq === undefined) unnumbered(parts, loss)
-  parts.sort((a, b) => (a.fromTs ?? a.untilTs ?? 0) - (b.fromTs ?? b.untilTs ?? 0) || (a.fromSeq ?? 0) - (b.fromSeq ?? 0))
+  const others: MissingPart[] = []
+  for (const loss of losses) if (loss.seq === undefined) unnumbered(others, loss)
+  merge(parts, others)
 
   const sum = (reason: MissingReason) => parts.reduce((n, p) => n + (p.reason === reason ? (p.chunks ?? 0) : 0), 0)
   const missingChunks = parts.reduce((n, p) => n + (p.chunks ?? 0), 0)
@@ -98,8 +99,8 @@ function seqGap(parts: MissingPart[], claims: RecordingLoss[], from: number, to:
     const [start, end] = [edges[i], edges[i + 1] - 1]
     const named = covering.filter((loss) => loss.seq! <= start && lastSeq(loss) >= start).sort((a, b) => PRECEDENCE[b.reason] - PRECEDENCE[a.reason])[0]
     const reason: MissingReason = named?.reason ?? 'not_received'
-    // An unreported piece starts where the reported piece before it ended, else at the chunk before the gap.
-    const fromTs = named?.fromTs ?? joined?.untilTs ?? before?.lastTs ?? null
+    // Without a time of its own, a piece starts where the piece before it in the gap ended (or began), else at the chunk before the gap.
+    const fromTs = named?.fromTs ?? (joined ? (joined.untilTs ?? joined.fromTs) : (before?.lastTs ?? null))
     const untilTs = named?.untilTs ?? after?.firstTs ?? null
     if (joined && joined.reason === reason) {
       joined.toSeq = end
@@ -110,6 +111,19 @@ function seqGap(parts: MissingPart[], claims: RecordingLoss[], from: number, to:
     joined = { reason, chunks: end - start + 1, fromSeq: start, toSeq: end, pageIndex: named?.pageIndex ?? null, url: named?.url ?? null, fromTs, untilTs }
     parts.push(joined)
   }
+}
+
+/** Into the parts in seq order, the parts without a seq in time order, each before the first seq part that starts later: a time order that never reorders seqs. */
+function merge(parts: MissingPart[], others: MissingPart[]): void {
+  const time = (part: MissingPart) => part.fromTs ?? part.untilTs ?? Infinity
+  others.sort((a, b) => time(a) - time(b))
+  const numbered = parts.splice(0, parts.length)
+  let i = 0
+  for (const part of numbered) {
+    while (i < others.length && time(others[i]) < time(part)) parts.push(others[i++])
+    parts.push(part)
+  }
+  parts.push(...others.slice(i))
 }
 
 /** A report without a seq: a chunk the tracker gave up before numbering it (one chunk each, joined with the one before on the same page view), or a page view left out. */

@@ -8,6 +8,8 @@
  * - excluded: a route onto a URL the capture settings exclude
  * - refused_too_large: the tracker's own chunk padded past the cap on its way
  *   (as a proxy or a buggy client would), answered 413
+ * - not_received: a chunk answered 200 on its way without reaching the
+ *   service (a proxy that swallows it): nobody knows why it is missing
  * - tab_closed: a chunk too large for the keepalive budget, sent as the page
  *   goes away and cancelled with it (the test cancels it itself: otherwise
  *   whether it lands first is a race on loopback)
@@ -72,12 +74,19 @@ t.test('a tracker\'s lost chunks and left-out pages are named by the API and the
 
   // refused_too_large: the next chunk padded past the cap between the page and the service.
   let pad = false
+  let swallow = false
+  let swallowed = -1
   let closing = false
   await page.route(
     (url) => url.pathname === '/api/ingest',
     async (route) => {
       const body = route.request().postDataBuffer() ?? Buffer.alloc(0)
       if (closing && body.length > KEEPALIVE_BUDGET) return route.abort()
+      if (swallow) {
+        swallow = false
+        swallowed = JSON.parse(route.request().headers()['x-svc-meta']).seq
+        return route.fulfill({ status: 200, contentType: 'application/json', headers: { 'access-control-allow-origin': '*' }, body: '{"ok":true}' })
+      }
       if (!pad) return route.continue()
       pad = false
       return route.continue({ postData: Buffer.concat([body, Buffer.alloc(1_000_001 - body.length)]) })
@@ -89,6 +98,12 @@ t.test('a tracker\'s lost chunks and left-out pages are named by the API and the
   await until('the tracker to see the 413', async () => (await stats()).refused > 0)
   const [refused] = await until('the refused chunk to be named', () => missing('refused_too_large').then((m) => m.length > 0 && m))
   t.match(refused, { chunks: 1, fromSeq: Number, pageIndex: 2 }, 'the chunk\'s seq, from the refused request\'s meta')
+
+  // not_received: the next chunk answered on its way and never delivered; the hole shows once a later seq is known.
+  swallow = true
+  await page.evaluate(() => (document.getElementById('main')!.textContent = 'changed before the swallowed chunk'))
+  await flushTracker(page)
+  await until('the chunk to be swallowed', () => swallowed >= 0)
 
   // tab_closed and sampled_out: 150 KB to send at pagehide, then the next page load finds the rate at 0.
   await page.evaluate(() => {
@@ -106,7 +121,9 @@ t.test('a tracker\'s lost chunks and left-out pages are named by the API and the
   await until('the new settings', () => page.evaluate('window.svc("stats").recording === false'))
   await flushTracker(page)
   const [closed] = await until('the chunk lost with the tab to be named', () => missing('tab_closed').then((m) => m.length > 0 && m))
-  t.ok(closed.chunks >= 1 && closed.fromSeq > refused.fromSeq, `${closed.chunks} chunk(s) from seq ${closed.fromSeq}, after the refused one`)
+  t.ok(closed.chunks >= 1 && closed.fromSeq > swallowed, `${closed.chunks} chunk(s) from seq ${closed.fromSeq}, after the swallowed one`)
+  const [unknown] = await missing('not_received')
+  t.match(unknown, { chunks: 1, fromSeq: swallowed, toSeq: swallowed }, 'the swallowed chunk: missing, and nobody said why')
   t.ok(closed.untilTs >= closed.fromTs, 'until the tab closed')
   const [sampled] = await until('the sampled-out page to be named', () => missing('sampled_out').then((m) => m.length > 0 && m))
   t.match(sampled, { chunks: null, pageIndex: 3, url: /\/spa\/products$/ })
@@ -114,9 +131,9 @@ t.test('a tracker\'s lost chunks and left-out pages are named by the API and the
   const summary = await listed()
   const c = summary.completeness
   t.equal(c.complete, false)
-  t.match(c, { dropped: 1, refused: 1, excludedPages: 2, notReceived: 0 })
+  t.match(c, { dropped: 1, refused: 1, excludedPages: 2, notReceived: 1 })
   t.equal(c.tabClosed, closed.chunks)
-  t.equal(c.missingChunks, 2 + closed.chunks)
+  t.equal(c.missingChunks, 3 + closed.chunks)
   const chunks = await api('/cli/sessions.chunks', { projectId: project.id, sessionKey: sk })
   t.same(chunks.completeness, c, 'sessions.chunks answers the same completeness')
   const words = c.missing.map((m: any) => describeMissing(m, c.recordingStartedAt))
@@ -134,11 +151,12 @@ t.test('a tracker\'s lost chunks and left-out pages are named by the API and the
   await line.waitFor()
   t.match(await line.textContent(), /Incomplete recording/, 'the session list marks it')
   t.match(await line.getAttribute('title'), /the tab was closed before (it was|they were) sent/, 'and names every part')
+  t.comment(`screenshot: ${await shoot(dashboard.page, '50-sessions-recording-gaps')}`)
   await dashboard.page.goto(`${base}/replay/${sk}`)
   const gaps = dashboard.page.getByTestId('recording-gaps')
   await gaps.waitFor()
   const text = (await gaps.textContent()) ?? ''
-  for (const reason of ['the tab was closed before', 'the service refused it as larger than the chunk cap', 'the tracker dropped it', 'excluded by the capture settings', 'sampled out']) {
+  for (const reason of ['the tab was closed before', 'the service refused it as larger than the chunk cap', 'the tracker dropped it', 'the service never received it', 'excluded by the capture settings', 'sampled out']) {
     t.ok(text.includes(reason), `the replay says: ${reason}`)
   }
   await dashboard.page.waitForTimeout(300) // the player's first frame paints
