@@ -48,6 +48,8 @@ onScrape(() => {
   metrics.backfillsRunning.set(backfill.runningCount)
   recordStorageUse(store.storageUse())
 })
+// How full the log's streams are: what a self-hoster watches to raise a limit before ingest answers 429.
+if (cluster) onScrape(() => cluster.recordLogUsage())
 answerScrapes()
 
 /** Counts and times the request as it finishes; `fallback` names what answered it outside the API table. */

@@ -77,6 +77,15 @@ export class NatsLog implements Log {
     return last
   }
 
+  /** Bytes each of `streams` holds and its max_bytes (-1: none), for /metrics. */
+  async usage(streams: string[]): Promise<Map<string, { bytes: number; maxBytes: number }>> {
+    const usage = new Map<string, { bytes: number; maxBytes: number }>()
+    for await (const info of this.journal.jsm.streams.list()) {
+      if (streams.includes(info.config.name)) usage.set(info.config.name, { bytes: info.state.bytes, maxBytes: info.config.max_bytes })
+    }
+    return usage
+  }
+
   async get(stream: string, seq: number): Promise<Uint8Array | undefined> {
     const message = await this.journal.jsm.direct.getMessage(stream, { seq })
     return message?.data

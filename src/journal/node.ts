@@ -6,6 +6,7 @@
  */
 import type { Config } from '../config.js'
 import { log as logLine } from '../log.js'
+import { metrics } from '../metrics/registry.js'
 import type { Store } from '../store/store.js'
 import { Applier } from './applier.js'
 import { openJournal } from './connect.js'
@@ -32,7 +33,23 @@ export interface ClusterNode {
   applier: Applier
   log: NatsLog
   seal: LogSeal
+  /** Sets svc_log_stream_bytes and svc_log_stream_max_bytes from the log, before a scrape. */
+  recordLogUsage(): Promise<void>
   close(): Promise<void>
+}
+
+/** How long a scrape waits for the log to say how full its streams are, ms; past it the last values stand. */
+const USAGE_TIMEOUT_MS = 2_000
+
+async function recordLogUsage(log: NatsLog, streams: string[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), USAGE_TIMEOUT_MS)))
+  const usage = await Promise.race([log.usage(streams).catch(() => undefined), late])
+  clearTimeout(timer)
+  for (const [stream, { bytes, maxBytes }] of usage ?? []) {
+    metrics.logStreamBytes.set({ stream }, bytes)
+    metrics.logStreamMaxBytes.set({ stream }, maxBytes)
+  }
 }
 
 /** How long a node waits for a NATS cluster that is still starting (its servers booting, a leader being elected), ms. */
@@ -63,6 +80,7 @@ export async function joinCluster(config: ClusterConfig, local: Store): Promise<
     applier,
     log,
     seal,
+    recordLogUsage: () => recordLogUsage(log, applier.streams),
     close: async () => {
       await applier.stop()
       await log.close()

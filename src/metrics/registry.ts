@@ -42,6 +42,8 @@ export const metrics = {
   evictedSessions: new Counter({ name: 'svc_storage_evicted_sessions_total', help: 'Sessions whose recordings the disk budget deleted, by project.', labelNames: ['project'], registers: [registry] }),
   evictedBytes: new Counter({ name: 'svc_storage_evicted_bytes_total', help: 'Chunk bytes the disk budget deleted, by project.', labelNames: ['project'], registers: [registry] }),
   journalFollowerFailures: new Counter({ name: 'svc_journal_follower_failures_total', help: 'Cluster mode: times a stream\'s follower failed (the log\'s reader, or storage while applying) and resumed from the applied position, by stream.', labelNames: ['stream'], registers: [registry] }),
+  logStreamBytes: new Gauge({ name: 'svc_log_stream_bytes', help: 'Cluster mode: bytes each stream of the log holds, as JetStream counts them, read at the scrape.', labelNames: ['stream'], registers: [registry] }),
+  logStreamMaxBytes: new Gauge({ name: 'svc_log_stream_max_bytes', help: 'Cluster mode: each stream\'s max_bytes (-1: none); a stream at it refuses new entries, and ingest answers 429.', labelNames: ['stream'], registers: [registry] }),
   journalRefused: new Counter({ name: 'svc_journal_entries_refused_total', help: 'Cluster mode: log entries skipped without being applied, by reason (unauthenticated, malformed, unknown_operation, replayed).', labelNames: ['reason'], registers: [registry] }),
   signInRefused: new Counter({ name: 'svc_signin_refused_total', help: 'Sign-in attempts refused by a throttle budget before any password check, by budget (address, pair, account).', labelNames: ['budget'], registers: [registry] }),
   restarts: new Counter({ name: 'svc_process_restarts_total', help: 'Child processes the primary restarted after they exited, by child.', labelNames: ['child'], registers: [registry] }),
@@ -49,17 +51,18 @@ export const metrics = {
   engine: new Gauge({ name: 'svc_http_engine_info', help: 'The HTTP engine the fronts serve with (1 for the one in use).', labelNames: ['engine'], aggregator: 'max', registers: [registry] }),
 }
 
-/** Work done just before a scrape (gauges read from their source: queue depth, fold lag). */
-const beforeScrape: Array<() => void> = []
+/** Work done just before a scrape (gauges read from their source: queue depth, fold lag, the log's streams). */
+const beforeScrape: Array<() => void | Promise<void>> = []
 
-export function onScrape(update: () => void): void {
+/** `update` runs before each scrape, which waits for it when it answers a promise (bound its wait: a scrape waits too). */
+export function onScrape(update: () => void | Promise<void>): void {
   beforeScrape.push(update)
 }
 
 const LOCAL = [metrics.requests, metrics.duration, metrics.bytesIn, metrics.stored, metrics.duplicates, metrics.dropped, metrics.refused, metrics.batchItems, metrics.commitSeconds]
 
 export async function snapshot(): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
-  for (const update of beforeScrape) update()
+  await Promise.all(beforeScrape.map((update) => update()))
   return [...(await registry.getMetricsAsJSON()), ...LOCAL.map((family) => family.toJSON())]
 }
 

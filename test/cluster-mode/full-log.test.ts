@@ -23,6 +23,7 @@ import { call } from '../helpers/api.js'
 import { createProject, nodeOn, ownerWithKey } from '../helpers/cluster-mode.js'
 import { meta, postChunk, postSignals, type Answer } from '../helpers/http.js'
 import { natsCluster } from '../helpers/nats.js'
+import { parseProm } from '../helpers/prom.js'
 import { callRaw } from '../helpers/read.js'
 
 t.setTimeout(120_000)
@@ -120,6 +121,11 @@ t.test('a full stream answers 429 overloaded at once, keeps every acknowledged c
   }
   t.equal(await readAll(acknowledged), 0, `while full, all ${acknowledged.length} acknowledged chunks read back byte-identical`)
   t.equal((await call(node.url, '/cli/projects.list', { token: owner.apiKey })).status, 200, 'the node serves reads')
+  const scrape = parseProm(await (await fetch(`${node.url}/metrics`)).text())
+  for (const stream of [...recordings, signalsStream(layout)]) {
+    t.equal(scrape.value('svc_log_stream_max_bytes', { stream }), MB, `/metrics: ${stream}'s max_bytes`)
+    t.ok((scrape.value('svc_log_stream_bytes', { stream }) ?? 0) > 0.8 * MB, `/metrics: ${stream} holds ${scrape.value('svc_log_stream_bytes', { stream })} bytes, near it`)
+  }
   if (tmpfs) {
     const disk = statfsSync(tmpfs)
     const used = (disk.blocks - disk.bfree) * disk.bsize
