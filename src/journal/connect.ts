@@ -83,8 +83,10 @@ export async function acceptsAnonymous(settings: NatsSettings): Promise<string |
  * Connects and waits for JetStream: a cluster that has just started answers
  * its API only once it has elected a metadata leader, and a stream created
  * before its routes settle can time out, so both are tried again until
- * `timeoutMs` has passed. A node refuses a log that anyone could write to,
- * unless NATS_TRUSTED_NETWORK=1 says only trusted hosts reach it.
+ * `timeoutMs` has passed; streams whose limits the servers cannot set aside
+ * (StreamsDoNotFit) are refused at once, as waiting changes nothing. A node
+ * refuses a log that anyone could write to, unless NATS_TRUSTED_NETWORK=1
+ * says only trusted hosts reach it.
  */
 export async function openJournal(settings: NatsSettings, layout: JournalLayout, timeoutMs = 30_000): Promise<Journal> {
   const deadline = Date.now() + timeoutMs
