@@ -303,7 +303,11 @@ export const COMMANDS: CommandHelp[] = [
     minArgs: 1,
     maxArgs: 1,
     summary: 'List the project\'s sessions, newest first, filtered.',
-    details: [projectId, 'Prints the command for the sessions that follow when there are more (a filtered answer may be short, even empty: older sessions remain to be searched).'],
+    details: [
+      projectId,
+      'Prints the command for the sessions that follow when there are more (a filtered answer may be short, even empty: older sessions remain to be searched).',
+      'The RECORDING column says whether each recording is complete; below the table, one line per missing part says what, when and why (the tab closed, the tracker dropped it, refused as too large, never received, a page the capture settings left out).',
+    ],
     flags: [
       { name: 'page', type: 'string', value: '<page>', help: 'Sessions that viewed this page: a key, a display path (/{tenant}/settings/:id) or a URL.' },
       { name: 'element', type: 'string', value: '<selector>', help: 'With --page: sessions that clicked this element (a selector of the element leaderboard).' },
