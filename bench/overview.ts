@@ -5,7 +5,8 @@
  *
  * Data: one project, sessions spread evenly over the 60 days before now (the
  * 30 days read and the 30 before them, which the change is computed
- * against), each sending one signals batch: 1 to 3 views on 200 pages, 10
+ * against), written in rounds that each cover the 60 days, one per
+ * checkpoint; each session sends one signals batch: 1 to 3 views on 200 pages, 10
  * clicks (3% rage, 5% dead, 1% error clicks, on a few named elements per
  * page), a JavaScript error in 5% of sessions, a quick back on 10% of views,
  * phones, tablets and desktops, 2.5 sessions per visitor. Every batch goes the
@@ -50,7 +51,11 @@ const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.lengt
 
 /** One session's signals batch as a tracker sends it, and when it is received. */
 function sessionBatch(i: number): { receivedAt: number; body: Buffer } {
-  const startedAt = NOW - SPAN_MS + Math.floor((i / TOTAL) * SPAN_MS) + Math.floor(random() * 60_000)
+  // Sessions come in rounds, one per checkpoint, each in time order over the whole 60 days (as a site's traffic
+  // arrives), so that every checkpoint measures the same period full of sessions, only more of them.
+  const round = CHECKPOINTS.findIndex((end) => i < end)
+  const roundStart = round === 0 ? 0 : CHECKPOINTS[round - 1]
+  const startedAt = NOW - SPAN_MS + Math.floor(((i - roundStart) / (CHECKPOINTS[round] - roundStart)) * SPAN_MS) + Math.floor(random() * 60_000)
   const vw = pick(WIDTHS)
   const views = []
   const clicks = []

@@ -147,7 +147,7 @@ export class AggregateBatch {
       const msgId = shortId(message)
       const id = errorItemId(batchId, i)
       session.errors += 1
-      this.overview.error(base, sk, pageId)
+      this.overview.error(pageId)
       pending(this.pageBuckets, [...base, 'pb', pageId, hour], emptyPageBucket).er += 1
       for (const scope of [ALL_SCOPE, pageScope(pageId)]) {
         // The page scope's entry is the key alone: readers take the record from the project scope.
@@ -206,7 +206,7 @@ export class AggregateBatch {
     for (const layer of heatLayersOf(kind)) addHeat(refs.heat[layer], slot, bin)
     refs.bucket.cl += 1
     countClick(session, kind)
-    this.overview.click(base, sk, pageId, kind)
+    this.overview.click(pageId, kind)
 
     if (click.selector) {
       // The clicks of a transaction keep hitting the same few elements: a repeat with nothing new costs a lookup.
@@ -264,7 +264,7 @@ export class AggregateBatch {
     this.tables.derived.put(viewKey, after)
     if (before) this.contribute(base, keptPageId, before, -1)
     this.contribute(base, keptPageId, after, 1)
-    this.overview.view(base, sk, keptPageId, before, after)
+    this.overview.view(keptPageId, before, after)
 
     if (!before) session.views += 1
     session.activeMs += (after.activeMs ?? 0) - (before?.activeMs ?? 0)

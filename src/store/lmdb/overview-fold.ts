@@ -4,7 +4,7 @@
  * memory, then at flush each unit is read once, updated, and its change
  * added to its hour's and day's bucket, each bucket written once.
  *
- *   ou  [scope, sk]     → UnitState                 a session's counts in a scope
+ *   ou  [sk]            → StoredSession             a session's units: its counts in the project and on each page
  *   ov  [scope, hour]   → Buffer                    bucket counts: for each device slot (m, t, d, u) 10 little-endian float64
  *   od  [scope, day]    → Buffer                    the same by the day
  *   vv  [scope, hour]   → { m?, t?, d?, u? }        visitor sketches per device slot (aggregates/visitors.ts)
@@ -30,11 +30,25 @@ export const BUCKET_FIELDS = SLOT_ORDER.length * COUNT_FIELDS
 /** Visitor sketches of a bucket as stored. */
 export type StoredSketches = Partial<Record<DeviceSlot, Uint8Array>>
 
-interface UnitDelta {
+/**
+ * A session's units as stored, in one record: its project unit, and its
+ * units on each page it was active on (which share the project unit's hour
+ * and device). One read and one write per session a transaction touches,
+ * rather than one per unit.
+ */
+interface StoredSession extends UnitState {
+  p: Record<string, UnitCounts>
+}
+
+interface SessionDelta {
   base: Part[]
-  scope: string
   sk: string
-  counts: UnitCounts
+  vid: string
+  /** Where a new session counts: from its first batch in this transaction. */
+  place: { h: number; d: DeviceSlot }
+  project: UnitCounts
+  /** By page id. */
+  pages: Map<string, UnitCounts>
 }
 
 interface BucketDelta {
@@ -43,68 +57,71 @@ interface BucketDelta {
   visitors: Partial<Record<DeviceSlot, Set<string>>>
 }
 
-/** `p:` before a page id in a page scope (derived-keys.ts). */
-const PAGE_SCOPE_PREFIX = pageScope('').length
-
 export class OverviewBatch {
-  /** Per session of this transaction: where its units count (from its first batch here) and its visitor. */
-  private sessions = new Map<string, { base: Part[]; sk: string; vid: string; place: { h: number; d: DeviceSlot } }>()
-  private units = new Map<string, UnitDelta>()
+  private sessions = new Map<string, SessionDelta>()
+  /** The session the last entry counted for: a batch's entries all do. */
+  private last?: SessionDelta
 
   constructor(private readonly tables: Tables) {}
 
   /** A batch of session `batch.sk`: its project unit, counted even when the batch adds nothing else. */
   session(base: Part[], batch: SignalsRecord, receivedAt: number): void {
     const id = `${base[0]}\u0000${base[1]}\u0000${batch.sk}`
-    if (!this.sessions.has(id)) this.sessions.set(id, { base, sk: batch.sk, vid: batch.vid, place: placeOf(batch, receivedAt) })
-    this.unit(base, ALL_SCOPE, batch.sk)
+    let session = this.sessions.get(id)
+    if (!session) this.sessions.set(id, (session = { base, sk: batch.sk, vid: batch.vid, place: placeOf(batch, receivedAt), project: emptyUnitCounts(), pages: new Map() }))
+    this.last = session
   }
 
-  click(base: Part[], sk: string, pageId: string, kind: ClickKind): void {
-    for (const counts of this.both(base, sk, pageId)) countUnitClick(counts, kind)
+  click(pageId: string, kind: ClickKind): void {
+    for (const counts of this.both(pageId)) countUnitClick(counts, kind)
   }
 
-  error(base: Part[], sk: string, pageId: string): void {
-    for (const counts of this.both(base, sk, pageId)) counts.jsError += 1
+  error(pageId: string): void {
+    for (const counts of this.both(pageId)) counts.jsError += 1
   }
 
-  view(base: Part[], sk: string, pageId: string, before: Parameters<typeof countUnitView>[1], after: Parameters<typeof countUnitView>[2]): void {
-    for (const counts of this.both(base, sk, pageId)) countUnitView(counts, before, after)
+  view(pageId: string, before: Parameters<typeof countUnitView>[1], after: Parameters<typeof countUnitView>[2]): void {
+    for (const counts of this.both(pageId)) countUnitView(counts, before, after)
   }
 
-  private both(base: Part[], sk: string, pageId: string): UnitCounts[] {
-    return [this.unit(base, ALL_SCOPE, sk), this.unit(base, pageScope(pageId), sk)]
+  /** The project unit and the page's unit of the session of the batch being added (session() named it; addBatch calls it first). */
+  private both(pageId: string): UnitCounts[] {
+    const session = this.last!
+    let page = session.pages.get(pageId)
+    if (!page) session.pages.set(pageId, (page = emptyUnitCounts()))
+    return [session.project, page]
   }
 
-  private unit(base: Part[], scope: string, sk: string): UnitCounts {
-    const id = `${base[0]}\u0000${base[1]}\u0000${scope}\u0000${sk}`
-    let unit = this.units.get(id)
-    if (!unit) this.units.set(id, (unit = { base, scope, sk, counts: emptyUnitCounts() }))
-    return unit.counts
-  }
-
-  /** Each unit read, updated and written once; then each bucket it moved. Project units first: page units take their place. */
+  /** Each session read, updated and written once; then each bucket its units moved. */
   flush(): void {
     const { derived } = this.tables
     const buckets = new Map<string, Pending<BucketDelta>>()
-    const places = new Map<string, { h: number; d: DeviceSlot }>()
     const pageTables = new Map<string, Pending<TableDelta>>()
-    const ordered = [...this.units.values()].sort((a, b) => Number(b.scope === ALL_SCOPE) - Number(a.scope === ALL_SCOPE))
-    for (const { base, scope, sk, counts } of ordered) {
-      const sessionId = `${base[0]}\u0000${base[1]}\u0000${sk}`
-      const session = this.sessions.get(sessionId)!
-      const key = [...base, 'ou', scope, sk]
-      const before = derived.get(key) as UnitState | undefined
-      const { after, gain, isNew } = applyToUnit(before, counts, places.get(sessionId) ?? session.place)
-      if (scope === ALL_SCOPE) places.set(sessionId, { h: after.h, d: after.d })
-      derived.put(key, after)
-      if (scope !== ALL_SCOPE) addToTables(pageTables, base, scope.slice(PAGE_SCOPE_PREFIX), after.h, Math.floor(after.h / DAY_HOURS), after.d, gain)
-      for (const [tag, at] of [['ov', after.h], ['od', Math.floor(after.h / DAY_HOURS)]] as const) {
+    const add = (base: Part[], scope: string, unit: UnitState, gain: Float64Array, vid: string | undefined) => {
+      for (const [tag, at] of [['ov', unit.h], ['od', Math.floor(unit.h / DAY_HOURS)]] as const) {
         const bucket = pending<BucketDelta>(buckets, [...base, tag, scope, at], () => ({ counts: new Float64Array(BUCKET_FIELDS), visitors: {} }))
-        const offset = SLOT_ORDER.indexOf(after.d) * COUNT_FIELDS
+        const offset = SLOT_ORDER.indexOf(unit.d) * COUNT_FIELDS
         for (let i = 0; i < COUNT_FIELDS; i++) bucket.counts[offset + i] += gain[i]
-        if (isNew) (bucket.visitors[after.d] ??= new Set()).add(session.vid)
+        if (vid !== undefined) (bucket.visitors[unit.d] ??= new Set()).add(vid)
       }
+    }
+    for (const { base, sk, vid, place, project, pages } of this.sessions.values()) {
+      const key = [...base, 'ou', sk]
+      const stored = derived.get(key) as StoredSession | undefined
+      const { p: storedPages, ...before } = stored ?? { p: {} as Record<string, UnitCounts> }
+      const counted = applyToUnit(stored ? (before as UnitState) : undefined, project, place)
+      add(base, ALL_SCOPE, counted.after, counted.gain, counted.isNew ? vid : undefined)
+      const next: StoredSession = { ...counted.after, p: { ...storedPages } }
+      const { h, d } = counted.after
+      for (const [pageId, delta] of pages) {
+        const kept = storedPages[pageId]
+        const page = applyToUnit(kept ? { ...kept, h, d } : undefined, delta, { h, d })
+        const { h: _h, d: _d, ...counts } = page.after
+        next.p[pageId] = counts
+        add(base, pageScope(pageId), page.after, page.gain, page.isNew ? vid : undefined)
+        addToTables(pageTables, base, pageId, h, Math.floor(h / DAY_HOURS), d, page.gain)
+      }
+      derived.put(key, next)
     }
     for (const { key, value } of buckets.values()) {
       const counts = decodeBucket(derived.get(key) as Uint8Array | undefined)
