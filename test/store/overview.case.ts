@@ -7,8 +7,8 @@
 import type { Test } from 'tap'
 import { groupUrl } from '../../src/grouping/group.js'
 import { DAY_HOURS, type Overview } from '../../src/store/aggregates/overview.js'
-import { HOUR_MS } from '../../src/store/insights.js'
-import type { Click, IngestItem, NewProject, SessionListQuery, Store, View } from '../../src/store/store.js'
+import { HOUR_MS, type SessionListQuery } from '../../src/store/insights.js'
+import type { Click, IngestItem, NewProject, Store, View } from '../../src/store/store.js'
 import { foldAll } from '../helpers/fold.js'
 
 export type OverviewStoreFactory = (t: Test) => Promise<Store>
