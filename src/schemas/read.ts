@@ -263,6 +263,8 @@ export const chunkInfoSchema = {
     size: { ...count, description: 'Bytes as received.' },
     receivedAt: epochMs,
     checkpoint: { type: 'boolean', description: 'The chunk starts with a full snapshot: a replay (and sessions.events with `from`) can start here.' },
+    consoleErrors: { ...count, description: 'Console errors among the chunk\'s events, as the tracker counted them (console capture); absent when none.' },
+    failedRequests: { ...count, description: 'Failed requests (status 0 or 500 and above) among the chunk\'s events (network capture); absent when none.' },
   },
 } as const
 

@@ -66,6 +66,9 @@ export interface ChunkInfo {
   journal?: JournalPosition
   /** The chunk starts with a full snapshot: reading by time starts at such a chunk. */
   checkpoint?: true
+  /** Console errors and failed requests among its events (as the tracker counted them; absent when none): a replay marks them before it reads the events. */
+  consoleErrors?: number
+  failedRequests?: number
 }
 
 export interface SessionPage {
@@ -142,7 +145,6 @@ export interface RecordingLoss {
   events?: number
   bytes?: number
 }
-
 
 export interface View {
   url: string

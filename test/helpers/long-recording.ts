@@ -35,6 +35,8 @@ export interface LongRecordingShape {
   blockBytes?: number
   /** Chunks sent gzip-compressed, as the tracker sends them. */
   gzip?: boolean
+  /** More of a chunk's meta, by its time into the recording (ms). */
+  meta?: (at: number) => Record<string, unknown>
 }
 
 export const clockText = (ms: number) => `At ${Math.floor(ms / 60_000)}:${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}`
@@ -127,7 +129,7 @@ export async function postLongRecording(url: string, publicKey: string, sk: stri
     jsonBytes += json.byteLength
     const body = shape.gzip ? gzipSync(json) : json
     storedBytes += body.byteLength
-    const meta = { sk, seq: seq++, firstTs: start + at, lastTs: last, eventCount: events.length, url: 'https://shop.test/long', startedAt: start, encoding: shape.gzip ? 'gzip' : 'json', ...(checkpoint ? { checkpoint: true } : {}) } as const
+    const meta = { sk, seq: seq++, firstTs: start + at, lastTs: last, eventCount: events.length, url: 'https://shop.test/long', startedAt: start, encoding: shape.gzip ? 'gzip' : 'json', ...(checkpoint ? { checkpoint: true } : {}), ...shape.meta?.(at) } as const
     const status = await postChunk(url, publicKey, meta, body)
     if (status !== 200) throw new Error(`chunk ${meta.seq} answered ${status}`)
   }

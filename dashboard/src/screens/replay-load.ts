@@ -36,6 +36,11 @@ export interface Recording {
   pages: Set<string>
   /** Present when the recording streams. */
   outline?: Outline
+  /**
+   * Streamed: console errors and failed requests by chunk, from the chunk list, for the
+   * timeline before their part is read (the part's own events then place each one).
+   */
+  stretches?: Moment[]
 }
 
 interface ChunkRow {
@@ -46,6 +51,8 @@ interface ChunkRow {
   lastTs: number
   size: number
   checkpoint?: true
+  consoleErrors?: number
+  failedRequests?: number
 }
 
 const EMPTY: Recording = { events: [], start: 0, end: 0, moments: [], viewport: { width: 1280, height: 800 }, pages: new Set() }
@@ -125,6 +132,11 @@ async function outlined(projectId: string, sessionKey: string, chunks: ChunkRow[
     if (chunks[i].pageIndex !== chunks[i - 1].pageIndex) pageChanges.push({ ts: chunks[i].firstTs, tag: 'page', kind: 'page', offset: 0, label: `Page: ${pathOf(chunks[i].url)}` })
   }
   const moments = [...pageChanges, ...(await frictionMoments(projectId, sessionKey, checkpoints[0], end))]
+  const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`
+  const stretches: Moment[] = chunks.flatMap((c) => [
+    ...(c.consoleErrors ? [{ ts: c.firstTs, tag: 'consoleError', kind: 'consoleError', offset: 0, label: `${plural(c.consoleErrors, 'console error')} here` }] : []),
+    ...(c.failedRequests ? [{ ts: c.firstTs, tag: 'requestFailed', kind: 'requestFailed', offset: 0, label: `${plural(c.failedRequests, 'failed request')} here` }] : []),
+  ])
   return {
     events: first,
     start: parts[0],
@@ -133,6 +145,7 @@ async function outlined(projectId: string, sessionKey: string, chunks: ChunkRow[
     viewport: viewportOf(first.find((e) => e.type === META)),
     pages: new Set(chunks.map((c) => pathOf(c.url))),
     outline: { start: parts[0], end, parts },
+    stretches: placeMoments(stretches, parts[0], end),
   }
 }
 

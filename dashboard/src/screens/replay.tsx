@@ -113,11 +113,14 @@ function ReplayView({ project, sessionKey, recording: r, at, back }: { project: 
     }
   }, [r, at])
 
-  // Streamed, the console errors and failed requests known are those of the part in memory.
-  const moments = useMemo(
-    () => (streamed ? placeMoments([...r.moments, ...captureMoments(partEvents, r.start).map((m) => ({ ...m, offset: 0 }))], r.start, r.end) : r.moments),
-    [r, partEvents],
-  )
+  // Streamed: the part in memory places its console errors and failed requests exactly; the chunk list marks the others.
+  const moments = useMemo(() => {
+    if (!streamed) return r.moments
+    const from = partEvents[0]?.timestamp ?? 0
+    const until = partEvents[partEvents.length - 1]?.timestamp ?? 0
+    const elsewhere = (r.stretches ?? []).filter((m) => m.ts < from || m.ts > until)
+    return placeMoments([...r.moments, ...elsewhere, ...captureMoments(partEvents, r.start).map((m) => ({ ...m, offset: 0 }))], r.start, r.end)
+  }, [r, partEvents])
 
   const jump = (offset: number) => {
     player?.goto(offset - 1000 < 0 ? 0 : offset - 1000, true)
