@@ -166,10 +166,8 @@ export function eraseAggregatesStep(tables: Tables, own: ErasureTables, erasure:
       case 'ss':
       case 'vw':
       case 'sp':
+      case 'ou': // a session's overview units, one record per session (overview-fold.ts)
         if (erased(parts[3])) remove(key as Key)
-        break
-      case 'ou':
-        if (erased(parts[4])) remove(key as Key)
         break
       case 'es':
         if (erased(parts[4])) {
