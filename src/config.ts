@@ -81,6 +81,11 @@ export interface Config {
   /** Pause between backfill transactions, ms: leaves the write lock to ingest. */
   backfillPauseMs: number
   /**
+   * How long after an erasure finishes the store is compacted, ms (the service stops serving for the copy,
+   * src/store/lmdb/compaction.ts): erasures finishing within it share one compaction.
+   */
+  compactionDelayMs: number
+  /**
    * Keep the heatmap, leaderboard, friction and page aggregates: ingest logs
    * each stored batch and the control worker's fold thread folds it in
    * (AGGREGATE_SIGNALS=1, the default). 0 exists only so that the benchmark
@@ -317,6 +322,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storageBudget: storageBudget(env),
     backfillBatch: int(env, 'BACKFILL_BATCH', 500, 1, 100_000),
     backfillPauseMs: int(env, 'BACKFILL_PAUSE_MS', 5, 0, 60_000),
+    compactionDelayMs: int(env, 'COMPACTION_DELAY_MS', 60_000, 0, 24 * 60 * 60 * 1000),
     aggregateSignals: int(env, 'AGGREGATE_SIGNALS', 1, 0, 1) === 1,
     foldIntervalMs: int(env, 'FOLD_INTERVAL_MS', 500, 0, 60_000),
     foldBatches: int(env, 'FOLD_BATCHES', 2_000, 1, 100_000),

@@ -1,6 +1,8 @@
 /** Assembles the control worker: its operations, their authentication and the router. */
 import type { Config } from '../config.js'
 import { BackfillRunner } from '../grouping/backfill.js'
+import { ErasureRunner } from '../recordings/erasure-runner.js'
+import type { ErasureRecord } from '../store/store.js'
 import { buildOpenApi } from '../contract/openapi.js'
 import type { ChunkBytes } from '../recordings/chunk-bytes.js'
 import type { Store } from '../store/store.js'
@@ -8,6 +10,7 @@ import { auditRecorder } from './audit.js'
 import { createAuthenticator } from './auth.js'
 import { accountOperations } from './operations/accounts.js'
 import { createLoginThrottle } from './login-throttle.js'
+import { erasureOperations } from './operations/erasures.js'
 import { keyOperations } from './operations/keys.js'
 import { governanceOperations } from './operations/governance.js'
 import { memberOperations } from './operations/members.js'
@@ -29,6 +32,10 @@ export interface ControlDeps {
   now?: () => number
   /** Built from the store and config when not given. */
   backfill?: BackfillRunner
+  /** Built from the store and config when not given (steps of BACKFILL_BATCH entries, BACKFILL_PAUSE_MS apart). */
+  erasures?: ErasureRunner
+  /** Whether the files no longer hold a finished erasure's bytes; never, unless told (a document-only build). */
+  scrubbed?: (erasure: ErasureRecord) => boolean
   /** Where chunk bytes are read from: the store unless told (the cluster mode reads the log too). */
   chunkBytes?: ChunkBytes
   /** Where the website's Markdown sources are; without it the root serves the API only. */
@@ -47,6 +54,7 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
   // One throttle for sign-in and password changes: both check a password.
   const throttle = createLoginThrottle(now)
   const backfill = deps.backfill ?? new BackfillRunner(deps.store, { batch: deps.config.backfillBatch, pauseMs: deps.config.backfillPauseMs, now: deps.now })
+  const erasures = deps.erasures ?? new ErasureRunner(deps.store, { batch: deps.config.backfillBatch, pauseMs: deps.config.backfillPauseMs, now: deps.now })
   const operations: Operation<any>[] = [
     ...projectOperations(deps.store, maxProjectsPerOrg),
     ...storageOperations(deps.store, deps.config.retentionDays ?? DEFAULT_RETENTION_DAYS),
@@ -60,6 +68,7 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
     ...accountOperations({ store: deps.store, publicUrl: deps.config.publicUrl, directUrl: deps.config.directUrl, now, throttle, maxOpenInvites: maxOpenInvitesPerOrg }),
     ...memberOperations({ store: deps.store, publicUrl: deps.config.publicUrl, now, throttle }),
     ...governanceOperations(deps.store),
+    ...erasureOperations({ store: deps.store, runner: erasures, scrubbed: deps.scrubbed ?? (() => false) }),
   ]
   let document: unknown
   operations.push({

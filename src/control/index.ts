@@ -12,6 +12,8 @@ import { openStore } from '../store/open.js'
 import { joinCluster } from '../journal/node.js'
 import { journalChunkBytes } from '../journal/chunk-bytes.js'
 import { BackfillRunner } from '../grouping/backfill.js'
+import { ErasureRunner } from '../recordings/erasure-runner.js'
+import { lastCompactionAt, wantCompaction } from '../store/lmdb/compaction.js'
 import { scheduleRetention } from '../recordings/retention.js'
 import { budgetBytes, scheduleBudget } from '../recordings/budget.js'
 import { recordStorageUse } from '../metrics/storage.js'
@@ -30,9 +32,25 @@ const local = openStore(config)
 const cluster = config.natsUrl ? await joinCluster(config, local) : undefined
 const store = cluster?.store ?? local
 const backfill = new BackfillRunner(store, { batch: config.backfillBatch, pauseMs: config.backfillPauseMs })
-const control = createControl({ store, config, backfill, chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
-// Backfills a killed worker left running go on from their last committed step.
+const erasures = new ErasureRunner(store, { batch: config.backfillBatch, pauseMs: config.backfillPauseMs, onDone: () => requestCompaction() })
+// Embedded mode: an erasure's bytes leave the files by a compaction (src/store/lmdb/compaction.ts). The cluster mode's
+// nodes do not compact, and their log still holds what was erased.
+const scrubbed = (erasure: { finishedAt?: number }) => !cluster && erasure.finishedAt !== undefined && lastCompactionAt(config.dataDir) >= erasure.finishedAt
+const control = createControl({ store, config, backfill, erasures, scrubbed, chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
+// Backfills and erasures a killed worker left running go on from their last committed step.
 backfill.resumeAll()
+erasures.resumeAll()
+
+let compactionTimer: NodeJS.Timeout | undefined
+/** After COMPACTION_DELAY_MS, the primary stops every process, compacts and starts them again; noted first, so a stop meanwhile does not lose it. */
+function requestCompaction(): void {
+  if (cluster) return
+  wantCompaction(config.dataDir)
+  compactionTimer ??= setTimeout(() => {
+    compactionTimer = undefined
+    process.send?.({ type: 'compact' } satisfies ChildMessage)
+  }, config.compactionDelayMs)
+}
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)
 // Cluster mode: the budget is the recording streams' max_bytes (src/journal/streams.ts); the log refuses past it, and a
 // node evicting from its own LMDB alone would answer differently from the others.
@@ -102,6 +120,8 @@ function stop(): void {
   if (stopping) return
   stopping = true
   backfill.stop()
+  erasures.stop()
+  clearTimeout(compactionTimer)
   stopRetention()
   stopBudget?.()
   stopHousekeeping()

@@ -21,6 +21,7 @@ export const AUDIT_ACTIONS = [
   'setup_token.mint',
   'setup_token.revoke',
   'session.replay',
+  'erasure.create',
 ] as const
 
 const userId = { type: 'string', minLength: 1, maxLength: 64, description: 'A member\'s id, from members.list.' } as const

@@ -38,10 +38,14 @@ export interface ErasureCounts {
   signalBatches: number
 }
 
+export type SubjectKind = 'sessionKey' | 'visitorId' | 'userId' | 'query'
+
 export interface ErasureRecord {
   id: string
   projectId: string
-  by: ErasureSubject
+  subject: SubjectKind
+  /** Whom the request names: kept while it runs, and afterwards for a query only (a user id is recorded content). */
+  by?: ErasureSubject
   state: ErasureState
   phase: ErasurePhase
   createdAt: number
@@ -78,9 +82,27 @@ export function emptyRemoved(): ErasureRecord['removed'] {
   return { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0, aggregateEntries: 0 }
 }
 
+export function subjectKind(by: ErasureSubject): SubjectKind {
+  return 'sessionKey' in by ? 'sessionKey' : 'visitorId' in by ? 'visitorId' : 'userId' in by ? 'userId' : 'query'
+}
+
 /** A new run of a request: queued, nothing removed yet. */
 export function queuedErasure(request: NewErasure, now: number, runs: number): ErasureRecord {
-  return { ...request, state: 'queued', phase: 'sessions', createdAt: now, updatedAt: now, runs, sessionsExamined: 0, removed: emptyRemoved() }
+  return { ...request, subject: subjectKind(request.by), state: 'queued', phase: 'sessions', createdAt: now, updatedAt: now, runs, sessionsExamined: 0, removed: emptyRemoved() }
+}
+
+/** The subject of an erasure still to run (finishErasure is the only place that drops it). */
+export function subjectOf(erasure: ErasureRecord): ErasureSubject {
+  if (!erasure.by) throw new Error(`erasure ${erasure.id} has no subject left to erase`)
+  return erasure.by
+}
+
+/** Marks a run done; the erasure's own record then no longer names the session, visitor or user it erased. */
+export function finishErasure(erasure: ErasureRecord, now: number): void {
+  erasure.state = 'done'
+  erasure.finishedAt = now
+  erasure.updatedAt = now
+  if (erasure.subject !== 'query') delete erasure.by
 }
 
 /** Whether a session record is one the request names. */

@@ -78,7 +78,12 @@ export interface MetricsAnswer {
   text: string
 }
 
-export type ChildMessage = ReadyMessage | MetricsRequest | MetricsReport
+/** Control worker → primary: an erasure finished; compact the store (src/store/lmdb/compaction.ts). */
+export interface CompactRequest {
+  type: 'compact'
+}
+
+export type ChildMessage = ReadyMessage | MetricsRequest | MetricsReport | CompactRequest
 export type PrimaryMessage = MetricsCollect | MetricsAnswer
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The primary process: starts the control worker, then WORKERS front
  * processes on one port, restarts any that dies, and stops them all on
- * SIGTERM/SIGINT. It never opens the store itself.
+ * SIGTERM/SIGINT. It opens the store only while every child is stopped, to
+ * compact it after an erasure (src/store/lmdb/compaction.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -23,11 +24,25 @@ const STABLE_MS = 30_000
 
 interface Supervised {
   name: string
+  entry: URL
   child?: ChildProcess
   backoff: number
   startedAt: number
   /** Restarts of this child so far: logged with each one, so a test or an operator counts them from the output. */
   restarts: number
+}
+
+/** Compacts the store while no child has it open; a failure is logged, and the erased bytes wait for the next one. */
+async function compact(config: Config): Promise<void> {
+  try {
+    // Loaded here only: the primary opens the store for this alone.
+    const { compactStore } = await import('../store/lmdb/compaction.js')
+    const started = Date.now()
+    const sizes = await compactStore(config.dataDir, config.mapSizeBytes)
+    log.info('store compacted', { bytesBefore: sizes.before, bytesAfter: sizes.after, ms: Date.now() - started })
+  } catch (error) {
+    log.error('compaction failed; erased bytes may stay in the files until the next one', { error: String(error) })
+  }
 }
 
 async function freePort(host: string): Promise<number> {
@@ -55,6 +70,8 @@ export async function runPrimary(config: Config): Promise<void> {
   }
   let stopping = false
   let started = false
+  /** Children stopped on purpose (a compaction): their exits are not crashes. */
+  let paused = false
   const children: Supervised[] = []
   const hub = createMetricsHub(() => children.map((unit) => unit.child))
 
@@ -75,10 +92,11 @@ export async function runPrimary(config: Config): Promise<void> {
     unit.child = child
     child.on('message', (message: ChildMessage) => {
       if (message?.type === 'ready') onReady?.(message)
+      else if (message?.type === 'compact') compactOnline()
       else hub.handle(child, message)
     })
     child.on('exit', (code, signal) => {
-      if (stopping) return
+      if (stopping || paused) return
       if (!started) {
         // A child that dies before the cluster first serves will not do better on a restart: fail loudly.
         log.error('child exited during start-up; stopping', { name: unit.name, code, signal })
@@ -95,32 +113,58 @@ export async function runPrimary(config: Config): Promise<void> {
   }
 
   function launch(name: string, entry: URL): Promise<ReadyMessage> {
-    const unit: Supervised = { name, backoff: BACKOFF_MIN_MS / 2, startedAt: 0, restarts: 0 }
+    const unit: Supervised = { name, entry, backoff: BACKOFF_MIN_MS / 2, startedAt: 0, restarts: 0 }
     // Present from the start, so that a scrape shows 0 rather than no series for a child never restarted.
     metrics.restarts.inc({ child: name }, 0)
     children.push(unit)
     return new Promise((resolve) => start(entry, unit, resolve))
   }
 
+  const stopChild = ({ child }: Supervised) =>
+    new Promise<void>((resolve) => {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return resolve()
+      child.once('exit', () => resolve())
+      child.kill('SIGTERM')
+      setTimeout(() => child.kill('SIGKILL'), 15_000).unref()
+    })
+
   async function stop(signal: NodeJS.Signals, exitCode = 0): Promise<void> {
     if (stopping) return
     stopping = true
     log.info('stopping', { signal })
-    const exits = children.map(
-      ({ child }) =>
-        new Promise<void>((resolve) => {
-          if (!child || child.exitCode !== null || child.signalCode !== null) return resolve()
-          child.once('exit', () => resolve())
-          child.kill('SIGTERM')
-          setTimeout(() => child.kill('SIGKILL'), 15_000).unref()
-        }),
-    )
-    await Promise.all(exits)
+    await Promise.all(children.map(stopChild))
     process.exit(exitCode)
+  }
+
+  let compacting: Promise<void> | undefined
+  let compactAgain = false
+  /**
+   * An erasure finished (the control worker asks): stop every child, compact, start them again, control first.
+   * Requests while one runs make one more after it.
+   */
+  function compactOnline(): void {
+    if (compacting) return void (compactAgain = true)
+    compacting = (async () => {
+      do {
+        compactAgain = false
+        paused = true
+        log.info('compacting the store after an erasure: every child stops and starts again')
+        await Promise.all(children.map(stopChild))
+        if (stopping) return
+        await compact(config)
+        paused = false
+        const [control, ...fronts] = children
+        await new Promise((resolve) => start(control.entry, control, resolve))
+        await Promise.all(fronts.map((front) => new Promise((resolve) => start(front.entry, front, resolve))))
+        log.info('serving again after the compaction', { workers: fronts.length })
+      } while (compactAgain && !stopping)
+    })().finally(() => (compacting = undefined))
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
 
+  // An erasure finished but the service stopped before its compaction: nothing has the store open yet.
+  if (!config.natsUrl && (await import('../store/lmdb/compaction.js')).compactionWanted(config.dataDir)) await compact(config)
   await launch('control', CONTROL_ENTRY)
   const fronts = await Promise.all(Array.from({ length: config.workers }, (_, i) => launch(`front-${i + 1}`, FRONT_ENTRY)))
   started = true

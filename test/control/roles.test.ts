@@ -30,6 +30,8 @@ const ROLE_TABLE: Record<string, Role | 'anyone'> = {
   // changing the organisation's projects, keys and invites
   createProject: 'admin', setProjectPathRules: 'admin', setProjectCapture: 'admin', setProjectRetention: 'admin', backfillProjectPages: 'admin',
   mintSetupToken: 'admin', revokeSetupTokens: 'admin', createApiKey: 'admin', createInvite: 'admin', listInvites: 'admin', revokeInvite: 'admin',
+  // erasure
+  createErasure: 'admin', getErasure: 'admin', listErasures: 'admin',
   // the owner's alone
   removeMember: 'owner', setMemberRole: 'owner', listAuditLog: 'owner',
 }

@@ -93,7 +93,8 @@ export function erasureSuite(t: Test, open: ErasureStoreFactory): void {
     const started = await store.startErasure({ id: 'er_1', projectId: p, by: { sessionKey: 'ada' } }, H0)
     t.match(started, { id: 'er_1', state: 'queued', runs: 1, removed: { sessions: 0 } })
     const { record } = await finish(store, 'er_1')
-    t.match(record, { state: 'done', removed: { sessions: 1, chunks: 2, signalBatches: 1 } })
+    t.match(record, { state: 'done', subject: 'sessionKey', removed: { sessions: 1, chunks: 2, signalBatches: 1 } })
+    t.equal(record.by, undefined, 'once done, the request no longer names the session')
     t.ok(record.removed.bytes > 0)
 
     t.equal(store.getSession(p, 'ada'), undefined)

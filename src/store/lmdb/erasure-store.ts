@@ -5,7 +5,7 @@
  * entries), saving the request's cursor with what it removed.
  */
 import type { ErasureCounts, ErasureRecord, ErasureStore, ErasureSubject, NewErasure } from '../erasure-store.js'
-import { queuedErasure } from '../erasure-store.js'
+import { finishErasure, queuedErasure } from '../erasure-store.js'
 import { LmdbAccounts } from './accounts.js'
 import {
   countErasure,
@@ -36,7 +36,7 @@ export abstract class LmdbErasure extends LmdbAccounts implements ErasureStore {
   abstract applyDerivations(limit?: number): Promise<number>
 
   countErasure(projectId: string, by: ErasureSubject): ErasureCounts {
-    return countErasure(this.tables, projectId, { by })
+    return countErasure(this.tables, projectId, by)
   }
 
   async startErasure(request: NewErasure, now: number): Promise<ErasureRecord> {
@@ -81,10 +81,7 @@ export abstract class LmdbErasure extends LmdbAccounts implements ErasureStore {
         const next = NEXT_PHASE[erasure.phase]
         delete erasure.cursor
         if (next) erasure.phase = next
-        else {
-          erasure.state = 'done'
-          erasure.finishedAt = now
-        }
+        else finishErasure(erasure, now)
       }
       own.erasures.put(id, erasure)
       after = erasure

@@ -8,7 +8,7 @@
 import type { Database } from 'lmdb'
 import { shortId } from '../aggregates/ids.js'
 import type { ErrorOccurrence, FrictionRecord } from '../aggregates/clicks.js'
-import { batchMatches, sessionMatches, type ErasureCounts, type ErasureRecord } from '../erasure-store.js'
+import { batchMatches, sessionMatches, subjectOf, type ErasureCounts, type ErasureRecord, type ErasureSubject } from '../erasure-store.js'
 import type { SessionRecord, SignalsRecord } from '../records.js'
 import { emptyStats, uncountRecording } from '../recording-records.js'
 import { ALL_SCOPE, pageScope, type ElementName } from './derived-keys.js'
@@ -29,7 +29,8 @@ const projectRange = (projectId: string) => ({ start: [projectId], end: [project
 
 /** Where the session walk reads: the list by start time for a query, every session of the project otherwise. */
 function sessionWalk(tables: Tables, erasure: StoredErasure, limit: number): { sk: string; key: Key }[] {
-  const { projectId, by } = erasure
+  const { projectId } = erasure
+  const by = subjectOf(erasure)
   if ('query' in by) {
     const start = erasure.cursor ?? [projectId, by.query.from]
     const keys = tables.sessionsByStart.getKeys({ start, end: [projectId, by.query.until], limit: limit + 1 })
@@ -44,7 +45,8 @@ const sameKey = (a: Key | undefined, b: Key | undefined) => a !== undefined && b
 
 /** Sessions phase: removes matched sessions' records, chunks and index entries; true once the walk is through. */
 export function eraseSessionsStep(tables: Tables, own: ErasureTables, erasure: StoredErasure, limit: number): boolean {
-  const { projectId, by } = erasure
+  const { projectId } = erasure
+  const by = subjectOf(erasure)
   if ('sessionKey' in by) {
     erasure.sessionsExamined += 1
     const session = tables.sessions.get([projectId, by.sessionKey])
@@ -99,7 +101,8 @@ function eraseSession(tables: Tables, own: ErasureTables, erasure: StoredErasure
  * true once every batch was looked at.
  */
 export function eraseSignalsStep(tables: Tables, own: ErasureTables, erasure: StoredErasure, limit: number): boolean {
-  const { projectId, by } = erasure
+  const { projectId } = erasure
+  const by = subjectOf(erasure)
   const range = erasure.cursor === undefined ? projectRange(projectId) : { start: erasure.cursor, end: [projectId, MAX_KEY_PART] }
   const entries = Array.from(tables.signals.getRange({ ...range, limit: limit + 1 })).filter((e) => !sameKey(e.key as Key, erasure.cursor))
   const taken = entries.slice(0, limit)
@@ -211,10 +214,9 @@ export function forgetErasedStep(own: ErasureTables, erasure: StoredErasure, lim
 }
 
 /** A dry run over a read snapshot: the project's sessions and batches the request names now. */
-export function countErasure(tables: Tables, projectId: string, erasure: Pick<ErasureRecord, 'by'>): ErasureCounts {
+export function countErasure(tables: Tables, projectId: string, by: ErasureSubject): ErasureCounts {
   const counts: ErasureCounts = { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 }
   const named = new Set<string>()
-  const { by } = erasure
   const sessions = 'sessionKey' in by ? [tables.sessions.get([projectId, by.sessionKey])].filter((s) => s !== undefined) : Array.from(tables.sessions.getRange(projectRange(projectId)), (e) => e.value)
   for (const session of sessions) {
     if (!sessionMatches(by, session)) continue

@@ -5,7 +5,7 @@
  * batches left, so they no longer count what was erased at all (LMDB keeps the
  * counts that name no session); the shared suite checks what both agree on.
  */
-import { batchMatches, queuedErasure, sessionMatches, type ErasureCounts, type ErasureRecord, type ErasureStore, type ErasureSubject, type NewErasure } from '../erasure-store.js'
+import { batchMatches, finishErasure, queuedErasure, subjectOf, sessionMatches, type ErasureCounts, type ErasureRecord, type ErasureStore, type ErasureSubject, type NewErasure } from '../erasure-store.js'
 import { emptyStats, uncountRecording } from '../recording-records.js'
 import type { SessionRecord } from '../records.js'
 import { sessionId, type MemoryData } from './data.js'
@@ -60,7 +60,8 @@ export abstract class MemoryErasure implements ErasureStore {
     const erasure = this.erasures.get(id)
     if (!erasure) throw new Error(`no erasure ${id}`)
     if (erasure.state === 'done') return copy(erasure)
-    const { projectId, by, removed } = erasure
+    const { projectId, removed } = erasure
+    const by = subjectOf(erasure)
     erasure.state = 'running'
     erasure.updatedAt = now
     if (erasure.phase === 'sessions') {
@@ -91,7 +92,8 @@ export abstract class MemoryErasure implements ErasureStore {
       batchesRemoved(this.data)
     }
     erasedKeys.delete(erasure)
-    Object.assign(erasure, { state: 'done', phase: 'forget', finishedAt: now })
+    erasure.phase = 'forget'
+    finishErasure(erasure, now)
     return copy(erasure)
   }
 

@@ -1,0 +1,82 @@
+/**
+ * Runs erasure requests (src/store/erasure-store.ts) in the control worker: a
+ * loop of bounded steps per request, each one write transaction that saves
+ * its cursor, so that ingest goes on between steps and a killed worker resumes
+ * from the last committed step on start-up (resumeAll), like backfills
+ * (src/grouping/backfill.ts). A request done calls `onDone`: what removes the
+ * freed bytes from the files (the compaction, src/store/lmdb/compaction.ts).
+ */
+import { log } from '../log.js'
+import type { ErasureRecord, NewErasure, Store } from '../store/store.js'
+
+export interface ErasureOptions {
+  /** Entries one step looks at. */
+  batch: number
+  pauseMs: number
+  now?: () => number
+  onDone?: (erasure: ErasureRecord) => void
+}
+
+export class ErasureRunner {
+  private readonly running = new Map<string, Promise<ErasureRecord>>()
+  private stopped = false
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: ErasureOptions,
+  ) {}
+
+  private now(): number {
+    return (this.options.now ?? Date.now)()
+  }
+
+  /** Records the request and starts it (or answers the same request already running); answers at once. */
+  async start(request: NewErasure): Promise<ErasureRecord> {
+    const erasure = await this.store.startErasure(request, this.now())
+    this.ensureRunning(erasure)
+    return erasure
+  }
+
+  /** Resumes every erasure a previous process left unfinished. */
+  resumeAll(): void {
+    for (const erasure of this.store.listRunningErasures()) {
+      log.info('resuming erasure', { id: erasure.id, projectId: erasure.projectId, phase: erasure.phase, sessionsExamined: erasure.sessionsExamined })
+      this.ensureRunning(erasure)
+    }
+  }
+
+  /** Resolves when the erasure (if running in this process) ends. */
+  async settled(id: string): Promise<ErasureRecord | undefined> {
+    return (await this.running.get(id)) ?? this.store.getErasure(id)
+  }
+
+  get runningCount(): number {
+    return this.running.size
+  }
+
+  stop(): void {
+    this.stopped = true
+  }
+
+  private ensureRunning(erasure: ErasureRecord): void {
+    if (erasure.state === 'done' || this.running.has(erasure.id) || this.stopped) return
+    const run = this.loop(erasure).finally(() => this.running.delete(erasure.id))
+    this.running.set(erasure.id, run)
+    run.catch((error) => log.error('erasure failed; it resumes on the next start', { id: erasure.id, error: String(error) }))
+  }
+
+  private async loop(initial: ErasureRecord): Promise<ErasureRecord> {
+    let erasure = initial
+    while (erasure.state !== 'done' && !this.stopped) {
+      erasure = await this.store.continueErasure(erasure.id, this.options.batch, this.now())
+      if (this.options.pauseMs > 0) await new Promise((r) => setTimeout(r, this.options.pauseMs))
+      else await new Promise((r) => setImmediate(r))
+    }
+    if (erasure.state === 'done') {
+      // Ids and counts only: the log never holds what was erased.
+      log.info('erasure done', { id: erasure.id, projectId: erasure.projectId, removed: erasure.removed })
+      this.options.onDone?.(erasure)
+    }
+    return erasure
+  }
+}

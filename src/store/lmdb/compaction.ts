@@ -1,0 +1,82 @@
+/**
+ * Compaction: how an erasure's bytes leave DATA_DIR (issue 34, /docs/privacy).
+ *
+ * Deleting from LMDB is not enough. A deleted value's bytes stay in the file:
+ * in freed pages until they are reused, and in the unused middle of live
+ * pages (a node removed or moved by a split leaves its bytes there). Zeroing
+ * values before deleting them and then filling the free pages with zeros left
+ * some erased values readable in freed pages LMDB never handed out again; a
+ * compacting copy (mdb_env_copy2 with MDB_CP_COMPACT, lmdb-js `backup(path,
+ * true)`) writes only the live entries and held none (bench/erasure-scrub.ts,
+ * its figures in bench/erasure-scrub.md).
+ *
+ * The copy replaces data.mdb, which every process must then open anew: the
+ * primary stops every child, compacts both environments here, and starts them
+ * again (src/supervisor/primary.ts). It runs with no process holding the
+ * environment, so nothing written during the copy is lost.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { open } from 'lmdb'
+import { environmentOptions } from './index.js'
+
+/** When the last compaction ended, ms since the epoch: what erasures finished before it are scrubbed by. */
+const MARK_FILE = 'compacted-at'
+/** Present while an erasure waits for a compaction: a primary starting finds it and compacts before anything opens the store. */
+const WANTED_FILE = 'compaction-wanted'
+
+export function wantCompaction(dataDir: string): void {
+  writeFileSync(join(dataDir, WANTED_FILE), '', { mode: 0o600 })
+}
+
+export function compactionWanted(dataDir: string): boolean {
+  return existsSync(join(dataDir, WANTED_FILE))
+}
+
+export function lastCompactionAt(dataDir: string): number {
+  try {
+    return Number(readFileSync(join(dataDir, MARK_FILE), 'utf8')) || 0
+  } catch {
+    // Never compacted.
+    return 0
+  }
+}
+
+/** The environments of a store in `dataDir`: the main one and the aggregates' (index.ts). */
+const environmentsOf = (dataDir: string) => [dataDir, join(dataDir, 'aggregates')]
+
+/**
+ * Compacts each environment into a fresh file and puts it in the old one's
+ * place. Only while no process has the environment open. Answers the bytes
+ * before and after, for the log.
+ */
+export async function compactStore(dataDir: string, mapSize: number, now = Date.now()): Promise<{ before: number; after: number }> {
+  let before = 0
+  let after = 0
+  for (const path of environmentsOf(dataDir)) {
+    const file = join(path, 'data.mdb')
+    if (!existsSync(file)) continue
+    const scratch = join(path, 'compacting')
+    rmSync(scratch, { recursive: true, force: true })
+    mkdirSync(scratch, { mode: 0o700 })
+    const env = open({ path, mapSize, ...environmentOptions('flush') })
+    try {
+      await env.backup(scratch, true)
+    } finally {
+      await env.close()
+    }
+    before += sizeOf(file)
+    after += sizeOf(join(scratch, 'data.mdb'))
+    // A rename replaces the file whole: a crash leaves either the old file or the compacted one.
+    chmodSync(join(scratch, 'data.mdb'), 0o600)
+    renameSync(join(scratch, 'data.mdb'), file)
+    rmSync(scratch, { recursive: true, force: true })
+  }
+  writeFileSync(join(dataDir, MARK_FILE), String(now), { mode: 0o600 })
+  rmSync(join(dataDir, WANTED_FILE), { force: true })
+  return { before, after }
+}
+
+function sizeOf(file: string): number {
+  return statSync(file).size
+}

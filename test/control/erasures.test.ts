@@ -1,0 +1,111 @@
+/**
+ * erasures.create, erasures.get and erasures.list through the real cluster
+ * (issue 34): every bound of the request refused with its status and code, a
+ * dry run that removes nothing, an erasure in the background that removes a
+ * user's sessions and nothing else, the same request answering the same id,
+ * and the audit entry holding the erasure's id, not whom it named. No
+ * compaction here (COMPACTION_DELAY_MS a day): test/recordings/erasure-files.test.ts.
+ */
+import t from 'tap'
+import { call } from '../helpers/api.js'
+import { clusterFor } from '../helpers/cluster.js'
+import { seedProject } from '../helpers/seed.js'
+import { postChunk, postSignals } from '../helpers/read.js'
+
+const NOW = Date.now()
+const USER = 'user-to-forget@shop.test'
+
+async function until<T>(what: () => Promise<T>, done: (value: T) => boolean, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = await what()
+    if (done(value) || Date.now() > deadline) return value
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+t.test('erasure requests: bounds, dry run, background erasure by user id, idempotence, audit', async (t) => {
+  const cluster = await clusterFor(t, { workers: 1, env: { COMPACTION_DELAY_MS: String(24 * 60 * 60 * 1000) } })
+  const { apiKey, project } = await seedProject(cluster.dataDir)
+  const other = await seedProject(cluster.dataDir, 'Elsewhere', 'owner@elsewhere.test')
+  const body = Buffer.from(JSON.stringify([{ type: 3, timestamp: NOW, data: { source: 1 } }]))
+  for (const [sk, userId] of [['s-gone-1', USER], ['s-gone-2', USER], ['s-kept', 'someone-else']]) {
+    t.equal(await postChunk(cluster.url, project.publicKey, { sk, seq: 0, startedAt: NOW - 60_000, firstTs: NOW - 60_000, lastTs: NOW - 1_000, identity: { userId } }, body), 200)
+    t.equal(await postSignals(cluster.url, project.publicKey, { sk, vid: `v-${sk}`, clicks: [{ url: 'https://shop.test/', ts: NOW - 30_000, xRatio: 0.5, yDoc: 10, kind: 'rage', n: 3 }] }), 200)
+  }
+  const post = (route: string, payload: unknown, token = apiKey) => call(cluster.url, route, { token, body: payload })
+
+  t.test('refuses what is not an erasure request, with status and code', async (t) => {
+    const refusals: [string, unknown, number, string][] = [
+      ['no subject', { projectId: project.id }, 400, 'invalid_request'],
+      ['two subjects', { projectId: project.id, by: { sessionKey: 's', userId: 'u' } }, 400, 'invalid_request'],
+      ['an empty session key', { projectId: project.id, by: { sessionKey: '' } }, 400, 'invalid_request'],
+      ['a user id past 256 characters', { projectId: project.id, by: { userId: 'u'.repeat(257) } }, 400, 'invalid_request'],
+      ['an unknown subject', { projectId: project.id, by: { email: 'a@b.c' } }, 400, 'invalid_request'],
+      ['a query without until', { projectId: project.id, by: { query: { from: NOW } } }, 400, 'invalid_request'],
+      ['a query ending before it starts', { projectId: project.id, by: { query: { from: NOW, until: NOW - 1 } } }, 400, 'invalid_request'],
+      ['a time before 2000', { projectId: project.id, by: { query: { from: 0, until: NOW } } }, 400, 'invalid_request'],
+      ['a page past 2,000 characters', { projectId: project.id, by: { query: { from: NOW - 1, until: NOW, page: 'p'.repeat(2001) } } }, 400, 'invalid_request'],
+      ['dryRun not a boolean', { projectId: project.id, by: { userId: USER }, dryRun: 'yes' }, 400, 'invalid_request'],
+      ['a member past the documented ones', { projectId: project.id, by: { userId: USER }, force: true }, 400, 'invalid_request'],
+      ['an unknown project', { projectId: 'prj_nothere', by: { userId: USER } }, 404, 'not_found'],
+      ['another organisation\'s project', { projectId: other.project.id, by: { userId: USER } }, 404, 'not_found'],
+    ]
+    for (const [what, payload, status, code] of refusals) {
+      const answer = await post('/cli/erasures.create', payload)
+      t.same([answer.status, answer.body.code], [status, code], what)
+    }
+    const gets: [string, unknown, number, string][] = [
+      ['no id', {}, 400, 'invalid_request'],
+      ['an id of another shape', { erasureId: 'prj_123' }, 400, 'invalid_request'],
+      ['an unknown id', { erasureId: 'er_0123456789abcdef01234567' }, 404, 'not_found'],
+    ]
+    for (const [what, payload, status, code] of gets) {
+      const answer = await post('/cli/erasures.get', payload)
+      t.same([answer.status, answer.body.code], [status, code], `erasures.get: ${what}`)
+    }
+    const list = await post('/cli/erasures.list', { projectId: other.project.id })
+    t.same([list.status, list.body.code], [404, 'not_found'], 'erasures.list of another organisation\'s project')
+    const unauthenticated = await call(cluster.url, '/cli/erasures.create', { body: { projectId: project.id, by: { userId: USER } } })
+    t.same([unauthenticated.status, unauthenticated.body.code], [401, 'unauthorized'])
+  })
+
+  t.test('a dry run counts the user\'s sessions and removes nothing', async (t) => {
+    const answer = await post('/cli/erasures.create', { projectId: project.id, by: { userId: USER }, dryRun: true })
+    t.equal(answer.status, 200)
+    t.same(answer.body, { dryRun: true, wouldRemove: { sessions: 2, chunks: 2, bytes: 2 * body.byteLength, signalBatches: 2 } })
+    const sessions = await post('/cli/sessions.list', { projectId: project.id })
+    t.equal(sessions.body.sessions.length, 3)
+  })
+
+  t.test('an erasure by user id runs in the background and removes exactly that user\'s sessions', async (t) => {
+    const created = await post('/cli/erasures.create', { projectId: project.id, by: { userId: USER } })
+    t.equal(created.status, 200)
+    t.equal(created.body.dryRun, false)
+    const id = created.body.erasure.id as string
+    t.match(id, /^er_[0-9a-f]{24}$/)
+    const done = await until(() => post('/cli/erasures.get', { erasureId: id }), (a) => a.body.erasure?.state === 'done')
+    t.match(done.body.erasure, { id, projectId: project.id, subject: 'userId', state: 'done', runs: 1, removed: { sessions: 2, chunks: 2, bytes: 2 * body.byteLength, signalBatches: 2 }, scrubbed: false })
+    t.ok(done.body.erasure.removed.aggregateEntries > 0, 'aggregate entries naming the sessions went too')
+    t.ok(done.body.erasure.sessionsExamined >= 3)
+    t.notOk('by' in done.body.erasure, 'once done, the erasure no longer names the user')
+
+    const sessions = await post('/cli/sessions.list', { projectId: project.id })
+    t.same(sessions.body.sessions.map((s: any) => s.sessionKey), ['s-kept'])
+    const chunks = await post('/cli/sessions.chunks', { projectId: project.id, sessionKey: 's-gone-1' })
+    t.same([chunks.status, chunks.body.code], [404, 'not_found'], 'sessions.chunks of an erased session')
+    const friction = await post('/cli/friction.list', { projectId: project.id, since: NOW - 3_600_000, until: NOW + 60_000 })
+    t.same(friction.body.items.map((i: any) => i.sessionKey), ['s-kept'], 'friction items name only the session left')
+
+    const again = await post('/cli/erasures.create', { projectId: project.id, by: { userId: USER } })
+    t.equal(again.body.erasure.id, id, 'the same request answers the same id')
+    const rerun = await until(() => post('/cli/erasures.get', { erasureId: id }), (a) => a.body.erasure?.state === 'done' && a.body.erasure.runs === 2)
+    t.match(rerun.body.erasure.removed, { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0, aggregateEntries: 0 }, 'and removes nothing more')
+    t.same((await post('/cli/erasures.list', { projectId: project.id })).body.erasures.map((e: any) => e.id), [id])
+
+    const audit = await post('/auth/audit.list', {})
+    const entries = audit.body.entries.filter((e: any) => e.action === 'erasure.create')
+    t.same(entries.map((e: any) => e.target), [id, id], 'each request audited by its id')
+    t.notOk(JSON.stringify(audit.body).includes(USER), 'the audit log never holds the user id it named')
+  })
+})

@@ -1,0 +1,124 @@
+/**
+ * Gone means gone, in the files (issue 34): sessions recorded with unique
+ * markers (in the page text of JSON chunks, stored as they arrive, in the
+ * page URL's query, in a rage click's label and, for the user, in the user id
+ * given to `identify`) are erased, one by session key and two by user id; the
+ * service is stopped in the middle of the erasures and started again; once
+ * they are done and the store compacted, no file under DATA_DIR holds a
+ * marker, while a session kept holds its own, and no API answers anything of
+ * the erased sessions. Each marker is first shown to be in the files, so that
+ * the search can fail. Error messages, kept as counts that name no session,
+ * carry no marker (/docs/privacy).
+ */
+import { randomBytes } from 'node:crypto'
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { call } from '../helpers/api.js'
+import { startCluster, tempDataDir, type Cluster } from '../helpers/cluster.js'
+import { seedProject } from '../helpers/seed.js'
+import { postChunk, postSignals } from '../helpers/read.js'
+
+const NOW = Date.now()
+const mark = (what: string) => `${what}-${randomBytes(8).toString('hex')}`
+const MARKS = { a: mark('MARKA'), b: mark('MARKB'), user: mark('MARKUSER'), kept: mark('KEPT') }
+
+/** Every file under `dir`, read whole: the store's environments, its lock files, anything else the service wrote. */
+function filesHolding(dir: string, needle: string): string[] {
+  const bytes = Buffer.from(needle)
+  const found: string[] = []
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+    const path = join(dir, name)
+    if (statSync(path).isFile() && readFileSync(path).includes(bytes)) found.push(name)
+  }
+  return found
+}
+
+/** Retries through the moments the service is restarting (a compaction stops it). */
+async function until<T>(what: () => Promise<T>, done: (value: T) => boolean, ms = 15_000): Promise<T | undefined> {
+  const deadline = Date.now() + ms
+  while (Date.now() < deadline) {
+    try {
+      const value = await what()
+      if (done(value)) return value
+    } catch {
+      // connection refused while the service restarts
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return undefined
+}
+
+async function record(cluster: Cluster, pk: string, sk: string, userId: string, marker: string): Promise<number[]> {
+  const url = `https://shop.test/account?note=${marker}`
+  const events = [{ type: 3, timestamp: NOW - 50_000, data: { source: 0, texts: [{ id: 7, value: `Dear ${marker}, your order` }] } }]
+  const chunk = await postChunk(cluster.url, pk, { sk, seq: 0, url, startedAt: NOW - 60_000, firstTs: NOW - 60_000, lastTs: NOW - 1_000, identity: { userId } }, Buffer.from(JSON.stringify(events)))
+  const signals = await postSignals(cluster.url, pk, {
+    sk,
+    vid: `v-${sk}`,
+    views: [{ url, startedAt: NOW - 60_000, activeMs: 5_000 }],
+    clicks: [{ url, ts: NOW - 30_000, xRatio: 0.5, yDoc: 10, kind: 'rage', n: 3, selector: '#pay', label: `Pay ${marker}` }],
+    errors: [{ url, ts: NOW - 20_000, message: 'TypeError: x is undefined' }],
+  })
+  return [chunk, signals]
+}
+
+t.test('an erased session\'s markers are in no file under DATA_DIR after the erasure and its compaction, across a restart in the middle', async (t) => {
+  const dataDir = tempDataDir()
+  // Small slow steps: the erasures are still running when the service is stopped.
+  const options = { workers: 1, dataDir, env: { COMPACTION_DELAY_MS: '0', BACKFILL_BATCH: '2', BACKFILL_PAUSE_MS: '40' } }
+  let cluster = await startCluster(options)
+  t.teardown(async () => {
+    await cluster.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  const { apiKey, project } = await seedProject(dataDir)
+  const post = (route: string, body: unknown) => call(cluster.url, route, { token: apiKey, body })
+  t.same(await record(cluster, project.publicKey, 's-a', 'u-a', MARKS.a), [200, 200])
+  t.same(await record(cluster, project.publicKey, 's-b1', MARKS.user, MARKS.b), [200, 200])
+  t.same(await record(cluster, project.publicKey, 's-b2', MARKS.user, MARKS.b), [200, 200])
+  t.same(await record(cluster, project.publicKey, 's-kept', 'u-kept', MARKS.kept), [200, 200])
+  const range = { since: NOW - 3_600_000, until: NOW + 60_000 }
+  const folded = await until(() => post('/cli/friction.list', { projectId: project.id, ...range }), (a) => a.body.items?.filter((i: any) => i.kind === 'rage').length === 4)
+  t.ok(folded, 'the fold counted every session\'s rage click')
+  for (const [what, marker] of Object.entries(MARKS)) t.not(filesHolding(dataDir, marker).length, 0, `before: marker ${what} is in the files`)
+
+  const bySession = await post('/cli/erasures.create', { projectId: project.id, by: { sessionKey: 's-a' } })
+  const byUser = await post('/cli/erasures.create', { projectId: project.id, by: { userId: MARKS.user } })
+  t.same([bySession.status, byUser.status], [200, 200])
+  const ids = [bySession.body.erasure.id, byUser.body.erasure.id]
+  const running = await until(() => post('/cli/erasures.get', { erasureId: ids[1] }), (a) => a.body.erasure?.state === 'running' && a.body.erasure.phase !== 'sessions')
+  t.ok(running, 'the erasure by user id is under way')
+  t.not(running?.body.erasure.state, 'done')
+  await cluster.stop()
+  cluster = await startCluster(options)
+
+  for (const id of ids) {
+    const done = await until(() => post('/cli/erasures.get', { erasureId: id }), (a) => a.body.erasure?.state === 'done' && a.body.erasure.scrubbed === true, 30_000)
+    t.ok(done, `erasure ${id} finished after the restart, and a compaction ran after it`)
+  }
+  const erasures = (await until(() => post('/cli/erasures.list', { projectId: project.id }), (a) => a.status === 200))!.body.erasures
+  t.same(erasures.map((e: any) => [e.subject, e.removed.sessions]).sort(), [['sessionKey', 1], ['userId', 2]])
+
+  for (const what of ['a', 'b', 'user'] as const) t.same(filesHolding(dataDir, MARKS[what]), [], `after: marker ${what} is in no file`)
+  t.not(filesHolding(dataDir, MARKS.kept).length, 0, 'the session kept still holds its own marker')
+
+  const sessions = await post('/cli/sessions.list', { projectId: project.id })
+  t.same(sessions.body.sessions.map((s: any) => s.sessionKey), ['s-kept'])
+  const byUserList = await post('/cli/sessions.list', { projectId: project.id, userId: MARKS.user })
+  t.same([byUserList.status, byUserList.body.sessions], [200, []])
+  for (const sk of ['s-a', 's-b1', 's-b2']) {
+    const chunks = await post('/cli/sessions.chunks', { projectId: project.id, sessionKey: sk })
+    t.same([chunks.status, chunks.body.code], [404, 'not_found'], `sessions.chunks ${sk}`)
+    const events = await post('/cli/sessions.events', { projectId: project.id, sessionKey: sk })
+    t.same([events.status, events.body.code], [404, 'not_found'], `sessions.events ${sk}`)
+    const chunk = await post('/cli/sessions.chunk', { projectId: project.id, sessionKey: sk, seq: 0 })
+    t.same([chunk.status, chunk.body.code], [404, 'not_found'], `sessions.chunk ${sk}`)
+  }
+  const friction = await post('/cli/friction.list', { projectId: project.id, ...range })
+  t.same([...new Set(friction.body.items.map((i: any) => i.sessionKey))], ['s-kept'], 'friction items (and their Watch links) name only the session kept')
+  const elements = await post('/cli/elements.list', { projectId: project.id, ...range })
+  t.notOk(JSON.stringify(elements.body).includes('MARK'), 'the element leaderboard shows no erased label')
+  const clickedBy = await post('/cli/sessions.list', { projectId: project.id, page: 'shop.test/account', selector: '#pay' })
+  t.same(clickedBy.body.sessions?.map((s: any) => s.sessionKey), ['s-kept'], 'an element\'s sessions are only the one kept')
+})
