@@ -1,8 +1,9 @@
 /**
  * The overview's part of a fold transaction (src/store/aggregates/overview.ts
- * says what it counts): what the batches add to each unit is gathered in
- * memory, then at flush each unit is read once, updated, and its change
- * added to its hour's and day's bucket, each bucket written once.
+ * says what it counts): what the batches add to each session's units is
+ * gathered in memory, then at flush each session's record is read once and
+ * written once, and each unit's change added to its hour's and day's bucket
+ * and page table (overview-pages.ts), each written once.
  *
  *   ou  [sk]            → StoredSession             a session's units: its counts in the project and on each page
  *   ov  [scope, hour]   → Buffer                    bucket counts: for each device slot (m, t, d, u) 10 little-endian float64
@@ -10,8 +11,10 @@
  *   vv  [scope, hour]   → { m?, t?, d?, u? }        visitor sketches per device slot (aggregates/visitors.ts)
  *   vd  [scope, day]    → the same by the day
  *
- * Counts and sketches are kept apart so that the top pages, which read every
- * page's counts over the period, decode one small buffer per page and day.
+ * Counts and sketches are kept apart: counts change with every batch of a
+ * session (its views' active time and scroll), a sketch only when a session
+ * is new to the bucket, so most transactions rewrite 320 bytes per bucket
+ * rather than up to 4 KiB of sketches too.
  */
 import { applyToUnit, COUNT_FIELDS, countUnitClick, countUnitView, DAY_HOURS, emptyUnitCounts, placeOf, type UnitCounts, type UnitState } from '../aggregates/overview.js'
 import type { ClickKind } from '../aggregates/clicks.js'
