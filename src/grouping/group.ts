@@ -62,6 +62,11 @@ function matchRule(rule: CompiledRule, segments: string[]): string[] | undefined
   return out
 }
 
+/** Whether a URL's (or a bare path's) path matches a rule, as grouping would match it: a search by path pattern. */
+export function pathMatches(rule: CompiledRule, url: string): boolean {
+  return matchRule(rule, split(url).segments) !== undefined
+}
+
 export function groupUrl(url: string, rules: readonly CompiledRule[]): Page {
   const { host, segments } = split(typeof url === 'string' ? url : '')
   let parts: string[] | undefined

@@ -5,6 +5,7 @@
  * filter would otherwise answer unfiltered data without a word.
  */
 import { HEAT_X_BINS, HEAT_Y_BIN_PX, SCROLL_STEPS, SESSION_SCAN_BUDGET } from '../store/insights.js'
+import { MAX_FOUND_ELEMENTS, MAX_FOUND_ERRORS, MAX_FOUND_PATHS, MAX_FOUND_TEXT } from '../store/aggregates/search.js'
 import { projectId } from './control.js'
 import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from '../recordings/limits.js'
 
@@ -51,6 +52,25 @@ export const sessionsListBody = {
     hasRage: { type: 'boolean', description: 'true: sessions with at least one rage click; false: sessions with none.' },
     hasConsoleErrors: { type: 'boolean', description: 'true: sessions whose recording has a console error (console capture); false: sessions with none.' },
     hasFailedRequests: { type: 'boolean', description: 'true: sessions whose recording has a request that failed or answered 500 or more (network capture); false: sessions with none.' },
+    visited: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2000,
+      description: `Sessions that visited a URL whose path matches this pattern, in the path rules' syntax: literal segments, \`{name}\` for any one segment, a trailing \`*\` for any deeper path (\`/settings/{id}/*\`). A session's first ${MAX_FOUND_PATHS} paths are searchable.`,
+    },
+    clicked: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description: `Sessions that clicked an element whose label or selector (as elements.list names it) contains this text, ignoring case. A session's first ${MAX_FOUND_ELEMENTS} elements are searchable.`,
+    },
+    error: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description: `Sessions with a JavaScript error whose message contains this text, ignoring case. A session's first ${MAX_FOUND_ERRORS} messages are searchable, each its first ${MAX_FOUND_TEXT} characters.`,
+    },
+    device: { ...device, description: 'Sessions on this device class: from the recording\'s viewport width, else the first page view\'s (under 768 px mobile, 768-1023 px tablet, 1024 px and over desktop).' },
     limit: limit(200, 50),
     cursor,
   },
@@ -204,6 +224,17 @@ export const completenessSchema = {
   },
 } as const
 
+/** A moment a search matched: the first time a session visited a path, clicked an element or hit an error. */
+const foundMoment = {
+  type: 'object',
+  required: ['ts', 'kind', 'label'],
+  properties: {
+    ts: { ...epochMs, description: 'When, epoch ms.' },
+    kind: { type: 'string', enum: ['visit', 'click', 'error'] },
+    label: { type: 'string', description: 'The path visited, the element clicked (`label (selector)`), or the error\'s message.' },
+  },
+} as const
+
 export const sessionSummarySchema = {
   $id: 'SessionSummary',
   type: 'object',
@@ -236,6 +267,8 @@ export const sessionSummarySchema = {
     purged: { type: 'boolean', description: 'True once retention deleted the recording; metadata and signals stay.' },
     purgedAt: { ...epochMs, nullable: true },
     completeness: completenessSchema,
+    match: { ...foundMoment, description: 'With `visited`, `clicked` or `error`: the first moment that matched; the replay opens there (the dashboard\'s `?t=`).' },
+    matches: { type: 'array', items: foundMoment, description: 'With `visited`, `clicked` or `error`: every moment that matched, in time order (each path, element or message at its first time).' },
   },
 } as const
 

@@ -212,6 +212,24 @@ export function emptySessionSignals(): SessionSignals {
   return { views: 0, activeMs: 0, clicks: 0, rage: 0, dead: 0, errorClicks: 0, errors: 0, quickBacks: 0 }
 }
 
+/** A search by what happened (aggregates/search.ts), prepared once per request: each present test must find something. */
+export interface FindQuery {
+  /** Tests a path (pathOfUrl's form) against the path pattern. */
+  visited?: (path: string) => boolean
+  /** Lowercased: in an element's label or selector. */
+  clicked?: string
+  /** Lowercased: in an error's message. */
+  error?: string
+}
+
+export type MatchKind = 'visit' | 'click' | 'error'
+
+export interface FoundMoment {
+  ts: number
+  kind: MatchKind
+  label: string
+}
+
 export interface SessionListQuery {
   since?: number
   until?: number
@@ -226,13 +244,18 @@ export interface SessionListQuery {
   hasRage?: boolean
   hasConsoleErrors?: boolean
   hasFailedRequests?: boolean
+  /** Sessions on this device class (the recording's viewport, else the first view's). */
+  device?: Device
+  /** Search by what happened (aggregates/search.ts): each present test must find something; results carry what matched. */
+  find?: FindQuery
   limit: number
   /** Where the previous page stopped: sessions strictly after it in the order (newest first). */
   after?: SessionPosition
 }
 
 export interface SessionListSlice {
-  sessions: { session: SessionRecord; signals: SessionSignals }[]
+  /** `moments`: with a search (`find`), every moment that matched, in time order. */
+  sessions: { session: SessionRecord; signals: SessionSignals; moments?: FoundMoment[] }[]
   /** Where to go on from, when more may follow. */
   next?: SessionPosition
 }

@@ -23,7 +23,9 @@ import {
   sessionsListAnswer,
   sessionsListBody,
 } from '../../schemas/read.js'
-import type { SessionSignals } from '../../store/insights.js'
+import type { FindQuery, SessionSignals } from '../../store/insights.js'
+import { compileRule } from '../../grouping/rules.js'
+import { pathMatches } from '../../grouping/group.js'
 import type { ChunkInfo, ProjectRecord, SessionRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { decodeCursor, encodeCursor, foldBeforeRead, resolvePages } from '../reading.js'
@@ -65,6 +67,18 @@ export function sessionView(session: SessionRecord, signals: SessionSignals, chu
   }
 }
 
+/** The search by what happened of a sessions.list body, prepared once; undefined when it asks none. */
+function findQueryOf(b: { visited?: string; clicked?: string; error?: string }): FindQuery | undefined {
+  if (b.visited === undefined && b.clicked === undefined && b.error === undefined) return undefined
+  let visited: FindQuery['visited']
+  if (b.visited !== undefined) {
+    const compiled = compileRule(b.visited)
+    if (!compiled.ok) throw new ApiError('invalid_request', { error: `visited is not a path pattern: ${compiled.reason}.`, hint: 'Write it as a path rule: /settings/{id}/* (literal segments, {name} for one segment, a trailing *).' })
+    visited = (path) => pathMatches(compiled.rule, path)
+  }
+  return { visited, clicked: b.clicked?.toLowerCase(), error: b.error?.toLowerCase() }
+}
+
 function sessionOf(store: Store, project: ProjectRecord, sk: string): SessionRecord {
   const session = store.getSession(project.id, sk)
   if (!session) throw new ApiError('not_found', { error: 'No such session.', hint: 'List the project\'s sessions with POST /cli/sessions.list.' })
@@ -99,6 +113,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
         if (b.selector !== undefined && b.page === undefined) {
           throw new ApiError('invalid_request', { error: 'selector needs page: an element is a selector on a page.', hint: 'Send the page of the elements.list row with its selector.' })
         }
+        const find = findQueryOf(b)
         const after = b.cursor ? decodeCursor(b.cursor, { s: 'number', k: 'string' }) : undefined
         const slice = store.listSessionPage(project.id, {
           since: b.since,
@@ -112,11 +127,16 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
           hasRage: b.hasRage,
           hasConsoleErrors: b.hasConsoleErrors,
           hasFailedRequests: b.hasFailedRequests,
+          device: b.device,
+          find,
           limit: b.limit ?? DEFAULT_LIMIT,
           after: after && { startedAt: after.s, sk: after.k },
         })
         return {
-          sessions: slice.sessions.map(({ session, signals }) => sessionView(session, signals, () => store.listChunks(project.id, session.sk))),
+          sessions: slice.sessions.map(({ session, signals, moments }) => ({
+            ...sessionView(session, signals, () => store.listChunks(project.id, session.sk)),
+            ...(moments?.length ? { match: moments[0], matches: moments } : {}),
+          })),
           nextCursor: slice.next ? encodeCursor({ s: slice.next.startedAt, k: slice.next.sk }) : null,
         }
       },

@@ -7,6 +7,7 @@
  */
 import { emptySessionSignals, SCROLL_STEPS, type SessionSignals } from '../insights.js'
 import { ALL_SLOTS, type DeviceSlot } from '../aggregates/slots.js'
+import { emptyFinds, mergeFinds, type SessionFinds } from '../aggregates/search.js'
 import { addCounts, emptyPageBucket, type PageBucket } from '../aggregates/views.js'
 import {
   decodeHistogram,
@@ -111,12 +112,20 @@ export function writePageBuckets(derived: Derived, buckets: Iterable<Pending<Pag
 }
 
 /** Per-session counts and the span of the session's signals. */
-export function writeSessions(derived: Derived, sessions: Map<string, Pending<SessionSignals>>, spans: Map<string, Pending<{ from: number; to: number }>>): void {
+export function writeSessions(
+  derived: Derived,
+  sessions: Map<string, Pending<SessionSignals>>,
+  spans: Map<string, Pending<{ from: number; to: number }>>,
+  finds: Map<string, Pending<SessionFinds>>,
+): void {
   for (const [id, { key, value }] of sessions) {
     const counts = (derived.get(key) as SessionRecordOfSignals | undefined) ?? { ...emptySessionSignals(), from: Infinity, to: -Infinity }
-    const { from, to, ...sums } = counts
+    const { from, to, f, ...sums } = counts
     addCounts(sums, value)
     const span = spans.get(id)!.value
-    derived.put(key, { ...sums, from: Math.min(from, span.from), to: Math.max(to, span.to) })
+    const found = finds.get(id)?.value
+    let kept = f
+    if (found && (found.u.length || found.c.length || found.e.length || found.d)) mergeFinds((kept ??= emptyFinds()), found)
+    derived.put(key, { ...sums, from: Math.min(from, span.from), to: Math.max(to, span.to), ...(kept ? { f: kept } : {}) })
   }
 }

@@ -21,7 +21,7 @@
  *   em  [scope, msgId]                    → { message }                JS error messages (written once)
  *   eh  [scope, msgId, hour]              → count                      JS errors per hour
  *   eo  [scope, msgId, ts, id]            → { sk, page, url }          JS error occurrences (null in page scopes)
- *   ss  [sk]                              → SessionRecordOfSignals     per-session counts, and the span of the session's signals
+ *   ss  [sk]                              → SessionRecordOfSignals     per-session counts, the span of the session's signals, and its findings for search
  *   vw  [sk, startedAt, urlId]            → ViewState                  a view as merged so far (a resent view replaces its contribution)
  *   sp  [sk, pageId]                      → hour                       the hour of a session's first view of a page
  *   ag  [batchId]                         → true                       batches already counted in this generation while a backfill built it
@@ -36,6 +36,7 @@
  * once at its end: a transaction of 64 batches that all hit one busy page
  * rewrites that page's hour bucket once, not 64 times.
  */
+import type { SessionFinds } from '../aggregates/search.js'
 import { SCROLL_STEPS, type SessionSignals } from '../insights.js'
 import { countsAsOther } from '../aggregates/elements.js'
 import type { ElementCount } from '../aggregates/clicks.js'
@@ -91,7 +92,8 @@ export const ALL_SCOPE = '*'
  * session's friction is read from the project's feed within that span, so
  * that no friction item is written a third time for a session scope.
  */
-export type SessionRecordOfSignals = SessionSignals & { from: number; to: number }
+/** `f`: what the session did, for search (aggregates/search.ts); absent until it did anything searchable. */
+export type SessionRecordOfSignals = SessionSignals & { from: number; to: number; f?: SessionFinds }
 
 /**
  * Identity of a stored batch, from its key in the signals table: the base of its entries' ids. A batch from the

@@ -9,15 +9,21 @@ import {
 } from '../insights.js'
 import type { SessionRecord } from '../records.js'
 import { elementIdOf } from '../aggregates/ids.js'
+import { deviceOfSession, findMoments, type SessionFinds } from '../aggregates/search.js'
 import { liveGen, type SessionRecordOfSignals } from './derived-keys.js'
 import type { Key, Tables } from './tables.js'
 import { MAX_KEY_PART } from './keys.js'
 
 export function sessionSignals(tables: Tables, projectId: string, sk: string, gen = liveGen(tables, projectId)): SessionSignals {
+  return signalsAndFinds(tables, projectId, sk, gen).signals
+}
+
+/** The session's signal counts and its findings for search (aggregates/search.ts), one read. */
+function signalsAndFinds(tables: Tables, projectId: string, sk: string, gen: number): { signals: SessionSignals; finds?: SessionFinds } {
   const record = tables.derived.get([projectId, gen, 'ss', sk]) as SessionRecordOfSignals | undefined
-  if (!record) return emptySessionSignals()
-  const { from: _from, to: _to, ...counts } = record
-  return counts
+  if (!record) return { signals: emptySessionSignals() }
+  const { from: _from, to: _to, f, ...signals } = record
+  return { signals, finds: f }
 }
 
 export function durationOf(session: SessionRecord): number {
@@ -65,10 +71,13 @@ function matching(tables: Tables, projectId: string, gen: number, sk: string, qu
   if (pages && !session.pages.some((p) => pages.has(p.page))) return undefined
   if (query.hasConsoleErrors !== undefined && (session.consoleErrors ?? 0) > 0 !== query.hasConsoleErrors) return undefined
   if (query.hasFailedRequests !== undefined && (session.failedRequests ?? 0) > 0 !== query.hasFailedRequests) return undefined
-  const signals = sessionSignals(tables, projectId, sk, gen)
+  const { signals, finds } = signalsAndFinds(tables, projectId, sk, gen)
   if (query.hasErrors !== undefined && signals.errors > 0 !== query.hasErrors) return undefined
   if (query.hasRage !== undefined && signals.rage > 0 !== query.hasRage) return undefined
-  return { session, signals }
+  if (query.device !== undefined && deviceOfSession(session, finds) !== query.device) return undefined
+  if (!query.find) return { session, signals }
+  const moments = findMoments(finds, query.find)
+  return moments && { session, signals, moments }
 }
 
 /** Up to this many sessions that clicked an element are listed from the element's own index; more, and the time index is scanned with them as a filter. */

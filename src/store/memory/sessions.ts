@@ -1,6 +1,7 @@
 /** The session list over the in-memory store, in the LMDB store's order and with its cursor: newest first by [startedAt, sk]. */
 import { SESSION_SCAN_BUDGET, type SessionListSlice, type SessionListQuery, type SessionPosition } from '../insights.js'
 import { elementIdOf } from '../aggregates/ids.js'
+import { deviceOfSession, findMoments } from '../aggregates/search.js'
 import type { SessionRecord } from '../records.js'
 import { byBytes } from './data.js'
 import type { Derived } from './derived.js'
@@ -22,7 +23,11 @@ export function sessionPage(all: SessionRecord[], derived: Derived, query: Sessi
     const signals = derived.sessionSignals(session.sk)
     if (query.hasErrors !== undefined && signals.errors > 0 !== query.hasErrors) return undefined
     if (query.hasRage !== undefined && signals.rage > 0 !== query.hasRage) return undefined
-    return { session, signals }
+    const finds = derived.finds.get(session.sk)
+    if (query.device !== undefined && deviceOfSession(session, finds) !== query.device) return undefined
+    if (!query.find) return { session, signals }
+    const moments = findMoments(finds, query.find)
+    return moments && { session, signals, moments }
   }
   const ordered = all
     .filter((s) => (query.since === undefined || s.startedAt >= query.since) && (query.until === undefined || s.startedAt < query.until))
