@@ -22,6 +22,12 @@ function noRoom(error: unknown): boolean {
   return NO_ROOM_CODES.has(error.code) || (error.code === 10077 && NO_ROOM_STORE_FAILURE.test(error.message))
 }
 
+export interface StreamUsage {
+  bytes: number
+  maxBytes: number
+  lastSeq: number
+}
+
 export class NatsLog implements Log {
   constructor(readonly journal: Journal) {}
 
@@ -77,11 +83,11 @@ export class NatsLog implements Log {
     return last
   }
 
-  /** Bytes each of `streams` holds and its max_bytes (-1: none), for /metrics. */
-  async usage(streams: string[]): Promise<Map<string, { bytes: number; maxBytes: number }>> {
-    const usage = new Map<string, { bytes: number; maxBytes: number }>()
+  /** Bytes each of `streams` holds, its max_bytes (-1: none) and its last sequence, for /metrics. */
+  async usage(streams: string[]): Promise<Map<string, StreamUsage>> {
+    const usage = new Map<string, StreamUsage>()
     for await (const info of this.journal.jsm.streams.list()) {
-      if (streams.includes(info.config.name)) usage.set(info.config.name, { bytes: info.state.bytes, maxBytes: info.config.max_bytes })
+      if (streams.includes(info.config.name)) usage.set(info.config.name, { bytes: info.state.bytes, maxBytes: info.config.max_bytes, lastSeq: info.state.last_seq })
     }
     return usage
   }

@@ -33,7 +33,7 @@ export interface ClusterNode {
   applier: Applier
   log: NatsLog
   seal: LogSeal
-  /** Sets svc_log_stream_bytes and svc_log_stream_max_bytes from the log, before a scrape. */
+  /** Sets svc_log_stream_bytes, svc_log_stream_max_bytes and svc_journal_behind_entries from the log, before a scrape. */
   recordLogUsage(): Promise<void>
   close(): Promise<void>
 }
@@ -41,15 +41,41 @@ export interface ClusterNode {
 /** How long a scrape waits for the log to say how full its streams are, ms; past it the last values stand. */
 const USAGE_TIMEOUT_MS = 2_000
 
-async function recordLogUsage(log: NatsLog, streams: string[]): Promise<void> {
+async function recordLogUsage(log: NatsLog, applier: Applier): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), USAGE_TIMEOUT_MS)))
-  const usage = await Promise.race([log.usage(streams).catch(() => undefined), late])
+  const usage = await Promise.race([log.usage(applier.streams).catch(() => undefined), late])
   clearTimeout(timer)
-  for (const [stream, { bytes, maxBytes }] of usage ?? []) {
+  for (const [stream, { bytes, maxBytes, lastSeq }] of usage ?? []) {
     metrics.logStreamBytes.set({ stream }, bytes)
     metrics.logStreamMaxBytes.set({ stream }, maxBytes)
+    // The position is read after the stream's head: an entry applied in between never shows as a negative lag.
+    metrics.journalBehind.set({ stream }, Math.max(0, lastSeq - applier.position(stream)))
   }
+}
+
+/** How often a node catching up says how far it got, ms: a rebuild of millions of entries takes minutes. */
+const PROGRESS_MS = 5_000
+
+/**
+ * Waits until the node has applied what the log held, logging every few
+ * seconds the entries applied since it started and the rate of the last
+ * period, so that an operator sees a rebuild move and when it will end.
+ */
+async function catchUp(applier: Applier, natsUrl: string): Promise<void> {
+  const applied = () => applier.streams.reduce((sum, s) => sum + applier.position(s), 0)
+  const started = Date.now()
+  const first = applied()
+  let last = { at: started, applied: first }
+  while (!(await applier.caughtUp(PROGRESS_MS))) {
+    const now = { at: Date.now(), applied: applied() }
+    const positions = Object.fromEntries(applier.streams.map((s) => [s, applier.position(s)]))
+    const perSecond = Math.round((now.applied - last.applied) / Math.max(0.001, (now.at - last.at) / 1000))
+    logLine.info('catching up with the log before serving', { seconds: Math.round((now.at - started) / 1000), applied: now.applied - first, perSecond, positions })
+    last = now
+  }
+  const ms = Date.now() - started
+  logLine.info('cluster node caught up with the log', { ms, applied: applied() - first, perSecond: Math.round((applied() - first) / Math.max(0.001, ms / 1000)), natsUrl })
 }
 
 /** How long a node waits for a NATS cluster that is still starting (its servers booting, a leader being elected), ms. */
@@ -69,18 +95,13 @@ export async function joinCluster(config: ClusterConfig, local: Store): Promise<
   const seal = logSealOf(config)
   const applier = new Applier(local, log, layoutOf(config), { seal, chunkBytesInLog: config.natsChunkBytes === 'log' })
   applier.start()
-  const started = Date.now()
-  while (!(await applier.caughtUp(5_000))) {
-    const positions = Object.fromEntries(applier.streams.map((s) => [s, applier.position(s)]))
-    logLine.info('catching up with the log before serving', { seconds: Math.round((Date.now() - started) / 1000), positions })
-  }
-  logLine.info('cluster node caught up with the log', { ms: Date.now() - started, natsUrl: config.natsUrl })
+  await catchUp(applier, config.natsUrl)
   return {
     store: replicatedStore(local, applier, config.natsDeadlineMs),
     applier,
     log,
     seal,
-    recordLogUsage: () => recordLogUsage(log, applier.streams),
+    recordLogUsage: () => recordLogUsage(log, applier),
     close: async () => {
       await applier.stop()
       await log.close()
