@@ -8,7 +8,8 @@ import type { Test } from 'tap'
 import { groupUrl } from '../../src/grouping/group.js'
 import { MAX_ELEMENT_NAMES } from '../../src/store/aggregates/elements.js'
 import { MAX_MESSAGES, OTHER_MESSAGE } from '../../src/store/aggregates/messages.js'
-import { ELEMENTS_PER_BUCKET, HEAT_X_BINS, HOUR_MS, OTHER_ELEMENTS } from '../../src/store/insights.js'
+import { MAX_FOUND_ELEMENTS, MAX_FOUND_TEXT } from '../../src/store/aggregates/search.js'
+import { ELEMENTS_PER_BUCKET, HEAT_X_BINS, HOUR_MS, OTHER_ELEMENTS, type FindQuery, type SessionListQuery } from '../../src/store/insights.js'
 import type { ChunkMeta, Click, ErrorEntry, IngestItem, NewProject, SignalsRecord, Store, View } from '../../src/store/store.js'
 import { foldAll } from '../helpers/fold.js'
 
@@ -113,6 +114,39 @@ export function insightsSuite(t: Test, open: InsightsStoreFactory): void {
     const cat = store.listSessionPage(p.id, { limit: 1 }).sessions[0]
     t.match(cat.signals, { clicks: 2, rage: 1, dead: 0, errors: 0 })
     t.match(store.sessionSignals(p.id, 'ada'), { errors: 1, clicks: 0 })
+  })
+
+  t.test('finds sessions by the paths they visited, the elements they clicked and the errors they hit, at the first time of each, bounded', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    const many = Array.from({ length: MAX_FOUND_ELEMENTS + 1 }, (_, i) => click({ selector: `#b${i}`, ts: H0 + MIN + i }))
+    await ingest(store, [
+      chunk(p.id, { sk: 'ada', startedAt: H0, firstTs: H0, lastTs: H0 + 120_000 }),
+      signals(p.id, H0 + 5 * MIN, { sk: 'ada', views: [view({ url: 'https://shop.test/orders/42?x=1', startedAt: H0 + 3 * MIN })], clicks: [click({ selector: 'button.pay', label: 'Pay now', ts: H0 + 4 * MIN })] }),
+      // A later batch with an earlier click on the same element moves its first time.
+      signals(p.id, H0 + 6 * MIN, { sk: 'ada', clicks: [click({ selector: 'button.pay', label: 'Pay now', ts: H0 + 2 * MIN })], errors: [error({ message: 'E'.repeat(MAX_FOUND_TEXT + 50), ts: H0 + 5 * MIN })] }),
+      chunk(p.id, { sk: 'bob', startedAt: H0 + 1, firstTs: H0 + 1, lastTs: H0 + 5_000 }),
+      signals(p.id, H0 + 6 * MIN, { sk: 'bob', views: [view({ vw: 390 })], clicks: many }),
+    ])
+    const search = (find: FindQuery, extra: Partial<SessionListQuery> = {}) =>
+      store.listSessionPage(p.id, { limit: 10, find, ...extra }).sessions.map((s) => [s.session.sk, s.moments?.map((m) => [m.kind, m.label, m.ts - H0])])
+    t.same(search({ clicked: 'pay now' }), [['ada', [['click', 'Pay now (button.pay)', 2 * MIN]]]])
+    t.same(search({ visited: (path) => path === '/orders/42' }), [['ada', [['visit', '/orders/42', 3 * MIN]]]], 'paths without their query')
+    t.same(search({ error: 'eee' }), [['ada', [['error', 'E'.repeat(MAX_FOUND_TEXT), 5 * MIN]]]], 'a message kept to its first MAX_FOUND_TEXT characters')
+    t.same(search({ clicked: '#b0' }).map(([sk]) => sk), ['bob'])
+    t.same(search({ clicked: `#b${MAX_FOUND_ELEMENTS - 1}` }).map(([sk]) => sk), ['bob'], 'the last element within the bound')
+    t.same(search({ clicked: `#b${MAX_FOUND_ELEMENTS}` }), [], 'an element past MAX_FOUND_ELEMENTS is not searchable')
+    t.same(search({ clicked: 'pay', error: 'nothing like it' }), [], 'every present test must match')
+    t.same(store.listSessionPage(p.id, { limit: 10, device: 'mobile' }).sessions.map((s) => s.session.sk), ['bob'], 'the device class of the first view')
+    t.same(store.listSessionPage(p.id, { limit: 10, device: 'desktop' }).sessions.map((s) => s.session.sk), ['ada'])
+    t.same(store.listSessionPage(p.id, { limit: 10, device: 'desktop' }).sessions[0].moments, undefined, 'no search, no moments')
+
+    // A backfill rebuilds the findings with the rest of the session's signals.
+    await store.startBackfill(p.id, ['/orders/{id}'], H0)
+    const rekey = (url: string) => ({ ...groupUrl(url, []), firstSeenAt: 0 })
+    let state = await store.continueBackfill(p.id, 2, rekey, H0)
+    while (state.state === 'running') state = await store.continueBackfill(p.id, 2, rekey, H0)
+    t.same(search({ clicked: 'pay now' }), [['ada', [['click', 'Pay now (button.pay)', 2 * MIN]]]], 'after a backfill')
   })
 
   t.test('click heatmaps bin by horizontal ratio and document y, split by device class', async (t) => {
