@@ -13,6 +13,7 @@ import { commandHelp, groupHelp, help, overview, version } from './commands/help
 import * as members from './commands/members.js'
 import { overview as projectOverview } from './commands/overview.js'
 import * as governance from './commands/governance.js'
+import { erase, erasures } from './commands/erasure.js'
 import * as projects from './commands/projects.js'
 import * as rules from './commands/rules.js'
 import * as sessions from './commands/sessions.js'
@@ -31,6 +32,8 @@ const HANDLERS: Record<string, (ctx: Context) => Promise<void>> = {
   'members remove': members.remove,
   'members role': governance.role,
   audit: governance.audit,
+  erase,
+  erasures,
   password: members.password,
   'projects list': projects.list,
   'projects create': projects.create,

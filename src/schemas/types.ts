@@ -12,6 +12,7 @@ import type { captureSettingsSchema } from './capture.js'
 import type * as common from './common.js'
 import type * as control from './control.js'
 import type * as audit from './audit.js'
+import type * as erasure from './erasure.js'
 import type * as members from './members.js'
 import type * as overview from './overview.js'
 import type * as read from './read.js'
@@ -73,6 +74,11 @@ export type MemberRoleAnswer = FromSchema<typeof audit.memberRoleAnswer>
 export type AuditListBody = FromSchema<typeof audit.auditListBody>
 export type AuditListAnswer = FromSchema<typeof audit.auditListAnswer>
 export type AuditEntry = Item<AuditListAnswer['entries']>
+export type CreateErasureBody = FromSchema<typeof erasure.createErasureBody>
+export type CreateErasureAnswer = FromSchema<typeof erasure.createErasureAnswer>
+export type ErasureAnswer = FromSchema<typeof erasure.erasureAnswer>
+export type ErasureListAnswer = FromSchema<typeof erasure.erasureListAnswer>
+export type Erasure = ErasureAnswer['erasure']
 
 // ---- the read API ----
 export type SessionsListBody = FromSchema<typeof read.sessionsListBody>
