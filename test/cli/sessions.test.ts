@@ -1,6 +1,7 @@
 /**
  * The CLI's install check and session commands end to end: sessions count moving
- * off zero after a simulated ingest (--watch), its timeout, sessions list and export.
+ * off zero after a simulated ingest (--watch), its timeout, sessions list (its
+ * filters and its search by what happened) and export.
  * The file the server serves at /cli.mjs, saved and run as a process (under
  * Node 18 when one is installed) against a real cluster. No mocks.
  */
@@ -94,8 +95,8 @@ t.test('sessions list filters by page, element, identity and friction, and repea
   for (const [sk, ago, identity] of [['ada', 30, { userId: 'u_ada' }], ['bob', 20, undefined], ['cy', 10, undefined]] as const) {
     t.equal(await postChunk(cluster.url, pk, { sk, seq: 0, url, startedAt: now - ago * 1000, firstTs: now - ago * 1000, lastTs: now - ago * 1000 + 5000, identity }, chunk), 200)
   }
-  const click = (selector: string, kind?: string) => ({ url, ts: now - 5000, xRatio: 0.5, yDoc: 100, selector, ...(kind ? { kind } : {}) })
-  t.equal(await postSignals(cluster.url, pk, { sk: 'ada', vid: 'v-ada', clicks: [click('#buy')] }), 200)
+  const click = (selector: string, kind?: string, label?: string) => ({ url, ts: now - 5000, xRatio: 0.5, yDoc: 100, selector, ...(kind ? { kind } : {}), ...(label ? { label } : {}) })
+  t.equal(await postSignals(cluster.url, pk, { sk: 'ada', vid: 'v-ada', views: [{ url, startedAt: now - 6000 }], clicks: [click('#buy', undefined, 'Buy now')], errors: [{ url, ts: now - 4000, message: 'TypeError: price is null' }] }), 200)
   t.equal(await postSignals(cluster.url, pk, { sk: 'bob', vid: 'v-bob', clicks: [click('#buy', 'rage')] }), 200)
   t.equal(await postSignals(cluster.url, pk, { sk: 'cy', vid: 'v-cy', clicks: [click('#faq')] }), 200)
   const keys = async (...flags: string[]) => {
@@ -107,6 +108,22 @@ t.test('sessions list filters by page, element, identity and friction, and repea
   t.same(await keys('--page', '/pricing', '--rage'), ['bob'])
   t.same(await keys('--user', 'u_ada'), ['ada'])
   t.same(await keys('--min-duration', '1m'), [], 'none lasted a minute')
+  t.same(await keys('--clicked', 'buy now'), ['ada'], 'by the label of the element clicked')
+  t.same(await keys('--clicked', '#buy'), ['bob', 'ada'], 'by its selector')
+  t.same(await keys('--visited', '/pricing', '--error', 'price is null'), ['ada'], 'by a path pattern and an error message, combined')
+  t.same(await keys('--clicked', '#buy', '--device', 'mobile'), [], 'no session reported a phone\'s viewport')
+
+  const found = await svc(['sessions', 'list', seeded.project.id, '--clicked', 'Buy now'], { env })
+  t.equal(found.code, 0, found.stderr)
+  const [head, row] = found.stdout.split('\n')
+  t.match(head, /\bMATCH\b/, 'a search adds the MATCH column')
+  t.match(row, new RegExp(`^ada .*${new Date(now - 5000).toISOString().slice(11, 19)} click Buy now \\(#buy\\)`), 'the first matching moment: its time, kind and what')
+  const json = await svc(['sessions', 'list', seeded.project.id, '--clicked', 'Buy now', '--json'], { env })
+  t.same(json.json.sessions[0].match, { ts: now - 5000, kind: 'click', label: 'Buy now (#buy)' })
+  const badDevice = await svc(['sessions', 'list', seeded.project.id, '--device', 'watch', '--json'], { env })
+  t.same([badDevice.code, badDevice.error?.code], [1, 'invalid_request'], 'the server refuses an unknown device class')
+  const badPattern = await svc(['sessions', 'list', seeded.project.id, '--visited', 'pricing', '--json'], { env })
+  t.same([badPattern.code, badPattern.error?.code], [1, 'invalid_request'], 'and a path pattern that is not one')
 
   const paged = await svc(['sessions', 'list', seeded.project.id, '--page', '/pricing', '--element', '#buy', '--limit', '1'], { env })
   t.equal(paged.code, 0, paged.stderr)

@@ -64,8 +64,12 @@ const SESSION_COLUMNS: [title: string, value: (s: SessionSummary) => unknown, fo
   ['ERRORS', (s) => s.errors, String],
   ['USER', (s) => s.identity?.userId, String],
   ['RECORDING', (s) => s.completeness && recordingState(s.completeness), String],
+  // A search's first matching moment: where `svc export` or the replay would start looking.
+  ['MATCH', (s) => s.match && `${time(s.match.ts)} ${s.match.kind} ${clip(s.match.label, 60)}`, String],
   ['ENTRY', (s) => s.entryUrl, String],
 ]
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
 
 /** "complete", or how much is missing: the sentences follow the table. */
 function recordingState(c: SessionSummary['completeness']): string {
@@ -82,6 +86,10 @@ const FILTERS: [flag: string, member: string][] = [
   ['element', 'selector'],
   ['user', 'userId'],
   ['account', 'accountId'],
+  ['visited', 'visited'],
+  ['clicked', 'clicked'],
+  ['error', 'error'],
+  ['device', 'device'],
 ]
 
 export async function list(ctx: Context): Promise<void> {
