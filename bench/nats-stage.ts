@@ -1,45 +1,91 @@
 /**
- * The cluster mode beside the embedded mode, in one run: three local
- * nats-server processes (a stream replicated three times, all on this
- * machine's disk) and one service node on them, against a node on its
- * embedded LMDB. The server's CPU per request counts the NATS servers too:
- * the absolute rate on one 2-core box is no target; the CPU per
- * acknowledged chunk is the figure to keep low.
+ * The cluster mode beside the embedded mode and beside the engine, in one
+ * run: three local nats-server processes (streams replicated three times,
+ * all on this machine's disk) and one service node on them, against a node
+ * on its embedded LMDB; then a raw JetStream publisher (bench/raw-publisher.ts)
+ * on the same servers and streams, the engine's own rate for the same chunks.
+ * While the node takes /ingest, a second node on the same log follows it
+ * (bench/apply-lag.ts). The server's CPU per request counts the NATS
+ * servers: the absolute rate on one 2-core box is no target; the CPU per
+ * acknowledged chunk and the ratio to the raw publisher are the figures.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startNatsCluster } from '../src/journal/nats-servers.js'
+import { fileURLToPath } from 'node:url'
+import { openJournal } from '../src/journal/connect.js'
+import { NatsLog } from '../src/journal/nats-log.js'
+import { startNatsCluster, type NatsCluster } from '../src/journal/nats-servers.js'
+import { DEFAULT_LAYOUT, recordingStream } from '../src/journal/streams.js'
 import { freePort } from '../test/helpers/cluster.js'
+import { sampleApplyLag, type ApplyLag } from './apply-lag.js'
 import type { Figures } from './load.js'
-import { PINNED, SERVER_CPUS } from './pin.js'
-import { ingestSpec, MAIN_S, measure, progress, signalsSpec, warm, WARM_S } from './scenarios.js'
-import { startBenchCluster, type ClusterTarget } from './targets.js'
+import { clientCommand, PINNED, SERVER_CPUS } from './pin.js'
+import { cpuSecondsOf } from './proc.js'
+import type { RawPublisherArgs, RawPublisherFigures } from './raw-publisher.js'
+import { CONNECTIONS, ingestSpec, MAIN_S, measure, progress, signalsSpec, warm, WARM_S } from './scenarios.js'
+import { startBenchCluster, startFollower, type ClusterTarget } from './targets.js'
+
+export interface RawFigures extends RawPublisherFigures {
+  /** CPU of the NATS servers over the measured window, % of one core. */
+  natsCpuPct: number
+}
 
 export interface NatsModeResults {
   replicas: number
   partitions: number
   embedded: { ingest: Figures; signals: Figures }
   cluster: { ingest: Figures; signals: Figures }
+  raw: RawFigures
+  lag: ApplyLag
+  /** 1-minute load average at the start and end of the stage. */
+  load: { before: number; after: number }
 }
 
 const REPLICAS = 3
 const PARTITIONS = 3
+const HERE = fileURLToPath(new URL('./', import.meta.url))
 
-async function twoRoutes(target: ClusterTarget, label: string): Promise<{ ingest: Figures; signals: Figures }> {
-  await warm(target, ingestSpec('warm', target.publicKey, WARM_S))
-  const ingest = await measure(target, ingestSpec(`/ingest, 20 KB gzip chunks (${label})`, target.publicKey, MAIN_S))
-  const signals = await measure(target, signalsSpec(`/signals, 5 KB batches (${label})`, target.publicKey, MAIN_S))
-  return { ingest, signals }
+/** The raw publisher in a process of its own on the load generator's core, the NATS servers' CPU read over its measured window. */
+function rawPublisher(nats: NatsCluster, natsPids: number[]): Promise<RawFigures> {
+  const args: RawPublisherArgs = { settings: nats.settings('node'), partitions: PARTITIONS, inFlight: CONNECTIONS, warmSeconds: WARM_S, seconds: MAIN_S }
+  progress(`  raw JetStream publisher: ${CONNECTIONS} publishes in flight, ${MAIN_S} s…`)
+  const [command, argv] = clientCommand([join(HERE, 'raw-publisher.js'), JSON.stringify(args)])
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] })
+  return new Promise((resolve, reject) => {
+    let cpuBefore = 0
+    let pending = ''
+    child.stdout.on('data', (data: Buffer) => {
+      pending += data.toString()
+      const lines = pending.split('\n')
+      pending = lines.pop()!
+      for (const line of lines) {
+        const message = JSON.parse(line) as { phase?: string } & RawPublisherFigures
+        if (message.phase === 'measuring') {
+          cpuBefore = cpuSecondsOf(natsPids)
+          continue
+        }
+        const figures = { ...message, natsCpuPct: ((cpuSecondsOf(natsPids) - cpuBefore) / message.seconds) * 100 }
+        progress(`  raw: ${Math.round(figures.ackedPerSec)} acknowledged/s, p50 ${figures.p50.toFixed(1)} ms, p99 ${figures.p99.toFixed(1)} ms, NATS CPU ${Math.round(figures.natsCpuPct)}%, publisher CPU ${Math.round(figures.clientCpuPct)}%, ${figures.failed} failed`)
+        resolve(figures)
+      }
+    })
+    child.once('exit', (code) => code !== 0 && reject(new Error(`raw publisher exited with ${code}`)))
+  })
 }
 
 export async function natsStage(workers: number | undefined): Promise<NatsModeResults> {
-  progress('cluster mode: the embedded node first, then three nats-servers and a node on them')
+  const loadBefore = loadavg()[0]
+  progress('cluster mode: the embedded node first, then three nats-servers, a node on them, a second node following, and the raw publisher')
   const embeddedNode = await startBenchCluster(workers, { DURABILITY: 'commit' })
   let embedded: NatsModeResults['embedded']
   try {
-    embedded = await twoRoutes(embeddedNode, 'embedded')
+    await warm(embeddedNode, ingestSpec('warm', embeddedNode.publicKey, WARM_S))
+    embedded = {
+      ingest: await measure(embeddedNode, ingestSpec('/ingest, 20 KB gzip chunks (embedded)', embeddedNode.publicKey, MAIN_S)),
+      signals: await measure(embeddedNode, signalsSpec('/signals, 5 KB batches (embedded)', embeddedNode.publicKey, MAIN_S)),
+    }
   } finally {
     await embeddedNode.stop()
   }
@@ -48,14 +94,36 @@ export async function natsStage(workers: number | undefined): Promise<NatsModeRe
   const natsPids = nats.servers.map((s) => s.child!.pid!)
   // The NATS servers are part of the server under test: on its core, and in its CPU.
   if (PINNED) for (const pid of natsPids) execFileSync('taskset', ['-a', '-p', '-c', SERVER_CPUS, String(pid)], { stdio: 'ignore' })
+  const layout = { ...DEFAULT_LAYOUT, partitions: PARTITIONS, replicas: REPLICAS }
+  const env = { ...nats.env(), NATS_REPLICAS: String(REPLICAS), NATS_PARTITIONS: String(PARTITIONS) }
   try {
-    const node = await startBenchCluster(workers, { NATS_URL: nats.url, NATS_REPLICAS: String(REPLICAS), NATS_PARTITIONS: String(PARTITIONS) })
+    let cluster: NatsModeResults['cluster']
+    let lag: ApplyLag
+    const node = await startBenchCluster(workers, env)
     const withNats: ClusterTarget = { ...node, pids: () => [...node.pids(), ...natsPids] }
     try {
-      return { replicas: REPLICAS, partitions: PARTITIONS, embedded, cluster: await twoRoutes(withNats, 'cluster mode') }
+      const follower = await startFollower(env)
+      const journal = await openJournal(nats.settings('node'), layout)
+      try {
+        await warm(withNats, ingestSpec('warm', withNats.publicKey, WARM_S))
+        const streams = Array.from({ length: PARTITIONS }, (_, p) => recordingStream(layout, p))
+        const sampler = sampleApplyLag(new NatsLog(journal), follower.url, streams)
+        sampler.loadStarts()
+        const ingest = await measure(withNats, ingestSpec('/ingest, 20 KB gzip chunks (cluster mode)', withNats.publicKey, MAIN_S))
+        sampler.loadEnds()
+        lag = await sampler.finish(60_000)
+        progress(`  second node: at most ${lag.maxEntries} entries and ${lag.maxSeconds.toFixed(2)} s behind, ${lag.endEntries} and ${lag.endSeconds.toFixed(2)} s at the end of the load, caught up ${lag.caughtUpAfter === undefined ? 'not within 60 s' : `${lag.caughtUpAfter.toFixed(1)} s after it`}`)
+        cluster = { ingest, signals: await measure(withNats, signalsSpec('/signals, 5 KB batches (cluster mode)', withNats.publicKey, MAIN_S)) }
+      } finally {
+        await journal.close()
+        await follower.stop()
+      }
     } finally {
       await node.stop()
     }
+    // With no node running, so that its entries (not sealed) are applied by none.
+    const raw = await rawPublisher(nats, natsPids)
+    return { replicas: REPLICAS, partitions: PARTITIONS, embedded, cluster, raw, lag, load: { before: loadBefore, after: loadavg()[0] } }
   } finally {
     await nats.stop()
     rmSync(dir, { recursive: true, force: true })

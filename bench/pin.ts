@@ -40,3 +40,8 @@ export function pinSelf(): void {
 export function serverCommand(args: string[]): [string, string[]] {
   return PINNED ? ['taskset', ['-c', SERVER_CPUS, process.execPath, ...args]] : [process.execPath, args]
 }
+
+/** The command and arguments that start `node args…` on the load generator's core (a process that is not under test). */
+export function clientCommand(args: string[]): [string, string[]] {
+  return PINNED ? ['taskset', ['-c', CLIENT_CPUS, process.execPath, ...args]] : [process.execPath, args]
+}

@@ -46,6 +46,7 @@ import type { Figures } from './load.js'
 import type { MicroFigure } from './micro.js'
 import { probeDeclared, probeOversize, type ProbeResult } from './oversize-probe.js'
 import { natsStage } from './nats-stage.js'
+import { sectionNatsMode } from './report-nats.js'
 import { abStage, peerStage } from './peer-stage.js'
 import { pinning, pinSelf, SERVER_CORES } from './pin.js'
 import { machineBusySeconds, mappingOf } from './proc.js'
@@ -342,6 +343,8 @@ async function main(): Promise<void> {
     results.fallback = { native, fallback: await run(true) }
   }
   if (ONLY) {
+    // The stage's own section, to place in RESULTS.md by hand: a partial run does not rewrite the others' figures.
+    if (results.natsMode) console.log('\n' + sectionNatsMode(results.natsMode).join('\n'))
     progress(`--only=${ONLY.join(',')}: ${OUT} not written`)
     return
   }

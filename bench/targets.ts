@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from '../test/helpers/cluster.js'
 import { seedProject, storeAt } from '../test/helpers/seed.js'
-import { serverCommand } from './pin.js'
+import { clientCommand, serverCommand } from './pin.js'
 import { childrenOf } from './proc.js'
 
 /** dist/, the service's build; this file is bundled into dist/bench/. */
@@ -21,10 +21,10 @@ const DIST = fileURLToPath(new URL('../', import.meta.url))
 
 
 /** Starts `main.js` and resolves once the primary logs "listening" (every front and the control worker are up). */
-function startMain(port: number, dataDir: string, env: Record<string, string>, nodeArgs: string[]): Promise<ChildProcess> {
+function startMain(port: number, dataDir: string, env: Record<string, string>, nodeArgs: string[], pinned = serverCommand): Promise<ChildProcess> {
   // BENCH_MAIN (an --ab setting) runs another build's main.js: an A/B of two versions of the code.
   const { BENCH_MAIN, ...serviceEnv } = env
-  const [command, args] = serverCommand([...nodeArgs, BENCH_MAIN ?? join(DIST, 'main.js')])
+  const [command, args] = pinned([...nodeArgs, BENCH_MAIN ?? join(DIST, 'main.js')])
   const child = spawn(command, args, {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, ...serviceEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -110,6 +110,30 @@ export async function startBenchCluster(workers: number | undefined, env: Record
       await store.close()
       return count
     },
+    async stop() {
+      child.kill('SIGTERM')
+      await exited
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/**
+ * A node that only follows the log (the cluster mode's second node), on the
+ * load generator's core: it is not the server under test, and its CPU is not
+ * counted in the first node's figures. No project is seeded: it learns the
+ * first node's from the log.
+ */
+export async function startFollower(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-follower-'))
+  const port = await freePort()
+  const child = await startMain(port, dataDir, { WORKERS: '1', ...env }, [], clientCommand).catch((error: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true })
+    throw error
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  return {
+    url: `http://127.0.0.1:${port}`,
     async stop() {
       child.kill('SIGTERM')
       await exited

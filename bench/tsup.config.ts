@@ -19,6 +19,7 @@ export default defineConfig({
     'group-urls': 'bench/group-urls.ts',
     'read-queries': 'bench/read-queries.ts',
     'front-kill': 'bench/front-kill.ts',
+    'raw-publisher': 'bench/raw-publisher.ts',
   },
   format: 'esm',
   target: 'node20',
