@@ -59,21 +59,51 @@ function note<T extends [string, ...unknown[]]>(list: T[], entry: T, ts: number,
   return true
 }
 
-/** Adds what one signals batch found to `finds`; whether anything changed. */
-export function addFinds(finds: SessionFinds, batch: SignalsRecord, receivedAt: number): boolean {
-  let changed = false
-  for (const view of batch.views) {
-    changed = note(finds.u, [cut(pathOfUrl(view.url)), 0], clampTime(view.startedAt, receivedAt), MAX_FOUND_PATHS) || changed
-    if (finds.d === undefined && deviceOf(view.vw)) {
-      finds.d = deviceOf(view.vw)
-      changed = true
+/**
+ * What the batches of one fold transaction found, by key: a batch's clicks keep
+ * hitting the same few elements, and a map finds a repeat without comparing
+ * long selectors one by one. Merged into the stored record once (mergeFinds).
+ */
+export class FoundDelta {
+  readonly u = new Map<string, number>()
+  readonly c = new Map<string, { label: string; ts: number }>()
+  readonly e = new Map<string, number>()
+  d?: Device
+
+  /** Adds what one signals batch found. */
+  add(batch: SignalsRecord, receivedAt: number): void {
+    for (const view of batch.views) {
+      earliest(this.u, cut(pathOfUrl(view.url)), clampTime(view.startedAt, receivedAt), MAX_FOUND_PATHS)
+      this.d ??= deviceOf(view.vw)
     }
+    for (const click of batch.clicks) {
+      if (!click.selector) continue
+      const ts = clampTime(click.ts, receivedAt)
+      const held = this.c.get(click.selector)
+      if (held) {
+        if (ts < held.ts) held.ts = ts
+      } else if (this.c.size < MAX_FOUND_ELEMENTS) {
+        this.c.set(click.selector, { label: cut(click.label ?? ''), ts })
+      }
+    }
+    for (const error of batch.errors) earliest(this.e, error.message, clampTime(error.ts, receivedAt), MAX_FOUND_ERRORS)
   }
-  for (const click of batch.clicks) {
-    if (click.selector) changed = note(finds.c, [cut(click.selector), cut(click.label ?? ''), 0], clampTime(click.ts, receivedAt), MAX_FOUND_ELEMENTS) || changed
+
+  /** As a record, texts cut to MAX_FOUND_TEXT. */
+  finds(): SessionFinds {
+    const finds: SessionFinds = {
+      u: [...this.u],
+      c: [...this.c].map(([selector, { label, ts }]) => [cut(selector), label, ts]),
+      e: [...this.e].map(([message, ts]) => [cut(message), ts]),
+    }
+    if (this.d) finds.d = this.d
+    return finds
   }
-  for (const error of batch.errors) changed = note(finds.e, [cut(error.message), 0], clampTime(error.ts, receivedAt), MAX_FOUND_ERRORS) || changed
-  return changed
+}
+
+function earliest(map: Map<string, number>, key: string, ts: number, max: number): void {
+  const held = map.get(key)
+  if (held === undefined ? map.size < max : ts < held) map.set(key, ts)
 }
 
 /** Merges `delta` (a transaction's findings) into `into`, the stored record; whether `into` changed. */

@@ -17,7 +17,7 @@ import { countsAsOtherMessage, OTHER_MESSAGE } from '../aggregates/messages.js'
 import { countsAsOtherPage, OTHER_PAGE } from '../aggregates/pages.js'
 import { clickItemId, elementIdOf, errorItemId, quickBackItemId, shortId } from '../aggregates/ids.js'
 import { slotOf, type DeviceSlot } from '../aggregates/slots.js'
-import { addFinds, emptyFinds, type SessionFinds } from '../aggregates/search.js'
+import { FoundDelta } from '../aggregates/search.js'
 import { contributeView, emptyPageBucket, mergeView, movesFirstView, sameView, viewHour, type PageBucket, type ViewState } from '../aggregates/views.js'
 import {
   ALL_SCOPE,
@@ -72,7 +72,7 @@ export class AggregateBatch {
   /** Per page of this transaction: the elements noted and the element-session pairs indexed. */
   private pageMemos = new Map<string, Pick<ClickBuckets, 'noted' | 'clickedBy'>>()
   private spans = new Map<string, Pending<{ from: number; to: number }>>()
-  private finds = new Map<string, Pending<SessionFinds>>()
+  private finds = new Map<string, Pending<FoundDelta>>()
   private overview: OverviewBatch
 
   private states = new Map<string, DerivedState>()
@@ -136,7 +136,7 @@ export class AggregateBatch {
     const session = pending(this.sessions, [...base, 'ss', sk], emptySessionSignals)
     const span = pending(this.spans, [...base, 'ss', sk], () => ({ from: Infinity, to: -Infinity }))
     this.overview.session(base, batch, receivedAt)
-    addFinds(pending(this.finds, [...base, 'ss', sk], emptyFinds), batch, receivedAt)
+    pending(this.finds, [...base, 'ss', sk], () => new FoundDelta()).add(batch, receivedAt)
     for (const click of batch.clicks) spanOver(span, clampTime(click.ts, receivedAt))
     for (const error of batch.errors) spanOver(span, clampTime(error.ts, receivedAt))
     for (const view of batch.views) spanOver(span, clampTime(view.startedAt, receivedAt))

@@ -7,7 +7,7 @@
  */
 import { emptySessionSignals, SCROLL_STEPS, type SessionSignals } from '../insights.js'
 import { ALL_SLOTS, type DeviceSlot } from '../aggregates/slots.js'
-import { emptyFinds, mergeFinds, type SessionFinds } from '../aggregates/search.js'
+import { emptyFinds, mergeFinds, type FoundDelta } from '../aggregates/search.js'
 import { addCounts, emptyPageBucket, type PageBucket } from '../aggregates/views.js'
 import {
   decodeHistogram,
@@ -116,7 +116,7 @@ export function writeSessions(
   derived: Derived,
   sessions: Map<string, Pending<SessionSignals>>,
   spans: Map<string, Pending<{ from: number; to: number }>>,
-  finds: Map<string, Pending<SessionFinds>>,
+  finds: Map<string, Pending<FoundDelta>>,
 ): void {
   for (const [id, { key, value }] of sessions) {
     const counts = (derived.get(key) as SessionRecordOfSignals | undefined) ?? { ...emptySessionSignals(), from: Infinity, to: -Infinity }
@@ -125,7 +125,7 @@ export function writeSessions(
     const span = spans.get(id)!.value
     const found = finds.get(id)?.value
     let kept = f
-    if (found && (found.u.length || found.c.length || found.e.length || found.d)) mergeFinds((kept ??= emptyFinds()), found)
+    if (found && (found.u.size || found.c.size || found.e.size || found.d)) mergeFinds((kept ??= emptyFinds()), found.finds())
     derived.put(key, { ...sums, from: Math.min(from, span.from), to: Math.max(to, span.to), ...(kept ? { f: kept } : {}) })
   }
 }

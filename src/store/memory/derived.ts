@@ -12,7 +12,7 @@ import { clickItemId, elementIdOf, errorItemId, quickBackItemId, shortId } from 
 import { slotOf, type DeviceSlot } from '../aggregates/slots.js'
 import { contributeView, emptyPageBucket, mergeView, movesFirstView, sameView, viewHour, type PageBucket, type ViewState } from '../aggregates/views.js'
 import type { SignalsRecord } from '../records.js'
-import { addFinds, emptyFinds, type SessionFinds } from '../aggregates/search.js'
+import { FoundDelta } from '../aggregates/search.js'
 import type { MemoryData } from './data.js'
 import { MemoryOverview } from './overview.js'
 
@@ -65,7 +65,7 @@ export class Derived {
   readonly errors: Occurrence[] = []
   readonly sessions = new Map<string, SessionSignals & { from: number; to: number }>()
   /** What each session did, for search (aggregates/search.ts). */
-  readonly finds = new Map<string, SessionFinds>()
+  readonly finds = new Map<string, FoundDelta>()
   readonly overview = new MemoryOverview()
   private readonly views = new Map<string, ViewState>()
   private readonly firstViews = new Map<string, number>()
@@ -114,7 +114,7 @@ export class Derived {
     const { sk } = batch
     const session = at(this.sessions, sk, () => ({ ...emptySessionSignals(), from: Infinity, to: -Infinity }))
     this.overview.session(batch, receivedAt)
-    addFinds(at(this.finds, sk, emptyFinds), batch, receivedAt)
+    at(this.finds, sk, () => new FoundDelta()).add(batch, receivedAt)
     for (const time of [...batch.clicks.map((c) => c.ts), ...batch.errors.map((e) => e.ts), ...batch.views.map((v) => v.startedAt)]) {
       const clamped = clampTime(time, receivedAt)
       session.from = Math.min(session.from, clamped)

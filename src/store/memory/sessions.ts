@@ -23,7 +23,7 @@ export function sessionPage(all: SessionRecord[], derived: Derived, query: Sessi
     const signals = derived.sessionSignals(session.sk)
     if (query.hasErrors !== undefined && signals.errors > 0 !== query.hasErrors) return undefined
     if (query.hasRage !== undefined && signals.rage > 0 !== query.hasRage) return undefined
-    const finds = derived.finds.get(session.sk)
+    const finds = derived.finds.get(session.sk)?.finds()
     if (query.device !== undefined && deviceOfSession(session, finds) !== query.device) return undefined
     if (!query.find) return { session, signals }
     const moments = findMoments(finds, query.find)
