@@ -4,8 +4,9 @@
  * visitor's identity, its replay renders the recorded page in rrweb-player
  * with its friction as moments on the timeline, the heatmap shows the clicks
  * over the page rebuilt from its DOM snapshot, the element leaderboard names
- * the clicked elements, and the friction feed links to the replay at the
- * moment of each item.
+ * the clicked elements, the friction feed links to the replay at the
+ * moment of each item, and a search by the element clicked opens the replay at
+ * that click with the match marked on its timeline.
  */
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -276,6 +277,42 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
     const expected = (at - events[0].timestamp) / 1000
     t.ok(shown >= expected - 4 && shown <= expected + 6, `the replay opened near the rage click (at ${shown} s, the click at ${expected.toFixed(1)} s)`)
     await shoot(page, '37-replay-at-moment')
+  })
+
+  await t.test('Sessions searched by a clicked element open the replay at the matching click, marked on the timeline', async (t) => {
+    await page.goto(`${base}/sessions`)
+    await page.getByLabel('Clicked').fill('Pay')
+    await page.getByRole('button', { name: 'Filter' }).click()
+    const rows = page.getByTestId('sessions').locator('tbody tr')
+    await until('the search to narrow the list', async () => page.url().includes('clicked=Pay') && (await rows.count()) === 1)
+    t.match(await rows.first().textContent(), /Ada Lovelace/, 'the session that clicked "Pay", and neither the other visitor nor the planted one')
+    t.match(await rows.first().getByTestId('match').textContent(), /First match \d+:\d\d: clicked Pay \(#pay\)/, 'the row says what matched and when')
+    // The first matching moment is the click itself: the error click on #pay the friction feed holds.
+    const listed = await api('/cli/sessions.list', { projectId: project.id, clicked: 'Pay' })
+    const errorClick = (await api('/cli/friction.list', { projectId: project.id })).items.find((i: any) => i.kind === 'errorClick' && i.sessionKey === sk)
+    t.same(listed.sessions[0].match, { ts: errorClick.ts, kind: 'click', label: 'Pay (#pay)' }, 'sessions.list: the click\'s own time')
+    await shoot(page, '52-sessions-search-clicked')
+
+    await rows.first().getByRole('link', { name: 'Replay' }).click()
+    const frame = page.frameLocator('.player-target iframe')
+    await frame.getByRole('heading', { name: 'Trail Runner 42' }).waitFor()
+    const address = new URL(`http://x/${page.url().split('#/')[1]}`)
+    t.equal(Number(address.searchParams.get('t')), errorClick.ts, 'the replay opens at the first matching moment')
+    t.equal(address.searchParams.get('clicked'), 'Pay', 'and carries the search')
+    const moments = page.getByTestId('moments').locator('li', { hasText: 'Search match' })
+    await moments.first().waitFor()
+    t.match(await moments.first().textContent(), /clicked: Pay \(#pay\)/, 'the match is a moment of the replay')
+    t.equal(await page.locator('.moments-strip .tick-match').count(), 1, 'and a mark on the timeline')
+    const shown = await until('the player to reach the moment', async () => {
+      const text = (await page.locator('.rr-timeline__time').first().textContent())?.trim() ?? ''
+      const [m, s] = text.split(':').map(Number)
+      const seconds = m * 60 + s
+      return seconds > 0 ? seconds : false
+    })
+    const events = await api('/cli/sessions.events', { projectId: project.id, sessionKey: sk })
+    const expected = (errorClick.ts - events[0].timestamp) / 1000
+    t.ok(shown >= expected - 4 && shown <= expected + 6, `the replay opened near the click (at ${shown} s, the click at ${expected.toFixed(1)} s)`)
+    await shoot(page, '53-replay-search-match')
   })
 
   await t.test('on a phone, the replay and the heatmap fit the screen', async (t) => {

@@ -15,6 +15,7 @@ import { Heatmaps } from './heatmaps.js'
 import { InstallCheck, useSnippet } from './install-check.js'
 import { Overview } from './overview.js'
 import { Replay } from './replay.js'
+import { searchOf } from './replay-search.js'
 import { Sessions } from './sessions.js'
 import { Settings } from './settings.js'
 
@@ -82,7 +83,7 @@ function ProjectTab({ project, tab, route, refresh }: { project: Project; tab: s
     case 'sessions':
       return <Sessions project={project} query={route.query} />
     case 'replay':
-      return <Replay project={project} sessionKey={route.parts[3] ?? ''} at={Number(route.query.get('t')) || undefined} />
+      return <Replay project={project} sessionKey={route.parts[3] ?? ''} at={Number(route.query.get('t')) || undefined} search={searchOf(route.query)} />
     case 'heatmaps':
       return <Heatmaps project={project} query={route.query} />
     case 'elements':

@@ -4,7 +4,9 @@
  * and error clicks, JS errors, quick backs) and its page changes as moments
  * on the timeline, with console errors and failed requests when the project
  * captures them (and their panels, replay-panels.tsx). Each moment is a button that jumps there; `?t=<epoch ms>`
- * opens the replay at a moment (the friction feed links that way). A long
+ * opens the replay at a moment (the friction feed links that way); opened from
+ * a search of the session list, every moment it matched is marked too
+ * (replay-search.ts). A long
  * recording streams part by part (replay-load.ts, player/stream.ts) under
  * controls of its own that span the whole session.
  */
@@ -20,18 +22,21 @@ import { href } from '../route.js'
 import { FRICTION_LABELS } from './friction.js'
 import { RecordingGaps } from './completeness.js'
 import { CapturePanels, captureMoments } from './replay-panels.js'
-import { loadPart, loadRecording, placeMoments, type Recording } from './replay-load.js'
+import { loadPart, loadRecording, placeMoments, type Moment, type Recording } from './replay-load.js'
+import { matchMoments, type ReplaySearch } from './replay-search.js'
 import { StreamControls } from './stream-controls.js'
 
 /** Opening at a moment starts a little before it, so the lead-up is seen too. */
 const LEAD_IN_MS = 3000
 const SEEK_STEP_MS = 5000
 
-const MOMENT_LABELS: Record<string, string> = { page: 'Page change', consoleError: 'Console error', requestFailed: 'Failed request' }
+const MOMENT_LABELS: Record<string, string> = { page: 'Page change', consoleError: 'Console error', requestFailed: 'Failed request', match: 'Search match' }
 
-export function Replay({ project, sessionKey, at }: { project: Project; sessionKey: string; at?: number }) {
+export function Replay({ project, sessionKey, at, search }: { project: Project; sessionKey: string; at?: number; search?: ReplaySearch }) {
   useTitle(`Replay · ${project.name}`)
   const recording = useAsync(() => loadRecording(project.id, sessionKey), [project.id, sessionKey])
+  // A search's matches are marks beside the recording's moments: the replay does not wait for them, nor fail without them.
+  const matches = useAsync(() => (search ? matchMoments(project.id, sessionKey, search).catch(() => []) : Promise.resolve([])), [project.id, sessionKey, JSON.stringify(search)])
   const back = <a href={href('p', project.id, 'sessions')}>← Sessions</a>
   if (recording.error) {
     const purged = recording.error instanceof ApiFailure && recording.error.code === 'not_found'
@@ -60,10 +65,10 @@ export function Replay({ project, sessionKey, at }: { project: Project; sessionK
       </section>
     )
   }
-  return <ReplayView project={project} sessionKey={sessionKey} recording={r} at={at} back={back} />
+  return <ReplayView project={project} sessionKey={sessionKey} recording={r} at={at} back={back} matches={matches.data ?? []} />
 }
 
-function ReplayView({ project, sessionKey, recording: r, at, back }: { project: Project; sessionKey: string; recording: Recording; at?: number; back: JSX.Element }) {
+function ReplayView({ project, sessionKey, recording: r, at, back, matches }: { project: Project; sessionKey: string; recording: Recording; at?: number; back: JSX.Element; matches: Moment[] }) {
   const box = useRef<HTMLDivElement>(null)
   const target = useRef<HTMLDivElement>(null)
   const [player, setPlayer] = useState<PlayerHandle | StreamHandle>()
@@ -115,12 +120,12 @@ function ReplayView({ project, sessionKey, recording: r, at, back }: { project: 
 
   // Streamed: the part in memory places its console errors and failed requests exactly; the chunk list marks the others.
   const moments = useMemo(() => {
-    if (!streamed) return r.moments
+    if (!streamed) return matches.length ? placeMoments([...r.moments, ...matches], r.start, r.end) : r.moments
     const from = partEvents[0]?.timestamp ?? 0
     const until = partEvents[partEvents.length - 1]?.timestamp ?? 0
     const elsewhere = (r.stretches ?? []).filter((m) => m.ts < from || m.ts > until)
-    return placeMoments([...r.moments, ...elsewhere, ...captureMoments(partEvents, r.start).map((m) => ({ ...m, offset: 0 }))], r.start, r.end)
-  }, [r, partEvents])
+    return placeMoments([...r.moments, ...matches, ...elsewhere, ...captureMoments(partEvents, r.start).map((m) => ({ ...m, offset: 0 }))], r.start, r.end)
+  }, [r, partEvents, matches])
 
   const jump = (offset: number) => {
     player?.goto(offset - 1000 < 0 ? 0 : offset - 1000, true)

@@ -1,17 +1,19 @@
 /**
  * Sessions, newest first, with filters (page, user, account, duration,
- * errors, rage) kept in the address so a filtered list can be linked to, and
+ * errors, rage, device) and a search by what happened (a path visited, an
+ * element clicked, an error's message) kept in the address so a filtered list can be linked to, and
  * cursor pagination (POST /cli/sessions.list).
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
-import { formatAgo, formatDate, formatDuration, plural } from '../format.js'
+import { formatAgo, formatClock, formatDate, formatDuration, plural } from '../format.js'
 import type { FrictionListAnswer, Project, SessionsListAnswer, SessionSummary } from '../model.js'
 import { href, navigate } from '../route.js'
 import { MissingLine } from './completeness.js'
 import { FRICTION_LABELS } from './friction.js'
 import { PagePicker, usePages } from './page-picker.js'
+import { searchParams } from './replay-search.js'
 
 const PAGE_SIZE = 25
 
@@ -33,6 +35,11 @@ export interface SessionFilters {
   element: string
   /** That element's label, for the heading only. */
   label: string
+  /** Search by what happened: a path pattern, text in a clicked element's label or selector, text in an error message. */
+  visited: string
+  clicked: string
+  error: string
+  device: string
 }
 
 function filtersOf(query: URLSearchParams): SessionFilters {
@@ -48,6 +55,10 @@ function filtersOf(query: URLSearchParams): SessionFilters {
     range: query.get('range') ?? '',
     element: query.get('element') ?? '',
     label: query.get('label') ?? '',
+    visited: query.get('visited') ?? '',
+    clicked: query.get('clicked') ?? '',
+    error: query.get('error') ?? '',
+    device: query.get('device') ?? '',
   }
 }
 
@@ -65,8 +76,15 @@ function bodyOf(projectId: string, f: SessionFilters, cursor: string | undefined
     ...(f.consoleErrors ? { hasConsoleErrors: true } : {}),
     ...(f.failedRequests ? { hasFailedRequests: true } : {}),
     ...(RANGES[f.range] ? { since: Date.now() - RANGES[f.range] } : {}),
+    ...searchOfFilters(f),
+    ...(f.device ? { device: f.device } : {}),
     ...(cursor ? { cursor } : {}),
   }
+}
+
+/** The search by what happened among the filters, as sessions.list members (and the replay link's). */
+function searchOfFilters(f: SessionFilters): { visited?: string; clicked?: string; error?: string } {
+  return { ...(f.visited ? { visited: f.visited } : {}), ...(f.clicked ? { clicked: f.clicked } : {}), ...(f.error ? { error: f.error } : {}) }
 }
 
 export function Sessions({ project, query }: { project: Project; query: URLSearchParams }) {
@@ -113,7 +131,7 @@ export function Sessions({ project, query }: { project: Project; query: URLSearc
             </thead>
             <tbody>
               {sessions.map((s) => (
-                <SessionLine key={s.sessionKey} project={project} session={s} />
+                <SessionLine key={s.sessionKey} project={project} session={s} search={searchOfFilters(filters)} />
               ))}
             </tbody>
           </table>
@@ -146,7 +164,7 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
   const apply = (f: SessionFilters) => {
     // The element stays while its page does: the other filters narrow the sessions that clicked it.
     const element = f.page === filters.page ? { element: f.element, label: f.label } : {}
-    navigate(href('p', project.id, 'sessions', { page: f.page, ...element, user: f.user.trim(), account: f.account.trim(), minSec: f.minSec, errors: f.errors ? 1 : '', rage: f.rage ? 1 : '', consoleErrors: f.consoleErrors ? 1 : '', failedRequests: f.failedRequests ? 1 : '', range: f.range }))
+    navigate(href('p', project.id, 'sessions', { page: f.page, ...element, user: f.user.trim(), account: f.account.trim(), minSec: f.minSec, errors: f.errors ? 1 : '', rage: f.rage ? 1 : '', consoleErrors: f.consoleErrors ? 1 : '', failedRequests: f.failedRequests ? 1 : '', range: f.range, visited: f.visited.trim(), clicked: f.clicked.trim(), error: f.error.trim(), device: f.device }))
   }
   const set = (patch: Partial<SessionFilters>) => setDraft({ ...draft, ...patch })
   return (
@@ -170,6 +188,27 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
       <label>
         <span>Longer than (s)</span>
         <input name="minSec" type="number" min={0} step={1} inputMode="numeric" value={draft.minSec} onInput={(e) => set({ minSec: e.currentTarget.value })} />
+      </label>
+      <label>
+        <span>Visited</span>
+        <input name="visited" value={draft.visited} onInput={(e) => set({ visited: e.currentTarget.value })} placeholder="/orders/{id}/*" maxLength={2000} title="A path pattern: {name} for one segment, a trailing * for any deeper path" />
+      </label>
+      <label>
+        <span>Clicked</span>
+        <input name="clicked" value={draft.clicked} onInput={(e) => set({ clicked: e.currentTarget.value })} placeholder="Pay now" maxLength={256} title="Text in the label or selector of an element clicked" />
+      </label>
+      <label>
+        <span>Error message</span>
+        <input name="error" value={draft.error} onInput={(e) => set({ error: e.currentTarget.value })} placeholder="TypeError" maxLength={256} />
+      </label>
+      <label>
+        <span>Device</span>
+        <select name="device" value={draft.device} onChange={(e) => set({ device: e.currentTarget.value })}>
+          <option value="">Any device</option>
+          <option value="mobile">Mobile</option>
+          <option value="tablet">Tablet</option>
+          <option value="desktop">Desktop</option>
+        </select>
       </label>
       <label>
         <span>Started</span>
@@ -255,9 +294,10 @@ export function identityOf(s: SessionSummary): { primary: string; secondary?: st
   return { primary: 'Anonymous', secondary: s.visitorId ? `visitor ${s.visitorId.slice(0, 10)}` : undefined, known: false }
 }
 
-function SessionLine({ project, session: s }: { project: Project; session: SessionSummary }) {
+function SessionLine({ project, session: s, search }: { project: Project; session: SessionSummary; search: ReturnType<typeof searchOfFilters> }) {
   const who = identityOf(s)
-  const replay = href('p', project.id, 'replay', s.sessionKey)
+  // Found by a search: the replay opens at the first matching moment and marks every match.
+  const replay = s.match ? href('p', project.id, 'replay', s.sessionKey, { t: s.match.ts, ...searchParams(search, s.startedAt) }) : href('p', project.id, 'replay', s.sessionKey)
   const duration = s.durationMs ?? (s.lastActivityAt ? s.lastActivityAt - s.startedAt : undefined)
   return (
     <tr>
@@ -298,6 +338,12 @@ function SessionLine({ project, session: s }: { project: Project; session: Sessi
       </td>
       <td>
         <Signals s={s} />
+        {s.match && (
+          <small class="match" data-testid="match">
+            First match {formatClockFrom(s.match.ts, s.startedAt)}: {MATCH_WORDS[s.match.kind]} <span class="clip">{s.match.label}</span>
+            {s.matches && s.matches.length > 1 ? ` (+${s.matches.length - 1} more)` : ''}
+          </small>
+        )}
         <MissingLine completeness={s.completeness} />
       </td>
       {/* On a phone the start time, a link to the replay, stands in for this column. */}
@@ -314,6 +360,13 @@ function SessionLine({ project, session: s }: { project: Project; session: Sessi
       </td>
     </tr>
   )
+}
+
+const MATCH_WORDS: Record<string, string> = { visit: 'visited', click: 'clicked', error: 'error' }
+
+/** A moment as the replay's clock shows it: time since the session started. */
+function formatClockFrom(ts: number, startedAt: number): string {
+  return formatClock(Math.max(0, ts - startedAt))
 }
 
 function Signals({ s }: { s: SessionSummary }) {
