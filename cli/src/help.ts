@@ -135,6 +135,33 @@ export const COMMANDS: CommandHelp[] = [
     needsKey: true,
   },
   {
+    name: 'projects rename',
+    args: '<projectId> <name>',
+    minArgs: 2,
+    maxArgs: 2,
+    summary: 'Rename a project (admin or owner); its id, public key and recordings stay.',
+    details: ['The name is what lists and the dashboard show, up to 200 characters.'],
+    flags: [],
+    examples: ['svc projects rename prj_123 "Acme shop (EU)"'],
+    needsKey: true,
+  },
+  {
+    name: 'projects delete',
+    args: '<projectId>',
+    minArgs: 1,
+    maxArgs: 1,
+    summary: 'Delete a project and everything recorded in it (admin or owner); asks for --yes.',
+    details: [
+      'At once the project leaves every list, its public key records nothing more and its setup tokens stop working. Its recordings, signals, aggregates and pages are then erased on the server, which this command follows (progress on stderr), and the data files compacted shortly after. It cannot be undone.',
+    ],
+    flags: [
+      { name: 'yes', type: 'boolean', help: 'Confirm the deletion.' },
+      { name: 'no-wait', type: 'boolean', help: 'Answer once the project is deleted, without following the erasure.' },
+    ],
+    examples: ['svc projects delete prj_123 --yes'],
+    needsKey: true,
+  },
+  {
     name: 'erase',
     args: '<projectId>',
     minArgs: 1,

@@ -13,7 +13,7 @@ import { commandHelp, groupHelp, help, overview, version } from './commands/help
 import * as members from './commands/members.js'
 import { overview as projectOverview } from './commands/overview.js'
 import * as governance from './commands/governance.js'
-import { erase, erasures } from './commands/erasure.js'
+import { erase, erasures, remove as deleteProject, rename as renameProject } from './commands/erasure.js'
 import * as projects from './commands/projects.js'
 import * as rules from './commands/rules.js'
 import * as sessions from './commands/sessions.js'
@@ -37,6 +37,8 @@ const HANDLERS: Record<string, (ctx: Context) => Promise<void>> = {
   password: members.password,
   'projects list': projects.list,
   'projects create': projects.create,
+  'projects rename': renameProject,
+  'projects delete': deleteProject,
   'projects capture': capture,
   'projects storage': storage,
   'projects retention': retention,

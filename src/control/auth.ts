@@ -100,6 +100,8 @@ export function createAuthenticator(store: Store, now: () => number = Date.now) 
     if (!record || !matches) refuse('The setup token is not valid.', 'Ask the project owner for a fresh install prompt.')
     if (record.revokedAt) refuse('The setup token was revoked.', 'Ask the project owner for a fresh install prompt.')
     if (record.expiresAt <= at) refuse('The setup token has expired.', 'Setup tokens last 30 days; ask the project owner for a fresh install prompt.')
+    // A deleted project's tokens are erased in the background; until then they authorise nothing.
+    if (!store.getProject(record.projectId)) refuse('The project was deleted.', 'Ask the organisation for the project that replaced it.')
     // A token a member minted dies with their membership (tokens an operator minted have no creator).
     if (record.createdBy !== undefined && store.getUser(record.createdBy)?.orgId !== store.getProject(record.projectId)?.orgId) {
       refuse('The member who minted this setup token was removed.', 'Ask the project owner for a fresh install prompt.')

@@ -11,6 +11,7 @@ import { createAuthenticator } from './auth.js'
 import { accountOperations } from './operations/accounts.js'
 import { createLoginThrottle } from './login-throttle.js'
 import { erasureOperations } from './operations/erasures.js'
+import { projectLifecycleOperations } from './operations/project-lifecycle.js'
 import { keyOperations } from './operations/keys.js'
 import { governanceOperations } from './operations/governance.js'
 import { memberOperations } from './operations/members.js'
@@ -69,6 +70,7 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
     ...memberOperations({ store: deps.store, publicUrl: deps.config.publicUrl, now, throttle }),
     ...governanceOperations(deps.store),
     ...erasureOperations({ store: deps.store, runner: erasures, scrubbed: deps.scrubbed ?? (() => false) }),
+    ...projectLifecycleOperations({ store: deps.store, runner: erasures, scrubbed: deps.scrubbed ?? (() => false) }),
   ]
   let document: unknown
   operations.push({

@@ -14,6 +14,8 @@ export const AUDIT_ACTIONS = [
   'key.create',
   'key.revoke',
   'project.create',
+  'project.rename',
+  'project.delete',
   'project.path_rules',
   'project.capture',
   'project.retention',

@@ -9,14 +9,31 @@ const rules = { type: 'array', minItems: 1, maxItems: 200, items: rule } as cons
 
 export const emptyBody = { type: 'object' } as const
 
+/** A project's name: something visible, at most 200 characters. */
+const projectName = { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' } as const
+
 export const createProjectBody = {
   type: 'object',
   required: ['name'],
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+    name: projectName,
     domain: { type: 'string', maxLength: 253 },
     pathRules: { type: 'array', maxItems: 200, items: rule },
   },
+} as const
+
+export const renameProjectBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['projectId', 'name'],
+  properties: { projectId, name: projectName },
+} as const
+
+export const deleteProjectBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['projectId'],
+  properties: { projectId },
 } as const
 
 export const projectPathRulesBody = {

@@ -79,10 +79,10 @@ export const erasureSchema = {
   properties: {
     id: { type: 'string' },
     projectId: { type: 'string' },
-    subject: { type: 'string', enum: ['sessionKey', 'visitorId', 'userId', 'query'], description: 'What kind of subject the request named.' },
+    subject: { type: 'string', enum: ['sessionKey', 'visitorId', 'userId', 'query', 'project'], description: 'What kind of subject the request named; `project`: a project\'s deletion (projects.delete).' },
     by: { ...erasureSubject, description: 'The subject itself: while the erasure runs, and afterwards for a query only (once done, the request no longer names whom it erased).' },
     state: { type: 'string', enum: ['queued', 'running', 'done'], description: 'done: nothing of it is answered any more and its bytes are out of the files (`scrubbed`).' },
-    phase: { type: 'string', enum: ['sessions', 'signals', 'fold-log', 'aggregates', 'forget'] },
+    phase: { type: 'string', enum: ['sessions', 'signals', 'fold-log', 'aggregates', 'forget', 'project'] },
     createdAt: { type: 'number' },
     updatedAt: { type: 'number' },
     finishedAt: { type: 'number', nullable: true },
@@ -117,4 +117,13 @@ export const erasureListAnswer = {
   type: 'object',
   required: ['erasures'],
   properties: { erasures: { type: 'array', items: erasureSchema } },
+} as const
+
+export const deleteProjectAnswer = {
+  type: 'object',
+  required: ['ok', 'erasure'],
+  properties: {
+    ok: { type: 'boolean' },
+    erasure: { ...erasureSchema, description: 'The erasure removing what was recorded in the project: poll it with erasures.get.' },
+  },
 } as const

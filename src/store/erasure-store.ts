@@ -20,14 +20,17 @@ export type ErasureSubject =
   | { userId: string }
   /** Sessions that started in [from, until) (ms since the epoch), and visited `page` (a page key) if given. */
   | { query: { from: number; until: number; page?: string } }
+  /** Everything recorded in the project, then the project itself (projects.delete; not a request erasures.create takes). */
+  | { project: true }
 
 export type ErasureState = 'queued' | 'running' | 'done'
 
 /**
  * sessions → signals → fold-log (entries pointing at removed batches) → aggregates → forget (the list of erased
- * session keys the request kept while it ran).
+ * session keys the request kept while it ran) → project (a project's deletion: its page index, counters and
+ * setup tokens).
  */
-export type ErasurePhase = 'sessions' | 'signals' | 'fold-log' | 'aggregates' | 'forget'
+export type ErasurePhase = 'sessions' | 'signals' | 'fold-log' | 'aggregates' | 'forget' | 'project'
 
 /** What an erasure removes (a dry run: would remove). */
 export interface ErasureCounts {
@@ -38,11 +41,13 @@ export interface ErasureCounts {
   signalBatches: number
 }
 
-export type SubjectKind = 'sessionKey' | 'visitorId' | 'userId' | 'query'
+export type SubjectKind = 'sessionKey' | 'visitorId' | 'userId' | 'query' | 'project'
 
 export interface ErasureRecord {
   id: string
   projectId: string
+  /** A project's deletion: its organisation, the project record being gone from the start. */
+  orgId?: string
   subject: SubjectKind
   /** Whom the request names: kept while it runs, and afterwards for a query only (a user id is recorded content). */
   by?: ErasureSubject
@@ -62,6 +67,7 @@ export interface NewErasure {
   id: string
   projectId: string
   by: ErasureSubject
+  orgId?: string
 }
 
 export interface ErasureStore {
@@ -83,7 +89,7 @@ export function emptyRemoved(): ErasureRecord['removed'] {
 }
 
 export function subjectKind(by: ErasureSubject): SubjectKind {
-  return 'sessionKey' in by ? 'sessionKey' : 'visitorId' in by ? 'visitorId' : 'userId' in by ? 'userId' : 'query'
+  return 'sessionKey' in by ? 'sessionKey' : 'visitorId' in by ? 'visitorId' : 'userId' in by ? 'userId' : 'project' in by ? 'project' : 'query'
 }
 
 /** A new run of a request: queued, nothing removed yet. */
@@ -107,6 +113,7 @@ export function finishErasure(erasure: ErasureRecord, now: number): void {
 
 /** Whether a session record is one the request names. */
 export function sessionMatches(by: ErasureSubject, session: { sk: string; vid: string; startedAt: number; identity?: { userId?: string }; pages: { page: string }[] }): boolean {
+  if ('project' in by) return true
   if ('sessionKey' in by) return session.sk === by.sessionKey
   if ('visitorId' in by) return session.vid === by.visitorId
   if ('userId' in by) return session.identity?.userId === by.userId
@@ -117,6 +124,7 @@ export function sessionMatches(by: ErasureSubject, session: { sk: string; vid: s
 
 /** Whether a signals batch names the request's subject by itself (a batch may arrive for a session whose chunks never did). */
 export function batchMatches(by: ErasureSubject, batch: { sk: string; vid: string }): boolean {
+  if ('project' in by) return true
   if ('sessionKey' in by) return batch.sk === by.sessionKey
   if ('visitorId' in by) return batch.vid === by.visitorId
   return false

@@ -50,3 +50,29 @@ t.test('erase: one subject, a dry run, an erasure followed to its end, and erasu
   const left = await fetch(`${cluster.url}/api/v1/cli/sessions.list`, { method: 'POST', headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ projectId }) })
   t.same((await left.json()).sessions.map((s: any) => s.sessionKey), ['s3'])
 })
+
+t.test('projects rename, and projects delete only with --yes', async (t) => {
+  const { seeded, svc } = await cliSetup(t, cluster)
+  const env = { SVC_API_KEY: seeded.apiKey }
+  const projectId = seeded.project.id
+  const body = Buffer.from(JSON.stringify([{ type: 3, timestamp: NOW, data: { source: 1 } }]))
+  t.equal(await postChunk(cluster.url, seeded.project.publicKey, { sk: 's1', seq: 0, startedAt: NOW - 60_000, firstTs: NOW - 60_000, lastTs: NOW - 1_000 }, body), 200)
+
+  const renamed = await svc(['projects', 'rename', projectId, 'Shop (EU)'], { env })
+  t.equal(renamed.code, 0, renamed.stderr)
+  t.match(renamed.stdout, /Renamed: prj_\w+ is now Shop \(EU\)\./)
+  const blank = await svc(['projects', 'rename', projectId, '  ', '--json'], { env })
+  t.same([blank.code, blank.error?.code], [1, 'invalid_request'], 'a blank name: the server\'s code')
+  const missing = await svc(['projects', 'rename', 'prj_nothere', 'X', '--json'], { env })
+  t.same([missing.code, missing.error?.code], [1, 'not_found'])
+
+  const unconfirmed = await svc(['projects', 'delete', projectId, '--json'], { env })
+  t.same([unconfirmed.code, unconfirmed.error?.code], [2, 'usage'], 'no deletion without --yes')
+  t.equal((await svc(['projects', 'list', '--json'], { env })).json.projects.length, 1, 'and the project is still there')
+  const deleted = await svc(['projects', 'delete', projectId, '--yes', '--json'], { env })
+  t.equal(deleted.code, 0, deleted.stderr)
+  t.match(deleted.json, { ok: true, erasure: { state: 'done', subject: 'project', removed: { sessions: 1, chunks: 1 } } })
+  t.same((await svc(['projects', 'list', '--json'], { env })).json.projects, [])
+  const again = await svc(['projects', 'delete', projectId, '--yes', '--json'], { env })
+  t.same([again.code, again.error?.code], [1, 'not_found'], 'a deleted project is not found')
+})

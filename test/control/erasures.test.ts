@@ -34,6 +34,9 @@ t.test('erasure requests: bounds, dry run, background erasure by user id, idempo
     t.equal(await postSignals(cluster.url, project.publicKey, { sk, vid: `v-${sk}`, clicks: [{ url: 'https://shop.test/', ts: NOW - 30_000, xRatio: 0.5, yDoc: 10, kind: 'rage', n: 3 }] }), 200)
   }
   const post = (route: string, payload: unknown, token = apiKey) => call(cluster.url, route, { token, body: payload })
+  // Folded before any erasure, so that there are aggregate entries to erase.
+  const folded = await until(() => post('/cli/friction.list', { projectId: project.id, since: NOW - 3_600_000, until: NOW + 60_000 }), (a) => a.body.items?.length === 3)
+  t.equal(folded.body.items.length, 3, 'the fold counted every session')
 
   t.test('refuses what is not an erasure request, with status and code', async (t) => {
     const refusals: [string, unknown, number, string][] = [

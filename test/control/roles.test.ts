@@ -31,7 +31,7 @@ const ROLE_TABLE: Record<string, Role | 'anyone'> = {
   createProject: 'admin', setProjectPathRules: 'admin', setProjectCapture: 'admin', setProjectRetention: 'admin', backfillProjectPages: 'admin',
   mintSetupToken: 'admin', revokeSetupTokens: 'admin', createApiKey: 'admin', createInvite: 'admin', listInvites: 'admin', revokeInvite: 'admin',
   // erasure
-  createErasure: 'admin', getErasure: 'admin', listErasures: 'admin',
+  createErasure: 'admin', getErasure: 'admin', listErasures: 'admin', renameProject: 'admin', deleteProject: 'admin',
   // the owner's alone
   removeMember: 'owner', setMemberRole: 'owner', listAuditLog: 'owner',
 }

@@ -167,6 +167,31 @@ export function erasureSuite(t: Test, open: ErasureStoreFactory): void {
     t.same(store.listErasures(p).map((e) => e.id), ['er_1'])
   })
 
+  t.test('deleting a project: gone at once for readers and ingest, then everything recorded in it, and nothing of another project', async (t) => {
+    const { store } = await open(t)
+    const p = await seeded(store)
+    const other = await seeded(store)
+    const { publicKey } = store.getProject(p)!
+    await store.putSetupToken({ id: 'st_1', projectId: p, digestHex: '00', createdAt: H0, expiresAt: H0 + HOUR_MS })
+    await store.startErasure({ id: 'er_p', projectId: p, orgId: 'org_1', by: { project: true } }, H0)
+    t.equal(store.getProject(p), undefined, 'the project is gone at once')
+    t.equal(store.projectIdForPublicKey(publicKey), undefined, 'and its public key records nothing more')
+    t.notOk(store.listProjects('org_1').some((project) => project.id === p))
+    const { record } = await finish(store, 'er_p', 5)
+    t.match(record, { state: 'done', subject: 'project', orgId: 'org_1', removed: { sessions: 3, chunks: 6, signalBatches: 3 } })
+    t.same(sessionKeys(store, p), [])
+    t.same(signalKeys(store, p), [])
+    t.same(store.listFriction(p, { ...DAY, limit: 10 }).items, [])
+    t.same(store.topElements(p, { ...DAY, limit: 10 }), [])
+    t.same(store.pageInsights(p, DAY), [])
+    t.same(store.listPages(p), [])
+    t.same(store.listSetupTokens(p), [])
+    t.match(store.projectStats(p), { sessionCount: 0, chunkCount: 0, bytes: 0, signalBatches: 0 })
+    t.same(sessionKeys(store, other), ['ada', 'bob', 'cy'], 'another project keeps everything')
+    t.same(frictionKeys(store, other), ['ada', 'bob', 'cy'])
+    t.equal(store.listPages(other).length, 1)
+  })
+
   t.test('an erasure stopped part-way resumes after a reopen and completes', async (t) => {
     const under = await open(t)
     const p = await seeded(under.store)

@@ -1,10 +1,10 @@
 /**
- * erase and erasures (issue 34): delete everything recorded about a session,
+ * erase, erasures, projects rename and projects delete (issue 34): delete everything recorded about a session,
  * a visitor, a user or a time range's sessions, with a dry run that counts
  * what would go; the erasure runs on the server, and this command follows it
  * until it is done, printing its progress to stderr.
  */
-import type { CreateErasureAnswer, CreateErasureBody, Erasure, ErasureAnswer, ErasureListAnswer } from '../../../src/schemas/types.js'
+import type { CreateErasureAnswer, CreateErasureBody, Erasure, ErasureAnswer, ErasureListAnswer, ProjectAnswer } from '../../../src/schemas/types.js'
 import { sleep, type Context } from '../context.js'
 import { CliError } from '../errors.js'
 import { formatBytes } from './storage.js'
@@ -77,4 +77,29 @@ export async function erasures(ctx: Context): Promise<void> {
       e.scrubbed ? 'yes' : 'not yet',
     ]),
   )
+}
+
+export async function rename(ctx: Context): Promise<void> {
+  const [projectId, name] = ctx.args
+  const { project } = await ctx.api().call<ProjectAnswer>('/cli/projects.rename', { projectId, name })
+  if (ctx.out.json) return ctx.out.data({ project })
+  ctx.out.line(`${ctx.out.green('Renamed')}: ${project.id} is now ${project.name}.`)
+}
+
+/** Asks for --yes: a deletion takes every recording of the project with it, and cannot be undone. */
+export async function remove(ctx: Context): Promise<void> {
+  const projectId = ctx.args[0]
+  if (ctx.flags.yes !== true) {
+    throw new CliError('usage', `Deleting ${projectId} erases everything recorded in it, for good. Add --yes to go ahead.`, { hint: `svc projects delete ${projectId} --yes`, exit: 2 })
+  }
+  const answer = await ctx.api().call<{ ok: boolean; erasure: Erasure }>('/cli/projects.delete', { projectId })
+  let erasure = answer.erasure
+  ctx.out.note(`Project ${projectId} deleted; erasing what it recorded (${erasure.id}).`)
+  while (erasure.state !== 'done' && ctx.flags['no-wait'] !== true) {
+    await sleep(POLL_MS)
+    erasure = (await ctx.api().call<ErasureAnswer>('/cli/erasures.get', { erasureId: erasure.id })).erasure
+    ctx.out.note(`${erasure.state}, ${erasure.phase}: ${erasure.sessionsExamined} sessions examined, ${erasure.removed.sessions} erased`)
+  }
+  if (ctx.out.json) return ctx.out.data({ ok: true, erasure })
+  ctx.out.line(erasure.state === 'done' ? `${ctx.out.green('Deleted')}: ${removedLine(ctx, erasure)}.` : `Deleted; erasure ${erasure.id} is ${erasure.state}.`)
 }

@@ -36,8 +36,16 @@ export interface ErasureDeps {
   scrubbed: (erasure: ErasureRecord) => boolean
 }
 
+/** An erasure as the API answers it: a project's deletion names no subject beyond its kind. */
 export function erasureView(erasure: ErasureRecord, scrubbed: boolean) {
-  return { ...erasure, finishedAt: erasure.finishedAt ?? null, scrubbed }
+  const { by, orgId: _orgId, ...rest } = erasure
+  const subject = by && !('project' in by) ? { by } : {}
+  return { ...rest, ...subject, finishedAt: erasure.finishedAt ?? null, scrubbed }
+}
+
+/** The organisation an erasure belongs to: its project's, or, for a project's deletion, the one recorded with it. */
+function orgOf(store: Store, erasure: ErasureRecord): string | undefined {
+  return erasure.orgId ?? store.getProject(erasure.projectId)?.orgId
 }
 
 export function erasureOperations({ store, runner, scrubbed }: ErasureDeps): Operation<ApiKeyAuth>[] {
@@ -76,9 +84,8 @@ export function erasureOperations({ store, runner, scrubbed }: ErasureDeps): Ope
       errors: ['invalid_request', 'not_found'],
       handle({ auth, body }) {
         const erasure = store.getErasure(body.erasureId)
-        const project = erasure && store.getProject(erasure.projectId)
         // Another organisation's erasure is answered like one that does not exist.
-        if (!erasure || !project || project.orgId !== auth.orgId) throw new ApiError('not_found', NO_SUCH_ERASURE)
+        if (!erasure || orgOf(store, erasure) !== auth.orgId) throw new ApiError('not_found', NO_SUCH_ERASURE)
         return { erasure: view(erasure) }
       },
     }),

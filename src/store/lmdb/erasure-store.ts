@@ -4,13 +4,15 @@
  * environment (sessions, signals, fold log) or of the aggregates' (derived
  * entries), saving the request's cursor with what it removed.
  */
-import type { ErasureCounts, ErasureRecord, ErasureStore, ErasureSubject, NewErasure } from '../erasure-store.js'
+import type { ErasureCounts, ErasurePhase, ErasureRecord, ErasureStore, ErasureSubject, NewErasure } from '../erasure-store.js'
 import { finishErasure, queuedErasure } from '../erasure-store.js'
 import { LmdbAccounts } from './accounts.js'
 import {
   countErasure,
+  detachProject,
   eraseAggregatesStep,
   eraseFoldLogStep,
+  eraseProjectStep,
   eraseSessionsStep,
   eraseSignalsStep,
   forgetErasedStep,
@@ -18,7 +20,13 @@ import {
   type StoredErasure,
 } from './erasure.js'
 
-const NEXT_PHASE = { sessions: 'signals', signals: 'fold-log', 'fold-log': 'aggregates', aggregates: 'forget', forget: undefined } as const
+const NEXT_PHASE = { sessions: 'signals', signals: 'fold-log', 'fold-log': 'aggregates', aggregates: 'forget', forget: 'project', project: undefined } as const
+
+/** The phase after `phase`: only a project's deletion has a `project` phase. */
+function nextPhase(erasure: ErasureRecord): ErasurePhase | undefined {
+  const next = NEXT_PHASE[erasure.phase]
+  return next === 'project' && erasure.subject !== 'project' ? undefined : next
+}
 
 const publicRecord = ({ cursor: _cursor, ...record }: StoredErasure): ErasureRecord => record
 
@@ -44,8 +52,9 @@ export abstract class LmdbErasure extends LmdbAccounts implements ErasureStore {
     let answer: StoredErasure | undefined
     await this.settle(this.write(() => {
       const existing = erasures.get(request.id)
-      if (existing && existing.state !== 'done') answer = existing
-      else erasures.put(request.id, (answer = queuedErasure(request, now, (existing?.runs ?? 0) + 1)))
+      if (existing && existing.state !== 'done') return void (answer = existing)
+      erasures.put(request.id, (answer = queuedErasure(request, now, (existing?.runs ?? 0) + 1)))
+      if ('project' in request.by) detachProject(this.tables, request.projectId)
     }))
     return publicRecord(answer!)
   }
@@ -76,9 +85,13 @@ export abstract class LmdbErasure extends LmdbAccounts implements ErasureStore {
         case 'forget':
           through = forgetErasedStep(own, erasure, budget)
           break
+        case 'project':
+          eraseProjectStep(this.tables, erasure)
+          through = true
+          break
       }
       if (through) {
-        const next = NEXT_PHASE[erasure.phase]
+        const next = nextPhase(erasure)
         delete erasure.cursor
         if (next) erasure.phase = next
         else finishErasure(erasure, now)

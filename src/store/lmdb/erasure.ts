@@ -160,8 +160,13 @@ export function eraseAggregatesStep(tables: Tables, own: ErasureTables, erasure:
     if (tables.derived.doesExist(key)) removed += 1
     tables.derived.remove(key)
   }
+  const wholeProject = 'project' in subjectOf(erasure)
   for (const { key, value } of taken) {
     erasure.cursor = key as Key
+    if (wholeProject) {
+      remove(key as Key)
+      continue
+    }
     const parts = key as (string | number)[]
     const [, gen, tag] = parts
     const base = [projectId, gen]
@@ -196,7 +201,9 @@ export function eraseAggregatesStep(tables: Tables, own: ErasureTables, erasure:
     }
   }
   erasure.removed.aggregateEntries += removed
-  return taken.length < limit
+  const through = taken.length < limit
+  if (through && wholeProject) tables.derivedState.remove(projectId)
+  return through
 }
 
 function unlabel(tables: Tables, key: Key): void {
@@ -211,6 +218,32 @@ export function forgetErasedStep(own: ErasureTables, erasure: StoredErasure, lim
   const keys = Array.from(own.erased.getKeys({ start: [erasure.id], end: [erasure.id, MAX_KEY_PART], limit: limit + 1 }))
   for (const key of keys.slice(0, limit)) own.erased.remove(key)
   return keys.length <= limit
+}
+
+/**
+ * A project's deletion, last phase: what the project kept apart from its sessions (its page indexes, counters,
+ * backfill and setup tokens). The project record and its public key went when the deletion was requested.
+ */
+export function eraseProjectStep(tables: Tables, erasure: StoredErasure): void {
+  const { projectId } = erasure
+  for (const table of [tables.pages, tables.pagesNext]) {
+    for (const key of Array.from(table.getKeys(projectRange(projectId)))) table.remove(key)
+  }
+  for (const key of Array.from(tables.setupTokensByProject.getKeys(projectRange(projectId)))) {
+    tables.setupTokens.remove((key as [string, string])[1])
+    tables.setupTokensByProject.remove(key)
+  }
+  tables.projectStats.remove(projectId)
+  tables.backfills.remove(projectId)
+}
+
+/** When a project's deletion is requested, in its transaction: the project is gone for every reader and for ingest at once. */
+export function detachProject(tables: Tables, projectId: string): void {
+  const project = tables.projects.get(projectId)
+  if (!project) return
+  tables.projectsByKey.remove(project.publicKey)
+  tables.projectsByOrg.remove([project.orgId, projectId])
+  tables.projects.remove(projectId)
 }
 
 /** A dry run over a read snapshot: the project's sessions and batches the request names now. */

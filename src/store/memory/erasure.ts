@@ -49,6 +49,8 @@ export abstract class MemoryErasure implements ErasureStore {
     if (existing && existing.state !== 'done') return copy(existing)
     const erasure = queuedErasure(copy(request), now, (existing?.runs ?? 0) + 1)
     this.erasures.set(request.id, erasure)
+    // A project's deletion: gone for every reader and for ingest at once, as in LMDB (lmdb/erasure.ts detachProject).
+    if ('project' in request.by) this.data.projects.delete(request.projectId)
     return copy(erasure)
   }
 
@@ -92,9 +94,19 @@ export abstract class MemoryErasure implements ErasureStore {
       batchesRemoved(this.data)
     }
     erasedKeys.delete(erasure)
+    if ('project' in by) this.eraseProject(projectId)
     erasure.phase = 'forget'
     finishErasure(erasure, now)
     return copy(erasure)
+  }
+
+  /** What a deleted project kept apart from its sessions. */
+  private eraseProject(projectId: string): void {
+    this.data.sessions.delete(projectId)
+    this.data.pages.delete(projectId)
+    this.data.projectStats.delete(projectId)
+    this.data.backfills.delete(projectId)
+    for (const [id, token] of this.data.setupTokens) if (token.projectId === projectId) this.data.setupTokens.delete(id)
   }
 
   private eraseSession(session: SessionRecord, removed: ErasureRecord['removed']): void {

@@ -1,0 +1,56 @@
+/**
+ * Projects end cleanly (issue 34): renamed, and deleted with everything
+ * recorded in them by the erasure path (src/store/erasure-store.ts, subject
+ * `project`). A deleted project is gone at once: no list shows it, every
+ * operation naming it answers 404 like a project that never was, its public
+ * key records nothing more and its setup tokens authorise nothing; what it
+ * recorded then leaves in the background, and the files by the compaction.
+ */
+import { ApiError } from '../../errors.js'
+import { deleteProjectBody, projectAnswer, renameProjectBody } from '../../schemas/control.js'
+import { deleteProjectAnswer } from '../../schemas/erasure.js'
+import type { ApiKeyAuth } from '../auth.js'
+import { operation, type Operation } from '../router.js'
+import { erasureIdOf, erasureView, type ErasureDeps } from './erasures.js'
+import { ownedProject, projectView } from './projects.js'
+
+export function projectLifecycleOperations({ store, runner, scrubbed }: ErasureDeps): Operation<ApiKeyAuth>[] {
+  return [
+    operation({
+      operationId: 'renameProject',
+      method: 'POST',
+      route: '/cli/projects.rename',
+      credential: 'apiKey',
+      minRole: 'admin',
+      audit: ({ body }) => ({ action: 'project.rename', target: body.projectId }),
+      summary: 'Renames the project. Its id, public key and everything recorded stay.',
+      body: renameProjectBody,
+      response: projectAnswer,
+      errors: ['invalid_request', 'not_found'],
+      async handle({ auth, body }) {
+        ownedProject(store, auth, body.projectId)
+        const updated = await store.updateProject(body.projectId, { name: body.name.trim() })
+        if (!updated) throw new ApiError('not_found')
+        return { project: projectView(store, updated) }
+      },
+    }),
+    operation({
+      operationId: 'deleteProject',
+      method: 'POST',
+      route: '/cli/projects.delete',
+      credential: 'apiKey',
+      minRole: 'admin',
+      audit: ({ body }) => ({ action: 'project.delete', target: body.projectId }),
+      summary:
+        'Deletes the project and everything recorded in it. At once it leaves every list, its public key records nothing more and its setup tokens stop working; its recordings, signals, aggregates, pages and tokens are then erased in the background (poll erasures.get with the answer\'s erasure id).',
+      body: deleteProjectBody,
+      response: deleteProjectAnswer,
+      errors: ['invalid_request', 'not_found'],
+      async handle({ auth, body }) {
+        const project = ownedProject(store, auth, body.projectId)
+        const erasure = await runner.start({ id: erasureIdOf(project.id, { project: true }), projectId: project.id, orgId: project.orgId, by: { project: true } })
+        return { ok: true, erasure: erasureView(erasure, erasure.state === 'done' && scrubbed(erasure)) }
+      },
+    }),
+  ]
+}
