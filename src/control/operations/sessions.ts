@@ -101,7 +101,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
       route: '/cli/sessions.list',
       credential: 'apiKey',
       minRole: 'viewer',
-      summary: 'Sessions newest first, filtered, `limit` at a time: follow nextCursor. The order is by start time, which never changes, so following it neither skips nor repeats a session while new ones arrive.',
+      summary: 'Sessions newest first, filtered, `limit` at a time: follow nextCursor. The order is by start time, which never changes, so following it neither skips nor repeats a session while new ones arrive. A search by what happened (`visited`, `clicked`, `error`) answers each session\'s first matching moment (`match`) and every match (`matches`).',
       body: sessionsListBody,
       response: sessionsListAnswer,
       errors: ['invalid_request', 'not_found'],
