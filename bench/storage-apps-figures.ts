@@ -5,8 +5,16 @@
  * A chunk is stored gzipped as a whole, so the stored bytes of one kind of
  * event are an estimate: each chunk's events are gzipped kind by kind and the
  * chunk's stored size is shared out in proportion.
+ *
+ * How the same events would compress otherwise, as an A/B that needs no second
+ * run: each chunk's JSON with brotli instead of the browser's gzip, and the
+ * whole session's JSON as one brotli stream with a 16 MiB window (what storing
+ * a session as one longer segment, compacted on the server, would keep).
+ * And how much of the mutations repeats: the JSON of added nodes that, ids
+ * left out, the session already added before (what sending a re-rendered
+ * subtree once could save at most).
  */
-import { gunzipSync, gzipSync } from 'node:zlib'
+import { brotliCompressSync, constants, gunzipSync, gzipSync } from 'node:zlib'
 import type { Store } from '../src/store/store.js'
 
 /** rrweb's IncrementalSource, by number (rrweb types, `IncrementalSource`). */
@@ -31,10 +39,25 @@ export interface SessionFigures {
   json: number
   fullSnapshots: number
   byKind: Record<string, KindFigure>
+  /** Bytes with brotli (quality 9): each chunk on its own, and the session as one stream. */
+  brotliChunks: number
+  brotliSession: number
+  /** JSON of mutation adds, and of those the session had added before (ids left out). */
+  addedJson: number
+  repeatedJson: number
 }
 
+/** An added node's JSON without its ids: equal for a node re-rendered as it was. */
+const withoutIds = (add: { node?: Record<string, unknown> }) => JSON.stringify({ ...add.node, id: 0, rootId: 0 })
+
+/** Brotli quality 9: about gzip's speed of compression on this JSON; 11 is several times slower for a few % more. */
+const brotli = (text: string, window: number) =>
+  brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_LGWIN]: window, [constants.BROTLI_PARAM_SIZE_HINT]: text.length } }).byteLength
+
 export function sessionFigures(store: Store, projectId: string, sk: string): SessionFigures {
-  const figures: SessionFigures = { recordedMs: 0, chunks: 0, stored: 0, largestChunk: 0, json: 0, fullSnapshots: 0, byKind: {} }
+  const figures: SessionFigures = { recordedMs: 0, chunks: 0, stored: 0, largestChunk: 0, json: 0, fullSnapshots: 0, byKind: {}, brotliChunks: 0, brotliSession: 0, addedJson: 0, repeatedJson: 0 }
+  const session: string[] = []
+  const added = new Set<string>()
   let first = Infinity
   let last = 0
   for (const info of store.listChunks(projectId, sk)) {
@@ -46,11 +69,23 @@ export function sessionFigures(store: Store, projectId: string, sk: string): Ses
     figures.stored += bytes.byteLength
     figures.largestChunk = Math.max(figures.largestChunk, bytes.byteLength)
     const raw = Buffer.from(bytes)
-    const events = JSON.parse((info.encoding === 'gzip' ? gunzipSync(raw) : raw).toString('utf8')) as { type: number; data?: { source?: number } }[]
+    const json = (info.encoding === 'gzip' ? gunzipSync(raw) : raw).toString('utf8')
+    figures.brotliChunks += brotli(json, 22)
+    session.push(json)
+    const events = JSON.parse(json) as { type: number; data?: { source?: number } }[]
     const parts = new Map<string, string[]>()
     for (const event of events) {
       const kind = kindOf(event)
       if (event.type === 2) figures.fullSnapshots++
+      if (event.type === 3 && event.data?.source === 0) {
+        for (const add of (event.data as { adds?: { node?: Record<string, unknown> }[] }).adds ?? []) {
+          const key = withoutIds(add)
+          const bytes = Buffer.byteLength(JSON.stringify(add))
+          figures.addedJson += bytes
+          if (added.has(key)) figures.repeatedJson += bytes
+          else added.add(key)
+        }
+      }
       const text = JSON.stringify(event)
       figures.json += Buffer.byteLength(text)
       let list = parts.get(kind)
@@ -66,6 +101,7 @@ export function sessionFigures(store: Store, projectId: string, sk: string): Ses
     }
   }
   figures.recordedMs = last > first ? last - first : 0
+  figures.brotliSession = brotli(session.join('\n'), 24)
   return figures
 }
 
@@ -83,16 +119,24 @@ export interface Row {
   snapshotStored: number
   largestChunk: number
   byKind: Record<string, KindFigure>
+  brotliChunks: number
+  brotliSession: number
+  addedJson: number
+  repeatedJson: number
 }
 
 export function addUp(app: string, minutes: number, sessions: SessionFigures[], styles: number): Row {
-  const row: Row = { app, minutes, sessions: sessions.length, recordedMinutes: 0, stored: 0, styles, json: 0, fullSnapshots: 0, snapshotStored: 0, largestChunk: 0, byKind: {} }
+  const row: Row = { app, minutes, sessions: sessions.length, recordedMinutes: 0, stored: 0, styles, json: 0, fullSnapshots: 0, snapshotStored: 0, largestChunk: 0, byKind: {}, brotliChunks: 0, brotliSession: 0, addedJson: 0, repeatedJson: 0 }
   for (const s of sessions) {
     row.recordedMinutes += s.recordedMs / 60_000
     row.stored += s.stored
     row.json += s.json
     row.fullSnapshots += s.fullSnapshots
     row.largestChunk = Math.max(row.largestChunk, s.largestChunk)
+    row.brotliChunks += s.brotliChunks
+    row.brotliSession += s.brotliSession
+    row.addedJson += s.addedJson
+    row.repeatedJson += s.repeatedJson
     for (const [kind, f] of Object.entries(s.byKind)) {
       const sum = (row.byKind[kind] ??= { json: 0, stored: 0 })
       sum.json += f.json
@@ -133,6 +177,19 @@ export function kindTable(rows: Row[]): string[] {
       return `${kB(f.stored / minutes)} (${kB(f.json / minutes)})`
     })
     lines.push(`| ${kind} | ${cells.join(' | ')} |`)
+  }
+  return lines
+}
+
+export function compressionTable(rows: Row[]): string[] {
+  const lines = [
+    '| App | Session | As stored (gzip per chunk, by the browser) kB / min | brotli per chunk | brotli, the session as one stream | Mutation adds, JSON kB / min | of which added before (ids aside) |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+  ]
+  for (const r of rows) {
+    const minutes = Math.max(r.recordedMinutes, 1e-9)
+    const cell = (bytes: number) => `${kB((bytes + r.styles) / minutes)} (${pct(bytes, r.stored)})`
+    lines.push(`| ${r.app} | ${r.minutes} min | ${kB(perMinute(r))} | ${cell(r.brotliChunks)} | ${cell(r.brotliSession)} | ${kB(r.addedJson / minutes)} | ${pct(r.repeatedJson, r.addedJson)} |`)
   }
   return lines
 }

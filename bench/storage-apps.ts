@@ -21,7 +21,7 @@ import { chromium, type Browser } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
 import { ROOT, startCluster } from '../test/helpers/cluster.js'
 import { seedProject, storeAt } from '../test/helpers/seed.js'
-import { addUp, kindTable, perMinute, sessionFigures, summaryTable, type Row } from './storage-apps-figures.js'
+import { addUp, compressionTable, kindTable, perMinute, sessionFigures, summaryTable, type Row } from './storage-apps-figures.js'
 import { APPS, visitFor, type App } from './storage-apps-visitors.js'
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)
@@ -90,6 +90,10 @@ function section(rows: Row[], browserVersion: string, took: number): string {
     'By event kind: stored kB per recorded minute (estimated, see bench/storage-apps-figures.ts), and event JSON kB per minute in brackets.',
     '',
     ...kindTable(rows),
+    '',
+    'The same events compressed otherwise (kB per recorded minute, stylesheet texts included as above; in brackets the chunks\' bytes against those stored):',
+    '',
+    ...compressionTable(rows),
     '',
   ].join('\n')
 }
