@@ -14,5 +14,6 @@ await importInTurn(t, [
   new URL('../front/ingest-chunk-answers.test.js', import.meta.url),
   new URL('../front/ingest-chunk-storage.test.js', import.meta.url),
   new URL('../front/ingest-signals-answers.test.js', import.meta.url),
+  new URL('../front/ingest-styles.test.js', import.meta.url),
   new URL('../front/cors.test.js', import.meta.url),
 ])

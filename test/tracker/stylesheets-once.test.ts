@@ -2,13 +2,13 @@
  * Stylesheets sent once per project (issue 32): the tracker stores a large
  * stylesheet's text once (POST /api/styles, checked against its SHA-256) and
  * leaves a reference in the recording; sessions.events puts the text back, so
- * rrweb's replayer shows the page with its styles. Also what /api/styles
- * answers to bad uploads.
+ * rrweb's replayer shows the page with its styles. What /api/styles answers
+ * is test/front/ingest-styles.test.ts.
  */
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { gunzipSync, gzipSync } from 'node:zlib'
+import { gunzipSync } from 'node:zlib'
 import t from 'tap'
 import { call } from '../helpers/api.js'
 import { flushTracker, openPage, storedChunks, until } from '../helpers/browser.js'
@@ -17,13 +17,9 @@ import { recordingHarness } from '../helpers/recording.js'
 const require = createRequire(import.meta.url)
 const REPLAY_DIR = dirname(require.resolve('@rrweb/replay'))
 
-const upload = (url: string, query: string, body: Uint8Array | string) => fetch(`${url}/api/styles?${query}`, { method: 'POST', body: body as BodyInit })
-const answer = async (res: Response) => ({ status: res.status, code: ((await res.json()) as { code?: string }).code })
-
-// One cluster for both tests: starting one is most of their time.
-const { cluster, seeded, projectId, store, fixtures, browser, record } = await recordingHarness(t)
 
 t.test('a large stylesheet is stored once per project and replays from the events API with its styles', async (t) => {
+  const { cluster, seeded, projectId, store, fixtures, browser, record } = await recordingHarness(t)
 
   // Two visits of the same page: the stylesheet's text is stored once, each recording refers to it.
   const sessions: string[] = []
@@ -83,20 +79,3 @@ t.test('a large stylesheet is stored once per project and replays from the event
   t.equal(viewer.pageErrors.length, 0, 'the replay ran without errors')
 })
 
-t.test('/api/styles refuses what it cannot keep, with a code', async (t) => {
-  const pk = seeded.project.publicKey
-  const text = 'p { color: teal }'
-  const hash = createHash('sha256').update(text).digest('hex')
-  t.same(await answer(await upload(cluster.url, `pk=${pk}&hash=${'0'.repeat(64)}`, text)), { status: 400, code: 'invalid_request' }, 'a text that is not the hash')
-  t.same(await answer(await upload(cluster.url, `pk=${pk}&hash=${hash.toUpperCase()}`, text)), { status: 400, code: 'invalid_request' }, 'a hash not in lowercase hex')
-  t.same(await answer(await upload(cluster.url, `pk=${pk}`, text)), { status: 400, code: 'invalid_request' }, 'no hash')
-  t.same(await answer(await upload(cluster.url, `pk=svc_pk_${'0'.repeat(32)}&hash=${hash}`, text)), { status: 404, code: 'not_found' }, 'an unknown key')
-  t.same(await answer(await upload(cluster.url, `pk=${pk}&hash=${hash}`, Buffer.alloc(1_000_001, 0x20))), { status: 413, code: 'payload_too_large' }, 'a body over 1,000,000 bytes')
-  const bomb = Buffer.alloc(4 * 1024 * 1024 + 1, 0x20)
-  t.same(await answer(await upload(cluster.url, `pk=${pk}&hash=${createHash('sha256').update(bomb).digest('hex')}`, gzipSync(bomb))), { status: 400, code: 'invalid_request' }, 'a gzip body past 4 MiB inflated')
-  t.equal(store.getStyle(projectId, hash), undefined, 'nothing of them stored')
-  t.same(await answer(await upload(cluster.url, `pk=${pk}&hash=${hash}`, gzipSync(text))), { status: 200, code: undefined }, 'the right text, gzipped, is stored')
-  t.same(await answer(await upload(cluster.url, `pk=${pk}&hash=${hash}`, text)), { status: 200, code: undefined }, 'again, raw: answered, already held')
-  await until('the stylesheet stored', () => store.getStyle(projectId, hash))
-  t.equal(gunzipSync(store.getStyle(projectId, hash)!).toString(), text)
-})
