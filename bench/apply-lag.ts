@@ -88,7 +88,8 @@ export function sampleApplyLag(log: NatsLog, followerUrl: string, streams: strin
       const seconds = ({ s, i }: { s: LagSample; i: number }) => Math.max(...streams.map((stream) => secondsBehind(samples, i, stream, s.head[stream] - s.behind[stream] + 1)))
       const secondsOf = ({ s, i }: { s: LagSample; i: number }) => (total(s) === 0 ? 0 : seconds({ s, i }))
       const end = during[during.length - 1]
-      const caught = samples.find((s) => s.at > loadTo && total(s) === 0)
+      // From the last sample of the load on: a node already at 0 then caught up when the load ended.
+      const caught = samples.find((s) => s.at >= (end?.s.at ?? loadTo) && total(s) === 0)
       return {
         streams,
         loadFrom,
@@ -98,7 +99,7 @@ export function sampleApplyLag(log: NatsLog, followerUrl: string, streams: strin
         maxSeconds: Math.max(0, ...during.map(secondsOf)),
         endEntries: end ? total(end.s) : 0,
         endSeconds: end ? secondsOf(end) : 0,
-        caughtUpAfter: caught ? caught.at - loadTo : undefined,
+        caughtUpAfter: caught ? Math.max(0, caught.at - loadTo) : undefined,
       }
     },
   }
