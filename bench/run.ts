@@ -20,7 +20,9 @@
  *   8. one front on the native uWebSockets.js build against one on the pure-Node
  *      fallback (UWS_USE_FALLBACK=1), alternating, to price running without a native build;
  *   9. the cluster mode: one node on three local nats-servers against one on
- *      its embedded LMDB, the NATS servers' CPU counted (bench/nats-stage.ts);
+ *      its embedded LMDB and against a raw JetStream publisher on the same
+ *      streams, the NATS servers' CPU counted, with a second node's apply
+ *      lag (bench/nats-stage.ts);
  * then writes bench/RESULTS.md. Loopback only; every server is stopped and
  * every data directory removed at the end.
  *
