@@ -92,7 +92,7 @@ export async function runPrimary(config: Config): Promise<void> {
     unit.child = child
     child.on('message', (message: ChildMessage) => {
       if (message?.type === 'ready') onReady?.(message)
-      else if (message?.type === 'compact') compactOnline()
+      else if (message?.type === 'compact') compactWhenServing()
       else hub.handle(child, message)
     })
     child.on('exit', (code, signal) => {
@@ -138,6 +138,14 @@ export async function runPrimary(config: Config): Promise<void> {
 
   let compacting: Promise<void> | undefined
   let compactAgain = false
+  let compactOnceStarted = false
+
+  /** Not while starting: the fronts being launched would be stopped before they first answered ready. */
+  function compactWhenServing(): void {
+    if (started) compactOnline()
+    else compactOnceStarted = true
+  }
+
   /**
    * An erasure finished (the control worker asks): stop every child, compact, start them again, control first.
    * Requests while one runs make one more after it.
@@ -168,6 +176,7 @@ export async function runPrimary(config: Config): Promise<void> {
   await launch('control', CONTROL_ENTRY)
   const fronts = await Promise.all(Array.from({ length: config.workers }, (_, i) => launch(`front-${i + 1}`, FRONT_ENTRY)))
   started = true
+  if (compactOnceStarted) compactOnline()
   const native = fronts.every((m) => m.native === true)
   const http = fronts[0]?.http
   log.info('listening', { url: `http://${config.host}:${port}`, port, workers: config.workers, native, http, dataDir: config.dataDir })

@@ -2,8 +2,8 @@
  * Gone means gone, in the files (issue 34): sessions recorded with unique
  * markers (in the page text of JSON chunks, stored as they arrive, in the
  * page URL's query, in a rage click's label and, for the user, in the user id
- * given to `identify`) are erased, one by session key and two by user id; the
- * service is stopped in the middle of the erasures and started again; once
+ * given to `identify`) are erased, one by session key and two by user id, and
+ * a project holding another is deleted; the service is stopped in the middle of the erasures and started again; once
  * they are done and the store compacted, no file under DATA_DIR holds a
  * marker, while a session kept holds its own, and no API answers anything of
  * the erased sessions. Each marker is first shown to be in the files, so that
@@ -21,7 +21,7 @@ import { postChunk, postSignals } from '../helpers/read.js'
 
 const NOW = Date.now()
 const mark = (what: string) => `${what}-${randomBytes(8).toString('hex')}`
-const MARKS = { a: mark('MARKA'), b: mark('MARKB'), user: mark('MARKUSER'), kept: mark('KEPT') }
+const MARKS = { a: mark('MARKA'), b: mark('MARKB'), user: mark('MARKUSER'), project: mark('MARKPROJECT'), kept: mark('KEPT') }
 
 /** Every file under `dir`, read whole: the store's environments, its lock files, anything else the service wrote. */
 function filesHolding(dir: string, needle: string): string[] {
@@ -44,7 +44,7 @@ async function until<T>(what: () => Promise<T>, done: (value: T) => boolean, ms 
     } catch {
       // connection refused while the service restarts
     }
-    await new Promise((r) => setTimeout(r, 100))
+    await new Promise((r) => setTimeout(r, 50))
   }
   return undefined
 }
@@ -66,18 +66,20 @@ async function record(cluster: Cluster, pk: string, sk: string, userId: string, 
 t.test('an erased session\'s markers are in no file under DATA_DIR after the erasure and its compaction, across a restart in the middle', async (t) => {
   const dataDir = tempDataDir()
   // Small slow steps: the erasures are still running when the service is stopped.
-  const options = { workers: 1, dataDir, env: { COMPACTION_DELAY_MS: '0', BACKFILL_BATCH: '2', BACKFILL_PAUSE_MS: '40' } }
+  const options = { workers: 1, dataDir, env: { COMPACTION_DELAY_MS: '0', BACKFILL_BATCH: '3', BACKFILL_PAUSE_MS: '25' } }
   let cluster = await startCluster(options)
   t.teardown(async () => {
     await cluster.stop()
     rmSync(dataDir, { recursive: true, force: true })
   })
   const { apiKey, project } = await seedProject(dataDir)
-  const post = (route: string, body: unknown) => call(cluster.url, route, { token: apiKey, body })
+  const deleted = await seedProject(dataDir, 'Gone', 'owner@gone.test')
+  const post = (route: string, body: unknown, token = apiKey) => call(cluster.url, route, { token, body })
   t.same(await record(cluster, project.publicKey, 's-a', 'u-a', MARKS.a), [200, 200])
   t.same(await record(cluster, project.publicKey, 's-b1', MARKS.user, MARKS.b), [200, 200])
   t.same(await record(cluster, project.publicKey, 's-b2', MARKS.user, MARKS.b), [200, 200])
   t.same(await record(cluster, project.publicKey, 's-kept', 'u-kept', MARKS.kept), [200, 200])
+  t.same(await record(cluster, deleted.project.publicKey, 's-p', 'u-p', MARKS.project), [200, 200])
   const range = { since: NOW - 3_600_000, until: NOW + 60_000 }
   const folded = await until(() => post('/cli/friction.list', { projectId: project.id, ...range }), (a) => a.body.items?.filter((i: any) => i.kind === 'rage').length === 4)
   t.ok(folded, 'the fold counted every session\'s rage click')
@@ -86,6 +88,8 @@ t.test('an erased session\'s markers are in no file under DATA_DIR after the era
   const bySession = await post('/cli/erasures.create', { projectId: project.id, by: { sessionKey: 's-a' } })
   const byUser = await post('/cli/erasures.create', { projectId: project.id, by: { userId: MARKS.user } })
   t.same([bySession.status, byUser.status], [200, 200])
+  const projectDeleted = await post('/cli/projects.delete', { projectId: deleted.project.id }, deleted.apiKey)
+  t.equal(projectDeleted.status, 200, 'and a whole project is deleted')
   const ids = [bySession.body.erasure.id, byUser.body.erasure.id]
   const running = await until(() => post('/cli/erasures.get', { erasureId: ids[1] }), (a) => a.body.erasure?.state === 'running' && a.body.erasure.phase !== 'sessions')
   t.ok(running, 'the erasure by user id is under way')
@@ -93,14 +97,14 @@ t.test('an erased session\'s markers are in no file under DATA_DIR after the era
   await cluster.stop()
   cluster = await startCluster(options)
 
-  for (const id of ids) {
-    const done = await until(() => post('/cli/erasures.get', { erasureId: id }), (a) => a.body.erasure?.state === 'done' && a.body.erasure.scrubbed === true, 30_000)
+  for (const [id, token] of [...ids.map((id) => [id, apiKey]), [projectDeleted.body.erasure.id, deleted.apiKey]]) {
+    const done = await until(() => post('/cli/erasures.get', { erasureId: id }, token), (a) => a.body.erasure?.state === 'done' && a.body.erasure.scrubbed === true, 30_000)
     t.ok(done, `erasure ${id} finished after the restart, and a compaction ran after it`)
   }
   const erasures = (await until(() => post('/cli/erasures.list', { projectId: project.id }), (a) => a.status === 200))!.body.erasures
   t.same(erasures.map((e: any) => [e.subject, e.removed.sessions]).sort(), [['sessionKey', 1], ['userId', 2]])
 
-  for (const what of ['a', 'b', 'user'] as const) t.same(filesHolding(dataDir, MARKS[what]), [], `after: marker ${what} is in no file`)
+  for (const what of ['a', 'b', 'user', 'project'] as const) t.same(filesHolding(dataDir, MARKS[what]), [], `after: marker ${what} is in no file`)
   t.not(filesHolding(dataDir, MARKS.kept).length, 0, 'the session kept still holds its own marker')
 
   const sessions = await post('/cli/sessions.list', { projectId: project.id })
