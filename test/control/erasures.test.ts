@@ -3,8 +3,14 @@
  * (issue 34): every bound of the request refused with its status and code, a
  * dry run that removes nothing, an erasure in the background that removes a
  * user's sessions and nothing else, the same request answering the same id,
- * and the audit entry holding the erasure's id, not whom it named. No
- * compaction here (COMPACTION_DELAY_MS a day): test/recordings/erasure-files.test.ts.
+ * and the audit entry holding the erasure's id, not whom it named. Then
+ * projects.rename and projects.delete: each refusal with its status and code;
+ * a rename that keeps everything else; a deletion after which the project is
+ * in no list, every operation naming it answers 404, its public key records
+ * nothing and its setup token authorises nothing, and whose erasure removes
+ * what it recorded; both audited by the project's id. One cluster for both
+ * (a start costs seconds); no compaction here (COMPACTION_DELAY_MS a day):
+ * test/recordings/erasure-files.test.ts has it.
  */
 import t from 'tap'
 import { call } from '../helpers/api.js'
@@ -24,8 +30,9 @@ async function until<T>(what: () => Promise<T>, done: (value: T) => boolean, ms 
   }
 }
 
+const cluster = await clusterFor(t, { workers: 1, env: { COMPACTION_DELAY_MS: String(24 * 60 * 60 * 1000) } })
+
 t.test('erasure requests: bounds, dry run, background erasure by user id, idempotence, audit', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1, env: { COMPACTION_DELAY_MS: String(24 * 60 * 60 * 1000) } })
   const { apiKey, project } = await seedProject(cluster.dataDir)
   const other = await seedProject(cluster.dataDir, 'Elsewhere', 'owner@elsewhere.test')
   const body = Buffer.from(JSON.stringify([{ type: 3, timestamp: NOW, data: { source: 1 } }]))
@@ -110,5 +117,83 @@ t.test('erasure requests: bounds, dry run, background erasure by user id, idempo
     const entries = audit.body.entries.filter((e: any) => e.action === 'erasure.create')
     t.same(entries.map((e: any) => e.target), [id, id], 'each request audited by its id')
     t.notOk(JSON.stringify(audit.body).includes(USER), 'the audit log never holds the user id it named')
+  })
+})
+
+t.test('projects are renamed, and deleted with everything recorded in them', async (t) => {
+  const { apiKey, project } = await seedProject(cluster.dataDir, 'Lifecycle', 'owner@lifecycle.test')
+  const other = await seedProject(cluster.dataDir, 'Lifecycle elsewhere', 'owner@lifecycle-elsewhere.test')
+  const post = (route: string, body: unknown) => call(cluster.url, route, { token: apiKey, body })
+  const body = Buffer.from(JSON.stringify([{ type: 3, timestamp: NOW, data: { source: 1 } }]))
+  for (const sk of ['s1', 's2']) {
+    t.equal(await postChunk(cluster.url, project.publicKey, { sk, seq: 0, startedAt: NOW - 60_000, firstTs: NOW - 60_000, lastTs: NOW - 1_000 }, body), 200)
+    t.equal(await postSignals(cluster.url, project.publicKey, { sk, vid: `v-${sk}`, clicks: [{ url: 'https://shop.test/', ts: NOW - 30_000, xRatio: 0.5, yDoc: 10, kind: 'rage', n: 3 }] }), 200)
+  }
+  const token = (await post('/cli/projects.setup-token', { projectId: project.id })).body.token as string
+  // Folded before the deletion, so that it has aggregate entries to erase.
+  const folded = await until(() => post('/cli/friction.list', { projectId: project.id, since: NOW - 3_600_000, until: NOW + 60_000 }), (a) => a.body.items?.length === 2)
+  t.equal(folded.body.items.length, 2, 'the fold counted both sessions')
+
+  t.test('rename: refusals with status and code, then the new name and nothing else changed', async (t) => {
+    const refusals: [string, unknown, number, string][] = [
+      ['no name', { projectId: project.id }, 400, 'invalid_request'],
+      ['a blank name', { projectId: project.id, name: '   ' }, 400, 'invalid_request'],
+      ['a name past 200 characters', { projectId: project.id, name: 'n'.repeat(201) }, 400, 'invalid_request'],
+      ['a member past the documented ones', { projectId: project.id, name: 'New', domain: 'x.test' }, 400, 'invalid_request'],
+      ['no project', { name: 'New' }, 400, 'invalid_request'],
+      ['an unknown project', { projectId: 'prj_nothere', name: 'New' }, 404, 'not_found'],
+      ['another organisation\'s project', { projectId: other.project.id, name: 'New' }, 404, 'not_found'],
+    ]
+    for (const [what, payload, status, code] of refusals) {
+      const answer = await post('/cli/projects.rename', payload)
+      t.same([answer.status, answer.body.code], [status, code], what)
+    }
+    const renamed = await post('/cli/projects.rename', { projectId: project.id, name: '  Acme renamed ' })
+    t.equal(renamed.status, 200)
+    t.match(renamed.body.project, { id: project.id, name: 'Acme renamed', publicKey: project.publicKey, sessionCount: 2 })
+    t.equal((await call(cluster.url, '/cli/projects.list', { token: other.apiKey })).body.projects[0].name, 'Lifecycle elsewhere site', 'another organisation\'s project keeps its name')
+  })
+
+  t.test('delete: refusals, then gone at once, its recordings erased in the background', async (t) => {
+    const refusals: [string, unknown, number, string][] = [
+      ['no project', {}, 400, 'invalid_request'],
+      ['a member past the documented ones', { projectId: project.id, force: true }, 400, 'invalid_request'],
+      ['an unknown project', { projectId: 'prj_nothere' }, 404, 'not_found'],
+      ['another organisation\'s project', { projectId: other.project.id }, 404, 'not_found'],
+    ]
+    for (const [what, payload, status, code] of refusals) {
+      const answer = await post('/cli/projects.delete', payload)
+      t.same([answer.status, answer.body.code], [status, code], what)
+    }
+
+    const deleted = await post('/cli/projects.delete', { projectId: project.id })
+    t.equal(deleted.status, 200)
+    t.match(deleted.body, { ok: true, erasure: { subject: 'project', projectId: project.id } })
+    t.notOk('by' in deleted.body.erasure)
+    t.same((await post('/cli/projects.list', {})).body.projects, [], 'in no list at once')
+    for (const [route, payload] of [
+      ['/cli/sessions.list', { projectId: project.id }],
+      ['/cli/projects.rename', { projectId: project.id, name: 'Again' }],
+      ['/cli/projects.delete', { projectId: project.id }],
+      ['/cli/erasures.list', { projectId: project.id }],
+    ] as const) {
+      const answer = await post(route, payload)
+      t.same([answer.status, answer.body.code], [404, 'not_found'], `${route} answers 404 for a deleted project`)
+    }
+    const ingest = await fetch(`${cluster.url}/api/v1/ingest?pk=${project.publicKey}`, { method: 'POST', headers: { 'x-svc-meta': JSON.stringify({ sk: 's3', vid: 'v', seq: 0, encoding: 'json' }), 'content-type': 'application/octet-stream' }, body })
+    t.same([ingest.status, (await ingest.json()).code], [404, 'not_found'], 'its public key records nothing more')
+    const setup = await call(cluster.url, '/setup/whoami', { token })
+    t.same([setup.status, setup.body.code], [401, 'unauthorized'], 'its setup token authorises nothing')
+
+    const id = deleted.body.erasure.id as string
+    const done = await until(() => post('/cli/erasures.get', { erasureId: id }), (a) => a.body.erasure?.state === 'done')
+    t.match(done.body.erasure, { state: 'done', subject: 'project', removed: { sessions: 2, chunks: 2, signalBatches: 2 } })
+    t.ok(done.body.erasure.removed.aggregateEntries > 0, 'the aggregates went too')
+    const foreign = await call(cluster.url, '/cli/erasures.get', { token: other.apiKey, body: { erasureId: id } })
+    t.same([foreign.status, foreign.body.code], [404, 'not_found'], 'another organisation does not see the deletion')
+    t.equal((await call(cluster.url, '/cli/sessions.list', { token: other.apiKey, body: { projectId: other.project.id } })).status, 200, 'another organisation\'s project is untouched')
+
+    const audit = await post('/auth/audit.list', {})
+    t.same(audit.body.entries.filter((e: any) => e.action.startsWith('project.') && e.action !== 'project.create').map((e: any) => [e.action, e.target]), [['project.delete', project.id], ['project.rename', project.id]])
   })
 })
