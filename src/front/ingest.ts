@@ -22,7 +22,7 @@ import type { BodyPool } from './body-pool.js'
 import { guard, sendError, sendOk } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 import type { IngestSink } from '../ingest-sink/sink.js'
-import { STYLE_HASH } from '../recordings/styles.js'
+import { STYLE_HASH, styleQuotaRefusal } from '../recordings/styles.js'
 
 export interface IngestCounters {
   stored: number
@@ -227,6 +227,9 @@ export function handleStyle(deps: IngestDeps, res: HttpResponse, req: HttpReques
     BYTES_IN.style.inc(read.body.byteLength)
     // Stored already: the same hash is the same text, and the body need not be inflated or checked again.
     if (deps.store.getStyle(known, hash)) return sendOk(res)
+    // Checked against the counters the writer keeps: uploads in flight together may pass the bounds by their number.
+    const full = styleQuotaRefusal(deps.store.projectStats(known), read.body.byteLength)
+    if (full) return refuse(deps, res, 'quota_exceeded', full, 'The tracker keeps this stylesheet inline in the recording; nothing is lost.')
     return commit(deps, res, { kind: 'style', projectId: known, receivedAt: Date.now(), hash, body: read.body })
   })
 }

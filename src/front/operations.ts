@@ -57,11 +57,11 @@ export const INGEST_OPERATIONS: FrontOperation[] = [
     method: 'POST',
     route: '/styles',
     summary:
-      'Stores a stylesheet\'s text once per project, under the SHA-256 of its UTF-8 bytes (`hash`, 64 lowercase hex digits, checked against the body). The body is the text, raw or gzipped (at most 1,000,000 bytes; 4 MiB once inflated). Recordings refer to it as `"_svcCss":"<hash>"` in place of a node\'s `_cssText`; sessions.events puts the text back. A hash already stored is answered at once.',
+      'Stores a stylesheet\'s text once per project, under the SHA-256 of its UTF-8 bytes (`hash`, 64 lowercase hex digits, checked against the body). The body is the text, raw or gzipped (at most 1,000,000 bytes; 4 MiB once inflated). Recordings refer to it as `"_svcCss":"<hash>"` in place of a node\'s `_cssText`; sessions.events puts the text back. A hash already stored is answered at once. A project keeps at most 500 texts and 50 MiB of them as stored; past either, 409 quota_exceeded (the tracker then leaves the stylesheet inline).',
     responseType: 'application/json',
     response: okSchema,
     credential: 'publicKey',
-    errors: ['invalid_request', 'not_found', 'payload_too_large', 'overloaded'],
+    errors: ['invalid_request', 'not_found', 'payload_too_large', 'quota_exceeded', 'overloaded'],
   },
   {
     operationId: 'getCaptureSettings',

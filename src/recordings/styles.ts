@@ -18,6 +18,21 @@ import { gunzipSync, gzipSync } from 'node:zlib'
 
 /** Most bytes a stylesheet's text may have: 4 MiB, over 20 times the largest of the benchmark's applications (swagger-ui.css, 188 KB). */
 export const MAX_STYLE_BYTES = 4 * 1024 * 1024
+/**
+ * What one project may keep of stylesheet texts: a site has tens of them, and
+ * anyone holding its public key can upload, so both bounds stop a stranger
+ * from filling the disk. Past them an upload answers 409 quota_exceeded and
+ * the tracker leaves that stylesheet inline in the recording, as before.
+ */
+export const MAX_STYLES_PER_PROJECT = 500
+export const MAX_STYLE_STORED_BYTES_PER_PROJECT = 50 * 1024 * 1024
+
+/** Why a project has no room for one more stylesheet of `bytes` stored bytes, or undefined when it has. */
+export function styleQuotaRefusal(held: { styleCount?: number; styleBytes?: number }, bytes: number): string | undefined {
+  if ((held.styleCount ?? 0) >= MAX_STYLES_PER_PROJECT) return `The project holds ${MAX_STYLES_PER_PROJECT} stylesheets, as many as it may.`
+  if ((held.styleBytes ?? 0) + bytes > MAX_STYLE_STORED_BYTES_PER_PROJECT) return `The project's stylesheets would pass ${MAX_STYLE_STORED_BYTES_PER_PROJECT} stored bytes.`
+  return undefined
+}
 
 export const STYLE_HASH = /^[0-9a-f]{64}$/
 

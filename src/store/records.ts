@@ -292,6 +292,9 @@ export interface ProjectStats {
   recordedMs?: number
   /** Sessions whose recording is not complete now (session-losses.ts `isComplete`); absent: none counted yet. */
   incompleteSessions?: number
+  /** Stylesheet texts kept for the project (sent once per project, src/recordings/styles.ts) and their stored bytes; absent: none. */
+  styleCount?: number
+  styleBytes?: number
 }
 
 /** What an eviction under the disk budget deleted, in all and per project. */

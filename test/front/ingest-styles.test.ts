@@ -11,6 +11,7 @@ import t from 'tap'
 import { until } from '../helpers/browser.js'
 import { ingestCluster } from '../helpers/ingest.js'
 import { callRaw, postChunk } from '../helpers/read.js'
+import { MAX_STYLES_PER_PROJECT } from '../../src/recordings/styles.js'
 
 const { cluster, seeded, pk, projectId, store } = await ingestCluster(t)
 const upload = (query: string, body: Uint8Array | string) => fetch(`${cluster.url}/api/styles?${query}`, { method: 'POST', body: body as BodyInit })
@@ -54,4 +55,21 @@ t.test('a recording that refers to a stylesheet reads back with its text, and as
   const chunk = await callRaw(cluster.url, '/cli/sessions.chunk', seeded.apiKey, { projectId, sessionKey: 'styled', seq: 0 })
   t.equal(chunk.status, 200)
   t.same(chunk.bytes, stored, 'sessions.chunk answers the bytes as stored, the reference in them')
+})
+
+t.test('a project keeps at most MAX_STYLES_PER_PROJECT stylesheets: past it an upload is refused 409 quota_exceeded', async (t) => {
+  const held = store.projectStats(projectId).styleCount ?? 0
+  let refusedAt = -1
+  let refusal: { status: number; code?: string } | undefined
+  // Sequential, so that each is counted before the next is checked (in the cluster mode, once applied: a few may pass meanwhile).
+  for (let i = held; i < MAX_STYLES_PER_PROJECT + 100 && refusedAt < 0; i++) {
+    const text = `.quota-${i} { color: #${(i % 4096).toString(16).padStart(3, '0')} }`
+    const got = await answer(await upload(`pk=${pk}&hash=${sha256(text)}`, text))
+    if (got.status !== 200) [refusedAt, refusal] = [i, got]
+  }
+  t.same(refusal, { status: 409, code: 'quota_exceeded' }, `refused with its code, at stylesheet ${refusedAt + 1}`)
+  t.ok(refusedAt >= MAX_STYLES_PER_PROJECT && refusedAt < MAX_STYLES_PER_PROJECT + 100, `not before the bound, and soon after it (${refusedAt})`)
+  const again = 'p.late { color: red }'
+  t.same(await answer(await upload(`pk=${pk}&hash=${sha256(again)}`, again)), { status: 409, code: 'quota_exceeded' }, 'and the next one too')
+  t.equal(store.getStyle(projectId, sha256(again)), undefined, 'not stored')
 })

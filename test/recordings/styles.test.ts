@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import t from 'tap'
-import { checkStyle, MAX_STYLE_BYTES, restoreStyles, styleLookup } from '../../src/recordings/styles.js'
+import { checkStyle, MAX_STYLE_BYTES, MAX_STYLE_STORED_BYTES_PER_PROJECT, MAX_STYLES_PER_PROJECT, restoreStyles, styleLookup, styleQuotaRefusal } from '../../src/recordings/styles.js'
 
 const CSS = '.banner { background: #283593; content: "\\"quoted\\" ünïcode" }\n'.repeat(100)
 const HASH = createHash('sha256').update(CSS).digest('hex')
@@ -44,4 +44,12 @@ t.test('reading puts the text back in place of each known reference and leaves t
   const grows = '"_cssText":'.length + Buffer.byteLength(JSON.stringify(CSS)) - 76
   const capped = restoreStyles(event, lookup, event.length + grows * 1.5)
   t.equal(JSON.parse(capped.toString()).data.node.childNodes.filter((n: { attributes: { _cssText?: string } }) => n.attributes._cssText).length, 1, 'past the event bound, the rest stay references')
+})
+
+t.test('a project has room for a stylesheet while under both bounds, count and stored bytes', async (t) => {
+  t.equal(styleQuotaRefusal({}, 1_000), undefined, 'a project with none')
+  t.equal(styleQuotaRefusal({ styleCount: MAX_STYLES_PER_PROJECT - 1, styleBytes: 0 }, 1_000), undefined, 'one short of the count')
+  t.match(styleQuotaRefusal({ styleCount: MAX_STYLES_PER_PROJECT, styleBytes: 0 }, 1), /holds 500 stylesheets/, 'at the count')
+  t.equal(styleQuotaRefusal({ styleCount: 1, styleBytes: MAX_STYLE_STORED_BYTES_PER_PROJECT - 10 }, 10), undefined, 'exactly filling the bytes')
+  t.match(styleQuotaRefusal({ styleCount: 1, styleBytes: MAX_STYLE_STORED_BYTES_PER_PROJECT - 10 }, 11), /would pass 52428800 stored bytes/, 'one byte past them')
 })

@@ -44,7 +44,7 @@ export function applyItems(tables: Tables, items: IngestItem[], aggregate: boole
   const stats = new StatsUpdates(tables)
   const pages = new PageIndex(tables.pages, maxPages)
   const outcomes = items.map((item) =>
-    item.kind === 'chunk' ? applyChunk(tables, item, stats, pages) : item.kind === 'style' ? applyStyle(tables, item) : applySignals(tables, item, aggregate, stats, pages),
+    item.kind === 'chunk' ? applyChunk(tables, item, stats, pages) : item.kind === 'style' ? applyStyle(tables, item, stats) : applySignals(tables, item, aggregate, stats, pages),
   )
   stats.flush()
   return outcomes
@@ -79,10 +79,13 @@ function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates, pag
 }
 
 /** A stylesheet is kept once per project: the hash names its text, so a second copy is the same bytes. */
-function applyStyle(tables: Tables, item: StyleItem): IngestOutcome {
+function applyStyle(tables: Tables, item: StyleItem, counters: StatsUpdates): IngestOutcome {
   const key = [item.projectId, item.hash]
   if (tables.styles.doesExist(key)) return 'duplicate'
   tables.styles.put(key, Buffer.from(item.body.buffer, item.body.byteOffset, item.body.byteLength))
+  const stats = counters.of(item.projectId)
+  stats.styleCount = (stats.styleCount ?? 0) + 1
+  stats.styleBytes = (stats.styleBytes ?? 0) + item.body.byteLength
   return 'stored'
 }
 

@@ -79,5 +79,8 @@ export function appendStyle(data: MemoryData, item: Extract<IngestItem, { kind: 
   const styles = inner(data.styles, item.projectId)
   if (styles.has(item.hash)) return 'duplicate'
   styles.set(item.hash, item.body)
+  const stats = statsOf(data, item.projectId)
+  stats.styleCount = (stats.styleCount ?? 0) + 1
+  stats.styleBytes = (stats.styleBytes ?? 0) + item.body.byteLength
   return 'stored'
 }
