@@ -151,9 +151,6 @@ export function eraseFoldLogStep(tables: Tables, erasure: StoredErasure, limit: 
  */
 export function eraseAggregatesStep(tables: Tables, own: ErasureTables, erasure: StoredErasure, limit: number): boolean {
   const { projectId } = erasure
-  const range = erasure.cursor === undefined ? projectRange(projectId) : { start: erasure.cursor, end: [projectId, MAX_KEY_PART] }
-  const entries = Array.from(tables.derived.getRange({ ...range, limit: limit + 1 })).filter((e) => !sameKey(e.key as Key, erasure.cursor))
-  const taken = entries.slice(0, limit)
   const erased = (sk: unknown) => typeof sk === 'string' && own.erased.doesExist([erasure.id, sk])
   let removed = 0
   const remove = (key: Key) => {
@@ -161,10 +158,10 @@ export function eraseAggregatesStep(tables: Tables, own: ErasureTables, erasure:
     tables.derived.remove(key)
   }
   const wholeProject = 'project' in subjectOf(erasure)
-  for (const { key, value } of taken) {
-    erasure.cursor = key as Key
+  const walk = wholeProject ? everyEntry(tables, erasure, limit) : namingEntries(tables, erasure, limit)
+  for (const { key, value } of walk.entries) {
     if (wholeProject) {
-      remove(key as Key)
+      remove(key)
       continue
     }
     const parts = key as (string | number)[]
@@ -175,11 +172,11 @@ export function eraseAggregatesStep(tables: Tables, own: ErasureTables, erasure:
       case 'vw':
       case 'sp':
       case 'ou': // a session's overview units, one record per session (overview-fold.ts)
-        if (erased(parts[3])) remove(key as Key)
+        if (erased(parts[3])) remove(key)
         break
       case 'es':
         if (erased(parts[4])) {
-          remove(key as Key)
+          remove(key)
           unlabel(tables, [...base, 'en', parts[3]])
         }
         break
@@ -187,23 +184,71 @@ export function eraseAggregatesStep(tables: Tables, own: ErasureTables, erasure:
         const record = value as FrictionRecord | null
         if (parts[3] !== ALL_SCOPE || !record || !erased(record.sk)) break
         // The page scope's entry is the key alone (aggregate-batch.ts): it goes with the record.
-        remove(key as Key)
+        remove(key)
         remove([...base, 'fr', pageScope(shortId(record.page)), parts[4], parts[5]])
         break
       }
       case 'eo': {
         const occurrence = value as ErrorOccurrence | null
         if (parts[3] !== ALL_SCOPE || !occurrence || !erased(occurrence.sk)) break
-        remove(key as Key)
+        remove(key)
         remove([...base, 'eo', pageScope(shortId(occurrence.page)), parts[4], parts[5], parts[6]])
         break
       }
     }
   }
   erasure.removed.aggregateEntries += removed
-  const through = taken.length < limit
-  if (through && wholeProject) tables.derivedState.remove(projectId)
-  return through
+  if (walk.through && wholeProject) tables.derivedState.remove(projectId)
+  return walk.through
+}
+
+/** Derived tags whose entries can name a session (derived-keys.ts, overview-fold.ts); the others hold counts only. */
+const NAMING_TAGS = new Set(['ss', 'vw', 'sp', 'ou', 'es', 'fr', 'eo'])
+
+interface Walk {
+  entries: { key: Key; value: unknown }[]
+  /** Every entry of the project was looked at. */
+  through: boolean
+}
+
+/** Up to `limit` entries of the project after the cursor, which moves past them. */
+function everyEntry(tables: Tables, erasure: StoredErasure, limit: number): Walk {
+  const { projectId } = erasure
+  const range = erasure.cursor === undefined ? projectRange(projectId) : { start: erasure.cursor, end: [projectId, MAX_KEY_PART] }
+  const entries = Array.from(tables.derived.getRange({ ...range, limit: limit + 1 }), ({ key, value }) => ({ key: key as Key, value })).filter((e) => !sameKey(e.key, erasure.cursor))
+  const taken = entries.slice(0, limit)
+  if (taken.length > 0) erasure.cursor = taken[taken.length - 1].key
+  return { entries: taken, through: taken.length < limit }
+}
+
+/**
+ * The entries of tags that can name a session, after the cursor: a key of any
+ * other tag (heat bins, buckets, names, messages) makes the walk jump past
+ * that tag of its generation, one lookup for the whole range. At most `limit`
+ * keys are looked at; the cursor moves past them.
+ */
+function namingEntries(tables: Tables, erasure: StoredErasure, limit: number): Walk {
+  const { projectId } = erasure
+  const end = [projectId, MAX_KEY_PART]
+  const entries: Walk['entries'] = []
+  for (let examined = 0; examined < limit; ) {
+    const start = erasure.cursor ?? [projectId]
+    const run = Array.from(tables.derived.getRange({ start, end, limit: limit - examined + 1 }), ({ key, value }) => ({ key: key as Key, value })).filter((e) => !sameKey(e.key, erasure.cursor))
+    if (run.length === 0) return { entries, through: true }
+    for (const entry of run) {
+      examined += 1
+      const [, gen, tag] = entry.key as (string | number)[]
+      if (!NAMING_TAGS.has(String(tag))) {
+        // Past every key of this tag in this generation: the next read starts after them.
+        erasure.cursor = [projectId, gen, tag, MAX_KEY_PART]
+        break
+      }
+      erasure.cursor = entry.key
+      entries.push(entry)
+      if (examined >= limit) break
+    }
+  }
+  return { entries, through: false }
 }
 
 function unlabel(tables: Tables, key: Key): void {
