@@ -15,6 +15,7 @@
  * Writes a section of bench/RESULTS.md between its markers; `OUT=-` prints only.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Page } from 'playwright-core'
 import { ROOT, startCluster } from '../test/helpers/cluster.js'
@@ -144,7 +145,7 @@ function report(figures: Figures[]): string {
     '<!-- bench:replay -->',
     '## Long sessions in the replay (`npm run bench:replay`)',
     '',
-    `Measured by \`bench/long-replay.ts\` on ${new Date().toISOString().slice(0, 10)}: headless Chromium on this 2-core machine, the service on embedded LMDB. Each recording: a full snapshot of a page of 1,000 table rows every 5 minutes, a block of about 30 KB of text re-rendered every 2 s, mouse moves and scrolls, in chunks of 10 s sent gzip through /ingest. The 10-minute one plays whole as before; the long one streams part by part (a part is the 5 minutes from one checkpoint to the next). Seeks: ${SEEKS} fixed random points, from the change of the position to the recorded heading showing that moment. Heap: the dashboard page's JavaScript heap (CDP), its peak over the run. Fetched: every byte the dashboard page received (its own scripts included), as sent; sessions.events answers uncompressed JSON.`,
+    `Measured by \`bench/long-replay.ts\` on ${new Date().toISOString().slice(0, 10)}: headless Chromium on this 2-core machine (load average ${loadavg()[0].toFixed(1)} at the end), the service on embedded LMDB. Each recording: a full snapshot of a page of 1,000 table rows every 5 minutes, a block of about 30 KB of text re-rendered every 2 s, mouse moves and scrolls, in chunks of 10 s sent gzip through /ingest. The 10-minute one plays whole as before; the long one streams part by part (a part is the 5 minutes from one checkpoint to the next). Seeks: ${SEEKS} fixed random points, from the change of the position to the recorded heading showing that moment. Heap: the dashboard page's JavaScript heap (CDP), its peak over the run. Fetched: every byte the dashboard page received (its own scripts included), as sent; sessions.events answers uncompressed JSON.`,
     '',
     '| Recording | Event JSON | Sent (gzip) | First frame | Seek, median | Seek, slowest | Heap, peak | Fetched |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
