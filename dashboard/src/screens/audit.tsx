@@ -25,6 +25,8 @@ const ACTIONS: Record<AuditEntry['action'], string> = {
   'key.create': 'Created an API key',
   'key.revoke': 'Revoked an API key',
   'project.create': 'Created a project',
+  'project.rename': 'Renamed a project',
+  'project.delete': 'Deleted a project and its recordings',
   'project.path_rules': 'Changed path rules',
   'project.capture': 'Changed capture settings',
   'project.retention': 'Changed how long recordings are kept',
@@ -32,6 +34,7 @@ const ACTIONS: Record<AuditEntry['action'], string> = {
   'setup_token.mint': 'Minted a setup token',
   'setup_token.revoke': 'Revoked setup tokens',
   'session.replay': 'Opened a replay',
+  'erasure.create': 'Asked for an erasure',
 }
 
 const VIA: Record<AuditEntry['via'], string> = { dashboard: 'dashboard', apiKey: 'API key', setupToken: 'setup token' }
