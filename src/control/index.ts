@@ -40,6 +40,8 @@ const control = createControl({ store, config, backfill, erasures, scrubbed, chu
 // Backfills and erasures a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 erasures.resumeAll()
+// Cluster mode: an erasure another node was asked for reaches this one through the log; start it here too.
+const stopPickingUp = cluster ? erasures.pickUpEvery(2_000) : undefined
 
 let compactionTimer: NodeJS.Timeout | undefined
 /** After COMPACTION_DELAY_MS, the primary stops every process, compacts and starts them again; noted first, so a stop meanwhile does not lose it. */
@@ -121,6 +123,7 @@ function stop(): void {
   stopping = true
   backfill.stop()
   erasures.stop()
+  stopPickingUp?.()
   clearTimeout(compactionTimer)
   stopRetention()
   stopBudget?.()

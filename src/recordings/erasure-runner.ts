@@ -45,6 +45,18 @@ export class ErasureRunner {
     }
   }
 
+  /**
+   * Starts, every `intervalMs`, the erasures this process has not started: in the cluster mode a request reaches
+   * every node as a log entry (startErasure), and each node erases its own copy. Answers a stop function.
+   */
+  pickUpEvery(intervalMs: number): () => void {
+    const timer = setInterval(() => {
+      for (const erasure of this.store.listRunningErasures()) this.ensureRunning(erasure)
+    }, intervalMs)
+    timer.unref()
+    return () => clearInterval(timer)
+  }
+
   /** Resolves when the erasure (if running in this process) ends. */
   async settled(id: string): Promise<ErasureRecord | undefined> {
     return (await this.running.get(id)) ?? this.store.getErasure(id)
