@@ -173,6 +173,8 @@ export function erasureSuite(t: Test, open: ErasureStoreFactory): void {
     const other = await seeded(store)
     const { publicKey } = store.getProject(p)!
     await store.putSetupToken({ id: 'st_1', projectId: p, digestHex: '00', createdAt: H0, expiresAt: H0 + HOUR_MS })
+    await store.appendBatch([{ kind: 'style', projectId: p, receivedAt: H0, hash: 'a'.repeat(64), body: Buffer.from('gzipped text') }])
+    t.ok(store.getStyle(p, 'a'.repeat(64)), 'a stylesheet stored')
     await store.startErasure({ id: 'er_p', projectId: p, orgId: 'org_1', by: { project: true } }, H0)
     t.equal(store.getProject(p), undefined, 'the project is gone at once')
     t.equal(store.projectIdForPublicKey(publicKey), undefined, 'and its public key records nothing more')
@@ -186,6 +188,7 @@ export function erasureSuite(t: Test, open: ErasureStoreFactory): void {
     t.same(store.pageInsights(p, DAY), [])
     t.same(store.listPages(p), [])
     t.same(store.listSetupTokens(p), [])
+    t.equal(store.getStyle(p, 'a'.repeat(64)), undefined, 'its stylesheets went too')
     t.match(store.projectStats(p), { sessionCount: 0, chunkCount: 0, bytes: 0, signalBatches: 0 })
     t.same(sessionKeys(store, other), ['ada', 'bob', 'cy'], 'another project keeps everything')
     t.same(frictionKeys(store, other), ['ada', 'bob', 'cy'])

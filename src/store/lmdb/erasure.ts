@@ -266,12 +266,13 @@ export function forgetErasedStep(own: ErasureTables, erasure: StoredErasure, lim
 }
 
 /**
- * A project's deletion, last phase: what the project kept apart from its sessions (its page indexes, counters,
- * backfill and setup tokens). The project record and its public key went when the deletion was requested.
+ * A project's deletion, last phase: what the project kept apart from its sessions (its page indexes, stylesheet
+ * texts, counters, backfill and setup tokens). The project record and its public key went when the deletion was
+ * requested. Stylesheets are bounded per project (500), pages by the page cap: one transaction holds them.
  */
 export function eraseProjectStep(tables: Tables, erasure: StoredErasure): void {
   const { projectId } = erasure
-  for (const table of [tables.pages, tables.pagesNext]) {
+  for (const table of [tables.pages, tables.pagesNext, tables.styles]) {
     for (const key of Array.from(table.getKeys(projectRange(projectId)))) table.remove(key)
   }
   for (const key of Array.from(tables.setupTokensByProject.getKeys(projectRange(projectId)))) {

@@ -104,6 +104,7 @@ export abstract class MemoryErasure implements ErasureStore {
   private eraseProject(projectId: string): void {
     this.data.sessions.delete(projectId)
     this.data.pages.delete(projectId)
+    this.data.styles.delete(projectId)
     this.data.projectStats.delete(projectId)
     this.data.backfills.delete(projectId)
     for (const [id, token] of this.data.setupTokens) if (token.projectId === projectId) this.data.setupTokens.delete(id)
