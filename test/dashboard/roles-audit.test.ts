@@ -4,15 +4,26 @@
  * then offers nothing a viewer cannot do (no invites, no new projects or
  * keys, no project settings, no audit log) and still opens a replay; the
  * owner's Audit log screen shows each of those actions, newest first.
- * Screenshots: 40-members-roles, 41-viewer-projects, 42-audit-log.
+ * The owner then erases a user's sessions on the Privacy tab (a dry run
+ * first) and one session from its replay, renames the project and deletes
+ * it; the audit log shows the erasures and the rename.
+ * Screenshots: 40-members-roles, 41-viewer-projects, 42-audit-log, 43-audit-erasure, 44-privacy.
  */
 import t from 'tap'
-import { ingestChunk } from '../helpers/api.js'
+import { postChunk } from '../helpers/read.js'
 import { launchBrowser, until } from '../helpers/browser.js'
 import { clusterFor } from '../helpers/cluster.js'
 import { openDashboard, OWNER, ownerSession, shoot } from '../helpers/dashboard.js'
 
 const VIEWER = { email: 'viewer@acme.test', password: 'viewer long password' }
+/** A recording the replay screen plays: a page load and its (empty) page. */
+const page = { type: 0, id: 1, childNodes: [{ type: 2, id: 2, tagName: 'html', attributes: {}, childNodes: [{ type: 2, id: 3, tagName: 'body', attributes: {}, childNodes: [] }] }] }
+const PLAYABLE = new TextEncoder().encode(
+  JSON.stringify([
+    { type: 4, timestamp: 1_700_000_000_000, data: { href: 'https://shop.test/', width: 800, height: 600 } },
+    { type: 2, timestamp: 1_700_000_000_001, data: { node: page, initialOffset: { top: 0, left: 0 } } },
+  ]),
+)
 
 t.test('roles and the audit log in a browser', async (t) => {
   const cluster = await clusterFor(t, { workers: 1 })
@@ -24,7 +35,7 @@ t.test('roles and the audit log in a browser', async (t) => {
     return res.json()
   }
   const project = (await ownerApi('/cli/projects.create', { name: 'Shop' })).project
-  t.equal(await ingestChunk(cluster.url, project.publicKey, 'sk-watched'), 200, 'a recording to watch')
+  t.equal(await postChunk(cluster.url, project.publicKey, { sk: 'sk-watched', seq: 0 }, PLAYABLE), 200, 'a recording to watch')
 
   const invite = await ownerApi('/auth/invite')
   const viewer = await openDashboard(browser, cluster.url)
@@ -34,6 +45,8 @@ t.test('roles and the audit log in a browser', async (t) => {
   await viewer.page.getByLabel('Password').fill(VIEWER.password)
   await viewer.page.getByRole('button', { name: 'Join' }).click()
   await viewer.page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor()
+  // The button comes with the project list, a moment after the heading.
+  await viewer.page.getByRole('button', { name: 'New project' }).waitFor()
   t.equal(await viewer.page.getByRole('button', { name: 'New project' }).count(), 1, 'a member joins as an admin, who creates projects')
 
   const owner = await openDashboard(browser, cluster.url, { session })
@@ -63,8 +76,11 @@ t.test('roles and the audit log in a browser', async (t) => {
   const tabs = viewer.page.getByRole('navigation', { name: 'Project' })
   await tabs.getByRole('link', { name: 'Heatmaps' }).waitFor()
   t.equal(await tabs.getByRole('link', { name: 'Settings' }).count(), 0, 'nor the project\'s settings')
+  t.equal(await tabs.getByRole('link', { name: 'Privacy' }).count(), 0, 'nor erasure requests')
   await viewer.page.goto(`${cluster.url}/app/#/p/${project.id}/replay/sk-watched`)
   await until('the replay was read', async () => (await ownerApi('/auth/audit.list')).entries.some((e: any) => e.action === 'session.replay'))
+  await viewer.page.getByTestId('player').waitFor()
+  t.equal(await viewer.page.getByRole('button', { name: 'Erase this session' }).count(), 0, 'nor erasing the session watched')
 
   // The owner changes a setting and creates a key in the dashboard, then reads the log.
   await owner.page.getByRole('link', { name: 'API keys' }).click()
@@ -81,6 +97,50 @@ t.test('roles and the audit log in a browser', async (t) => {
   t.match(await rows.nth(2).textContent(), new RegExp(`${VIEWER.email}.*Opened a replay.*${project.id}/sk-watched`), 'who opened which session\'s replay')
   t.match(await rows.nth(3).textContent(), new RegExp(`${OWNER.email}.*Set a member's role.*viewer`), 'who set which role')
   await shoot(owner.page, '42-audit-log')
+
+  // Erasure in the dashboard: a user's sessions from the Privacy tab, one session from its replay.
+  for (const [sk, userId] of [['sk-ada-1', 'usr_ada'], ['sk-ada-2', 'usr_ada'], ['sk-bob', 'usr_bob']]) {
+    t.equal(await postChunk(cluster.url, project.publicKey, { sk, seq: 0, identity: { userId } }, PLAYABLE), 200)
+  }
+  const sessionKeys = async () => ((await ownerApi('/cli/sessions.list', { projectId: project.id })).sessions as { sessionKey: string }[]).map((s) => s.sessionKey).sort()
+  await until('the sessions listed', async () => (await sessionKeys()).length === 4)
+  await owner.page.goto(`${cluster.url}/app/#/p/${project.id}/privacy`)
+  const form = owner.page.getByTestId('erase-form')
+  await form.getByRole('textbox', { name: 'User id' }).fill('usr_ada')
+  await form.getByRole('button', { name: 'Count what would go' }).click()
+  t.match(await owner.page.getByTestId('erase-preview').textContent(), /would erase 2 sessions \(2 recording chunks/, 'the dry run counts the user\'s two sessions')
+  t.same(await sessionKeys(), ['sk-ada-1', 'sk-ada-2', 'sk-bob', 'sk-watched'], 'and removes nothing')
+  await form.getByRole('button', { name: 'Erase', exact: true }).click()
+  await form.getByRole('button', { name: 'Erase 2 sessions for good' }).click()
+  const erasures = owner.page.getByTestId('erasures').locator('tbody tr')
+  await until('the erasure done', async () => /done/.test((await erasures.first().textContent()) ?? ''))
+  t.match(await erasures.first().textContent(), /a user.*done.*2 sessions/, 'the request listed, done, with what it removed')
+  await shoot(owner.page, '44-privacy')
+  t.same(await sessionKeys(), ['sk-bob', 'sk-watched'], 'the user\'s sessions are gone, the others stay')
+  await owner.page.goto(`${cluster.url}/app/#/p/${project.id}/replay/sk-bob`)
+  await owner.page.getByRole('button', { name: 'Erase this session' }).click()
+  await owner.page.getByRole('button', { name: 'Erase its recording and signals for good' }).click()
+  await owner.page.getByText('Erasure started').waitFor()
+  await until('the session gone', async () => (await sessionKeys()).join() === 'sk-watched')
+  t.pass('erased from its replay screen')
+
+  // The project renamed, then deleted, from its Settings.
+  await owner.page.goto(`${cluster.url}/app/#/p/${project.id}/settings`)
+  const card = owner.page.getByTestId('project-card')
+  await card.getByLabel('Name').fill('Shop EU')
+  await card.getByRole('button', { name: 'Rename' }).click()
+  await owner.page.getByRole('heading', { level: 1, name: 'Shop EU' }).waitFor()
+  t.pass('renamed')
+  await owner.page.getByRole('link', { name: 'Audit log' }).click()
+  // Since the first look: the Privacy tab's erasure, the owner opening sk-bob's replay, its erasure, the rename.
+  await until('the new entries shown', async () => (await rows.count()) === 12)
+  t.same((await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-action')))).slice(0, 4), ['project.rename', 'erasure.create', 'session.replay', 'erasure.create'], 'erasures and the rename in the audit log')
+  await shoot(owner.page, '43-audit-erasure')
+  await owner.page.goto(`${cluster.url}/app/#/p/${project.id}/settings`)
+  await card.getByRole('button', { name: 'Delete project' }).click()
+  await card.getByRole('button', { name: 'Delete Shop EU and everything recorded in it' }).click()
+  await owner.page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor()
+  t.equal((await ownerApi('/cli/projects.list')).projects.length, 0, 'deleted: no longer listed')
 
   t.same(owner.problems, [], 'the owner\'s dashboard ran clean')
 })

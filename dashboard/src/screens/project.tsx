@@ -14,6 +14,7 @@ import { Friction } from './friction.js'
 import { Heatmaps } from './heatmaps.js'
 import { InstallCheck, useSnippet } from './install-check.js'
 import { Overview } from './overview.js'
+import { Privacy } from './privacy.js'
 import { Replay } from './replay.js'
 import { searchOf } from './replay-search.js'
 import { Sessions } from './sessions.js'
@@ -25,6 +26,7 @@ const TABS = [
   { id: 'heatmaps', label: 'Heatmaps' },
   { id: 'elements', label: 'Elements' },
   { id: 'friction', label: 'Friction' },
+  { id: 'privacy', label: 'Privacy' },
   { id: 'settings', label: 'Settings' },
 ] as const
 
@@ -49,8 +51,8 @@ export function ProjectScreen({ projectId, route }: { projectId: string; route: 
     )
   }
   const p = project.data
-  // A viewer changes no settings (README, Security: roles): the tab is not offered.
-  const tabs = canChange ? TABS : TABS.filter((t) => t.id !== 'settings')
+  // A viewer changes no settings and erases nothing (README, Security: roles): those tabs are not offered.
+  const tabs = canChange ? TABS : TABS.filter((t) => t.id !== 'settings' && t.id !== 'privacy')
   return (
     <div class="stack">
       <div class="project-head">
@@ -76,6 +78,8 @@ function ProjectTab({ project, tab, route, refresh }: { project: Project; tab: s
   const canChange = useCan('admin')
   if (tab === 'settings' && !canChange) return <Empty title="Settings are not for your role">Ask the organisation's owner (see Members) for the admin role.</Empty>
   if (tab === 'settings') return <Settings project={project} justCreated={route.query.has('created')} onChanged={refresh} />
+  if (tab === 'privacy' && !canChange) return <Empty title="Erasure is not for your role">Ask the organisation's owner (see Members) for the admin role.</Empty>
+  if (tab === 'privacy') return <Privacy project={project} />
   if (project.sessionCount === 0 && tab !== 'replay') return <EmptyProject project={project} refresh={refresh} />
   switch (tab) {
     case 'overview':

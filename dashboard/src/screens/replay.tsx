@@ -21,6 +21,7 @@ import type { StreamHandle } from '../player/stream.js'
 import { href } from '../route.js'
 import { FRICTION_LABELS } from './friction.js'
 import { RecordingGaps } from './completeness.js'
+import { EraseSession } from './privacy.js'
 import { CapturePanels, captureMoments } from './replay-panels.js'
 import { loadPart, loadRecording, placeMoments, type Moment, type Recording } from './replay-load.js'
 import { matchMoments, type ReplaySearch } from './replay-search.js'
@@ -148,6 +149,7 @@ function ReplayView({ project, sessionKey, recording: r, at, back, matches }: { 
         <p class="muted small">
           {formatDate(r.start)} · {formatDuration(duration)} · {pages.size} {pages.size === 1 ? 'page' : 'pages'} · <code class="clip">{sessionKey}</code>
         </p>
+        <EraseSession projectId={project.id} sessionKey={sessionKey} />
       </div>
       <RecordingGaps projectId={project.id} sessionKey={sessionKey} />
       <div class="replay-layout">

@@ -3,7 +3,8 @@
  * install prompt for an agent (with a fresh setup token), setup-token
  * revocation, the path rules with their live preview, what is recorded
  * (capture-settings.tsx), and what the project stores and for how long
- * (storage-settings.tsx).
+ * (storage-settings.tsx), and the project's name and its deletion
+ * (project-end.tsx).
  */
 import { useState } from 'preact/hooks'
 import { api } from '../api.js'
@@ -12,6 +13,7 @@ import { formatDate, plural } from '../format.js'
 import { directUrlOf, installPrompt } from '../install-prompt.js'
 import { loadProjects, type BackfillStatus, type Project, type RevokedAnswer, type SetupTokenAnswer, type SnippetAnswer } from '../model.js'
 import { CaptureForm } from './capture-settings.js'
+import { ProjectCard } from './project-end.js'
 import { StorageSettings } from './storage-settings.js'
 import { InstallCheck, useSnippet } from './install-check.js'
 import { RulesField, splitLines } from './rules-editor.js'
@@ -42,6 +44,7 @@ export function Settings({ project, justCreated, onChanged }: { project: Project
       <PathRules project={project} onSaved={onChanged} />
       <CaptureForm project={project} onSaved={onChanged} />
       <StorageSettings project={project} onSaved={onChanged} />
+      <ProjectCard project={project} onRenamed={onChanged} />
     </div>
   )
 }
