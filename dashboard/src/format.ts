@@ -49,3 +49,13 @@ export function formatPercent(ratio: number | null | undefined, digits = 0): str
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString()} ${n === 1 ? one : many}`
 }
+
+/** A URL's path and query, as lists show a page; the text itself when it is no URL. */
+export function pathOf(url: string): string {
+  try {
+    const u = new URL(url)
+    return u.pathname + u.search
+  } catch {
+    return url
+  }
+}

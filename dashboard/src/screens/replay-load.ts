@@ -7,12 +7,12 @@
  * by part (player/stream.ts).
  */
 import { api } from '../api.js'
+import { pathOf } from '../format.js'
 import type { FrictionItem, FrictionListAnswer } from '../model.js'
 import type { Marker } from '../player/player.js'
 import type { Outline } from '../player/stream.js'
 import { describeFriction } from './friction.js'
 import { captureMoments } from './replay-panels.js'
-import { pathOf } from './sessions.js'
 
 /** rrweb event types (rrweb `EventType`): 4 meta (a page load: href, width, height). */
 const META = 4

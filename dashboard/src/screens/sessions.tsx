@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
-import { formatAgo, formatClock, formatDate, formatDuration, plural } from '../format.js'
+import { formatAgo, formatClock, formatDate, formatDuration, pathOf, plural } from '../format.js'
 import type { FrictionListAnswer, Project, SessionsListAnswer, SessionSummary } from '../model.js'
 import { href, navigate } from '../route.js'
 import { MissingLine } from './completeness.js'
@@ -392,11 +392,3 @@ function Signals({ s }: { s: SessionSummary }) {
   )
 }
 
-export function pathOf(url: string): string {
-  try {
-    const u = new URL(url)
-    return u.pathname + u.search
-  } catch {
-    return url
-  }
-}
