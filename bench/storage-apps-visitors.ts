@@ -11,18 +11,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { ROOT } from '../test/helpers/cluster.js'
-
-/** mulberry32: a small seeded generator; the figures must not depend on Math.random. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+import { generator } from './payloads.js'
 
 export interface Visit {
   rand: () => number
@@ -50,7 +39,7 @@ export interface App {
 }
 
 export function visitFor(page: Page, seed: number): Visit {
-  const rand = seeded(seed)
+  const rand = generator(seed)
   let mouse = { x: 400, y: 300 }
   const wait = (ms: number) => page.waitForTimeout(ms)
   return {

@@ -11,9 +11,7 @@
  * locks the stream up until it is killed (README, NATS_STREAM_MAX_BYTES).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, statfsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync, statfsSync } from 'node:fs'
 import { jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
 import t from 'tap'
@@ -25,6 +23,7 @@ import { meta, postChunk, postSignals, type Answer } from '../helpers/http.js'
 import { natsCluster } from '../helpers/nats.js'
 import { parseProm } from '../helpers/prom.js'
 import { callRaw } from '../helpers/read.js'
+import { mountTmpfs } from '../helpers/tmpfs.js'
 
 t.setTimeout(120_000)
 
@@ -42,23 +41,12 @@ const signalsOf = (n: number) => ({
 /** 16 MiB: four times what the streams' limits set aside at first (2 MB of recordings, 1 MB each for signals and control). */
 const TMPFS_BYTES = 16 * MB
 
-function mountTmpfs(): string | undefined {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-nats-full-'))
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_BYTES}`, 'tmpfs', dir], { stdio: 'ignore' })
-    return dir
-  } catch {
-    rmSync(dir, { recursive: true, force: true })
-    return undefined
-  }
-}
-
 function isRefusal(answer: Answer): boolean {
   return answer.status === 429 && answer.json?.code === 'overloaded' && Number(answer.headers['retry-after']) > 0
 }
 
 t.test('a full stream answers 429 overloaded at once, keeps every acknowledged chunk readable, and takes ingest again once its limit is raised', async (t) => {
-  const tmpfs = mountTmpfs()
+  const tmpfs = mountTmpfs('svc-nats-full-', TMPFS_BYTES)
   if (tmpfs) {
     // Registered first, so it runs after the NATS server's teardown has stopped it.
     t.teardown(() => {

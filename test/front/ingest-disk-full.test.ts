@@ -10,12 +10,12 @@
  */
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { get, meta, postChunk, postSignals, type Answer } from '../helpers/http.js'
 import { ingestCluster, isIngestError } from '../helpers/ingest.js'
+import { mountTmpfs } from '../helpers/tmpfs.js'
 
 const TMPFS_BYTES = 48 * 1024 * 1024
 /** What the ballast leaves free: room for a few hundred 20 KB chunks, so the fill is short. */
@@ -23,17 +23,6 @@ const LEFT_FREE = 4 * 1024 * 1024
 /** Bounds of the fill: stop after this many refusals, or this many chunks in all. */
 const REFUSALS_WANTED = 30
 const MAX_CHUNKS = 3000
-
-function mountTmpfs(): string | undefined {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-full-'))
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${TMPFS_BYTES}`, 'tmpfs', dir], { stdio: 'ignore' })
-    return dir
-  } catch {
-    rmSync(dir, { recursive: true, force: true })
-    return undefined
-  }
-}
 
 /** A chunk body LMDB cannot compress away: a JSON array holding 20 KB of random hex. */
 function chunkBody(seq: number): Buffer {
@@ -56,7 +45,7 @@ function isOverloaded(t: Test, answer: Answer, what: string): void {
   t.match(answer.headers['retry-after'], /^[1-9][0-9]*$/, `${what}: Retry-After in whole seconds`)
 }
 
-const mount = mountTmpfs()
+const mount = mountTmpfs('svc-full-', TMPFS_BYTES)
 
 t.test('on a full disk ingest answers 429 overloaded, acknowledges only what it stored, and recovers once space is freed', { timeout: 110_000, skip: mount ? false : 'mounting a tmpfs needs root (mount -t tmpfs refused)' }, async (t) => {
   t.teardown(() => {
