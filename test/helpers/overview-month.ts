@@ -10,20 +10,11 @@
 import { groupUrl } from '../../src/grouping/group.js'
 import { ItemPreparer } from '../../src/grouping/prepare-items.js'
 import type { IngestItem, Store } from '../../src/store/store.js'
+import { random } from './random.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const PAGES = ['/', '/pricing', '/products/shoes', '/products/bags', '/cart', '/checkout', '/account', '/help']
 const WIDTHS = [390, 390, 412, 820, 1280, 1440, 1440, 1920]
-
-/** mulberry32: the same month on every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Appends the two months before `now` to the project; answers how many sessions. */
 export async function seedMonths(store: Store, projectId: string, now: number): Promise<number> {

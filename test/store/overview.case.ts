@@ -10,6 +10,7 @@ import { DAY_HOURS, type Overview } from '../../src/store/aggregates/overview.js
 import { HOUR_MS, type SessionListQuery } from '../../src/store/insights.js'
 import type { Click, IngestItem, NewProject, Store, View } from '../../src/store/store.js'
 import { foldAll } from '../helpers/fold.js'
+import { random } from '../helpers/random.js'
 
 export type OverviewStoreFactory = (t: Test) => Promise<Store>
 
@@ -20,16 +21,6 @@ const MIN = 60_000
 const PAGES = ['/', '/cart', '/pricing', '/docs']
 const WIDTHS = [375, 800, 1440]
 const KINDS: Click['kind'][] = ['click', 'click', 'rage', 'dead', 'error']
-
-/** A small deterministic generator (mulberry32), so the seeded project is the same on every run and store. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 interface Seeded {
   sk: string
