@@ -55,6 +55,16 @@ function shareOf(png: Buffer, rgb: number[]): number {
   return hits / (image.width * image.height)
 }
 
+/** The player's current time once it has moved off zero, in seconds (it shows mm:ss). */
+function playerSeconds(page: Page): Promise<number> {
+  return until('the player to reach the moment', async () => {
+    const text = (await page.locator('.rr-timeline__time').first().textContent())?.trim() ?? ''
+    const [m, s] = text.split(':').map(Number)
+    const seconds = m * 60 + s
+    return seconds > 0 ? seconds : false
+  })
+}
+
 async function centreOf(page: Page, selector: string): Promise<{ x: number; y: number }> {
   return page.evaluate((s) => {
     const r = document.querySelector(s)!.getBoundingClientRect()
@@ -266,13 +276,8 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
     await rage.getByRole('link').click()
     const frame = page.frameLocator('.player-target iframe')
     await frame.getByRole('heading', { name: 'Trail Runner 42' }).waitFor()
-    // The player shows its current time as mm:ss; it opens a little before the moment and plays.
-    const shown = await until('the player to reach the moment', async () => {
-      const text = (await page.locator('.rr-timeline__time').first().textContent())?.trim() ?? ''
-      const [m, s] = text.split(':').map(Number)
-      const seconds = m * 60 + s
-      return seconds > 0 ? seconds : false
-    })
+    // It opens a little before the moment and plays.
+    const shown = await playerSeconds(page)
     const events = await api('/cli/sessions.events', { projectId: project.id, sessionKey: sk })
     const expected = (at - events[0].timestamp) / 1000
     t.ok(shown >= expected - 4 && shown <= expected + 6, `the replay opened near the rage click (at ${shown} s, the click at ${expected.toFixed(1)} s)`)
@@ -303,12 +308,7 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
     await moments.first().waitFor()
     t.match(await moments.first().textContent(), /clicked: Pay \(#pay\)/, 'the match is a moment of the replay')
     t.equal(await page.locator('.moments-strip .tick-match').count(), 1, 'and a mark on the timeline')
-    const shown = await until('the player to reach the moment', async () => {
-      const text = (await page.locator('.rr-timeline__time').first().textContent())?.trim() ?? ''
-      const [m, s] = text.split(':').map(Number)
-      const seconds = m * 60 + s
-      return seconds > 0 ? seconds : false
-    })
+    const shown = await playerSeconds(page)
     const events = await api('/cli/sessions.events', { projectId: project.id, sessionKey: sk })
     const expected = (errorClick.ts - events[0].timestamp) / 1000
     t.ok(shown >= expected - 4 && shown <= expected + 6, `the replay opened near the click (at ${shown} s, the click at ${expected.toFixed(1)} s)`)
