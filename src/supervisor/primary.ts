@@ -45,11 +45,26 @@ async function compact(config: Config): Promise<void> {
   }
 }
 
+/**
+ * A port free now, for a child to listen on a moment later. Drawn at random
+ * below Linux's ephemeral range (32768 and up), where the kernel hands out
+ * ports to every listen(0) of every process: a port it had just given us
+ * would be the next it gives another, which could take it before the child
+ * listens.
+ */
 async function freePort(host: string): Promise<number> {
+  for (let tries = 0; tries < 20; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    if ((await listenOn(host, port).catch(() => undefined)) !== undefined) return port
+  }
+  return listenOn(host, 0)
+}
+
+function listenOn(host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)
-    server.listen(0, host, () => {
+    server.listen(port, host, () => {
       const address = server.address()
       server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
     })
