@@ -16,6 +16,7 @@ import type * as erasure from './erasure.js'
 import type * as members from './members.js'
 import type * as overview from './overview.js'
 import type * as read from './read.js'
+import type * as answers from './read-answers.js'
 import type { snippetAnswer } from './snippet.js'
 import type * as ingest from './tracker-payloads.js'
 
@@ -86,20 +87,20 @@ export type FrictionListBody = FromSchema<typeof read.frictionListBody>
 export type HeatmapBody = FromSchema<typeof read.heatmapBody>
 export type ElementsTopBody = FromSchema<typeof read.elementsTopBody>
 export type PagesListBody = FromSchema<typeof read.pagesListBody>
-export type SessionSummary = FromSchema<typeof read.sessionSummarySchema>
-export type SessionsListAnswer = FromSchema<typeof read.sessionsListAnswer>
-export type ChunkInfo = FromSchema<typeof read.chunkInfoSchema>
-export type SessionChunksAnswer = FromSchema<typeof read.sessionChunksAnswer>
-export type Completeness = FromSchema<typeof read.completenessSchema>
-export type HeatmapAnswer = FromSchema<typeof read.heatmapAnswer>
+export type SessionSummary = FromSchema<typeof answers.sessionSummarySchema>
+export type SessionsListAnswer = FromSchema<typeof answers.sessionsListAnswer>
+export type ChunkInfo = FromSchema<typeof answers.chunkInfoSchema>
+export type SessionChunksAnswer = FromSchema<typeof answers.sessionChunksAnswer>
+export type Completeness = FromSchema<typeof answers.completenessSchema>
+export type HeatmapAnswer = FromSchema<typeof answers.heatmapAnswer>
 export type HeatKind = HeatmapAnswer['kind']
 export type Device = NonNullable<HeatmapAnswer['device']>
-export type ElementsTopAnswer = FromSchema<typeof read.elementsTopAnswer>
+export type ElementsTopAnswer = FromSchema<typeof answers.elementsTopAnswer>
 export type ElementRow = Item<ElementsTopAnswer['elements']>
-export type FrictionItem = FromSchema<typeof read.frictionItemSchema>
+export type FrictionItem = FromSchema<typeof answers.frictionItemSchema>
 export type FrictionKind = FrictionItem['kind']
-export type FrictionListAnswer = FromSchema<typeof read.frictionListAnswer>
-export type PagesListAnswer = FromSchema<typeof read.pagesListAnswer>
+export type FrictionListAnswer = FromSchema<typeof answers.frictionListAnswer>
+export type PagesListAnswer = FromSchema<typeof answers.pagesListAnswer>
 export type PageRow = Item<PagesListAnswer['pages']>
 export type OverviewBody = FromSchema<typeof overview.overviewBody>
 export type OverviewAnswer = FromSchema<typeof overview.overviewAnswer>

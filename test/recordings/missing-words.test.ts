@@ -18,7 +18,7 @@ t.test('names a page view the capture settings left out by its path', async (t) 
 })
 
 t.test('has words for every reason the API answers', async (t) => {
-  const { completenessSchema } = await import('../../src/schemas/read.js')
+  const { completenessSchema } = await import('../../src/schemas/read-answers.js')
   const reasons = completenessSchema.properties.missing.items.properties.reason.enum
   t.same(Object.keys(MISSING_REASONS).sort(), [...reasons].sort())
 })

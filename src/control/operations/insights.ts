@@ -8,17 +8,8 @@
  * keeps exact times).
  */
 import { HEAT_X_BINS, HEAT_Y_BIN_PX, hoursOf, HOUR_MS } from '../../store/insights.js'
-import {
-  elementsTopAnswer,
-  elementsTopBody,
-  frictionListAnswer,
-  frictionListBody,
-  heatmapAnswer,
-  heatmapBody,
-  pagesListAnswer,
-  pagesListBody,
-  PAGES_LIST_DEFAULT,
-} from '../../schemas/read.js'
+import { elementsTopBody, frictionListBody, heatmapBody, pagesListBody, PAGES_LIST_DEFAULT } from '../../schemas/read.js'
+import { elementsTopAnswer, frictionListAnswer, heatmapAnswer, pagesListAnswer } from '../../schemas/read-answers.js'
 import type { Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { decodeCursor, encodeCursor, foldBeforeRead, rangeOf, resolvePages, type Range } from '../reading.js'

@@ -14,15 +14,8 @@ import { storedChunkBytes, type ChunkBytes } from '../../recordings/chunk-bytes.
 import { ApiError } from '../../errors.js'
 import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES, recordingEvents } from '../../recordings/events.js'
 import { styleLookup } from '../../recordings/styles.js'
-import {
-  sessionBody,
-  sessionChunkBody,
-  sessionChunksAnswer,
-  sessionEventsAnswer,
-  sessionEventsBody,
-  sessionsListAnswer,
-  sessionsListBody,
-} from '../../schemas/read.js'
+import { sessionBody, sessionChunkBody, sessionEventsBody, sessionsListBody } from '../../schemas/read.js'
+import { sessionChunksAnswer, sessionEventsAnswer, sessionsListAnswer } from '../../schemas/read-answers.js'
 import type { FindQuery, SessionSignals } from '../../store/insights.js'
 import { compileRule } from '../../grouping/rules.js'
 import { pathMatches } from '../../grouping/group.js'
