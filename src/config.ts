@@ -139,6 +139,12 @@ export interface Config {
   /** Cluster mode: how long an ingest publish or a control write may wait for the log, and a read for this node to catch up, ms. */
   natsDeadlineMs: number
   /**
+   * Cluster mode, group commit (src/journal/group-commit.ts): how long the first item of a group waits for others
+   * (NATS_GROUP_WINDOW_MS), a group's bytes at most (NATS_GROUP_MAX_BYTES, kept under the servers' max_payload), and
+   * groups of one stream published at once (NATS_GROUP_IN_FLIGHT).
+   */
+  natsGroup: { windowMs: number; maxBytes: number; inFlight: number }
+  /**
    * Cluster mode: the file holding the secret every node shares (NATS_LOG_SECRET_FILE, at least 32 bytes, mode 0600).
    * Every log entry is sealed with it (src/journal/seal.ts): nobody without it reads the log in clear or appends an
    * entry a node applies.
@@ -336,6 +342,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     natsStreamMaxBytes: streamMaxBytes(env),
     // 10 s: a stream elects a new leader in about 5 s when a NATS server dies (test/journal/journal.test.ts).
     natsDeadlineMs: int(env, 'NATS_DEADLINE_MS', 10_000, 100, 600_000),
+    natsGroup: {
+      windowMs: int(env, 'NATS_GROUP_WINDOW_MS', 2, 0, 1_000),
+      maxBytes: int(env, 'NATS_GROUP_MAX_BYTES', 512 * 1024, 0, 64 * 1024 * 1024),
+      inFlight: int(env, 'NATS_GROUP_IN_FLIGHT', 4, 1, 1_024),
+    },
     natsLogSecretFile: logSecretFile(env),
     natsAuth: natsAuth(env),
     // Far above what a team uses, low enough that a leaked key or a runaway script cannot grow the store without bound.

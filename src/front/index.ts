@@ -21,6 +21,7 @@ import { createWriteBatch } from '../ingest-sink/write-batch.js'
 import { inThreadPool, WriteQueue, type WriterPool } from '../ingest-sink/write-queue.js'
 import { openJournal } from '../journal/connect.js'
 import { JournalIngestSink } from '../ingest-sink/journal-sink.js'
+import { groupBytesFor } from '../journal/group-commit.js'
 import { NatsLog } from '../journal/nats-log.js'
 import { layoutOf, logSealOf } from '../journal/node.js'
 
@@ -53,7 +54,14 @@ let pool: WriterPool | undefined
 // Writing on this thread, the front knows when a body is committed and reuses its buffer (body-pool.ts).
 const bodies = !config.natsUrl && config.writerThreads === 0 ? new BodyPool(BODY_POOL_BYTES) : undefined
 const sink = journal
-  ? new JournalIngestSink(store, new NatsLog(journal), { layout: layoutOf(config), seal: logSealOf(config), deadlineMs: config.natsDeadlineMs, maxQueuedItems: config.ingestQueueItems, maxQueuedBytes: config.ingestQueueBytes })
+  ? new JournalIngestSink(store, new NatsLog(journal), {
+      layout: layoutOf(config),
+      seal: logSealOf(config),
+      deadlineMs: config.natsDeadlineMs,
+      maxQueuedItems: config.ingestQueueItems,
+      maxQueuedBytes: config.ingestQueueBytes,
+      group: { ...config.natsGroup, maxBytes: Math.min(config.natsGroup.maxBytes, groupBytesFor(journal.nc.info?.max_payload)) },
+    })
   : undefined
 const queue: IngestSink =
   sink ??

@@ -1,11 +1,13 @@
 /**
  * The cluster mode's stand-in for the front's write queue: the same bounded
  * `enqueue`, but an item is prepared here (signals parsed, pages grouped
- * under the rules this node has applied) and published to the log, and its
- * outcome is the PubAck: `stored` once a quorum of NATS servers holds it,
- * `duplicate` for a chunk the log already has, `unavailable` when the log
- * did not take it before the deadline, or at once when its stream is full
- * (answered 429, the client sends it again).
+ * under the rules this node has applied) and published to the log in a group
+ * with the items that arrive with it (group-commit.ts), and its outcome is
+ * its group's PubAck: `stored` once a quorum of NATS servers holds it,
+ * `duplicate` for a chunk this process had acknowledged already (the read
+ * model keeps a chunk once whichever node took each copy), `unavailable` when
+ * the log did not take it before the deadline, or at once when its stream is
+ * full (answered 429, the client sends it again).
  */
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -13,12 +15,12 @@ import type { WriteItem } from '../supervisor/messages.js'
 import type { IngestSink, SinkOutcome } from './sink.js'
 import { ItemPreparer } from '../grouping/prepare-items.js'
 import { log } from '../log.js'
-import type { Store } from '../store/store.js'
+import type { IngestItem, Store } from '../store/store.js'
 import { encodeIngest } from '../journal/entries.js'
+import { DEFAULT_GROUP, GroupCommit, type GroupOptions } from '../journal/group-commit.js'
 import { LogFull, type Log } from '../journal/log.js'
 import type { LogSeal } from '../journal/seal.js'
-import { publishUntil } from '../journal/publish.js'
-import { chunkMessageId, chunkSubject, controlStream, partitionOf, recordingStream, signalsStream, signalsSubject, type JournalLayout } from '../journal/streams.js'
+import { chunkMessageId, controlStream, partitionOf, recordingGroupSubject, recordingStream, signalsGroupSubject, signalsStream, type JournalLayout } from '../journal/streams.js'
 
 export interface IngestSinkOptions {
   layout: JournalLayout
@@ -27,10 +29,14 @@ export interface IngestSinkOptions {
   deadlineMs: number
   maxQueuedItems: number
   maxQueuedBytes: number
+  /** How items are grouped into log messages (DEFAULT_GROUP when absent). */
+  group?: GroupOptions
 }
 
 /** How often a full stream is logged while ingest refuses for it, ms. */
 const FULL_LOG_EVERY_MS = 60_000
+/** Chunks this process acknowledged that it still remembers, to answer a resend as a duplicate (the log no longer can). */
+const RECENT_CHUNKS = 65_536
 
 export class JournalIngestSink implements IngestSink {
   queuedItems = 0
@@ -38,6 +44,10 @@ export class JournalIngestSink implements IngestSink {
   private readonly preparer: ItemPreparer
   /** When each full stream's subjects were last logged. */
   private readonly fullSince = new Map<string, number>()
+  readonly groups: GroupCommit
+  /** Chunk ids acknowledged lately, oldest first; and those being published, with their outcome to come. */
+  private readonly recent = new Set<string>()
+  private readonly pending = new Map<string, Promise<SinkOutcome>>()
 
   constructor(
     private readonly store: Store,
@@ -45,6 +55,7 @@ export class JournalIngestSink implements IngestSink {
     private readonly options: IngestSinkOptions,
   ) {
     this.preparer = new ItemPreparer(store)
+    this.groups = new GroupCommit(log, options.seal, options.group ?? DEFAULT_GROUP)
   }
 
   get busy(): boolean {
@@ -85,26 +96,46 @@ export class JournalIngestSink implements IngestSink {
   private async publish(raw: WriteItem): Promise<SinkOutcome> {
     const item = this.preparer.prepare(raw)
     if ('invalid' in item) return item
-    const after = this.store.journalPosition(controlStream(this.options.layout))
-    const { layout } = this.options
-    // One id per logical entry, minted before the first attempt: a chunk's names it wherever it is sent (a resend to
-    // another node is the same entry); a signals batch's is new, and travels in the entry as the batch's identity.
-    if (item.kind === 'signals') item.id = randomUUID()
-    const partition = item.kind === 'chunk' ? partitionOf(item.projectId, item.meta.sk, layout.partitions) : 0
-    // A stylesheet travels with the signals (rare, small, no session order to keep); its hash is its identity.
-    const [subject, id, stream] =
-      item.kind === 'chunk'
-        ? [chunkSubject(layout, partition, item.projectId, item.meta.sk), chunkMessageId(item.projectId, item.meta.sk, item.meta.seq), recordingStream(layout, partition)]
-        : [signalsSubject(layout, item.projectId), item.kind === 'style' ? `css:${item.projectId}:${item.hash}` : `sig:${item.id}`, signalsStream(layout)]
+    if (item.kind !== 'chunk') {
+      // A signals batch's id is new, and travels in the entry as the batch's identity; a stylesheet's is its hash.
+      if (item.kind === 'signals') item.id = randomUUID()
+      return this.append(item, signalsStream(this.options.layout), signalsGroupSubject(this.options.layout))
+    }
+    // A chunk's identity is its (project, session, seq), wherever it is sent: a resend of one this process took is
+    // answered as a duplicate without a second copy in the log; another node's copy the read model drops.
+    const id = chunkMessageId(item.projectId, item.meta.sk, item.meta.seq)
+    if (this.recent.has(id)) return 'duplicate'
+    const first = this.pending.get(id)
+    if (first) return (await first) === 'stored' ? 'duplicate' : first
+    const partition = partitionOf(item.projectId, item.meta.sk, this.options.layout.partitions)
+    const outcome = this.append(item, recordingStream(this.options.layout, partition), recordingGroupSubject(this.options.layout, partition))
+    this.pending.set(id, outcome)
     try {
-      const ack = await publishUntil(this.log, subject, this.options.seal.seal('ingest', encodeIngest({ item, after })), { id, deadline: Date.now() + this.options.deadlineMs })
-      return ack.duplicate ? 'duplicate' : 'stored'
+      const settled = await outcome
+      if (settled === 'stored' || settled === 'duplicate') this.remember(id)
+      return settled
+    } finally {
+      this.pending.delete(id)
+    }
+  }
+
+  private remember(id: string): void {
+    this.recent.add(id)
+    if (this.recent.size > RECENT_CHUNKS) this.recent.delete(this.recent.values().next().value!)
+  }
+
+  private async append(item: IngestItem, stream: string, subject: string): Promise<SinkOutcome> {
+    // The control log position this node had applied when it prepared the item: every node applies it after that.
+    const after = this.store.journalPosition(controlStream(this.options.layout))
+    try {
+      await this.groups.add(stream, subject, encodeIngest({ item, after }), Date.now() + this.options.deadlineMs)
+      return 'stored'
     } catch (error) {
       if (!(error instanceof LogFull)) {
         log.error('log publish failed; answered overloaded', { error: String(error), kind: item.kind })
         return 'unavailable'
       }
-      // A resend of a chunk the log took before (past JetStream's duplicate window) is held already: acknowledged.
+      // A resend of a chunk the log took before is held already: acknowledged.
       if (item.kind === 'chunk' && this.store.listChunks(item.projectId, item.meta.sk).some((c) => c.seq === item.meta.seq)) return 'duplicate'
       this.fullLogged(stream, error)
       return 'unavailable'

@@ -3,8 +3,9 @@
  * reads each stream from the position its store last applied and applies the
  * entries to its own LMDB. Each effect commits with its position, so a node
  * applies every entry exactly once whatever crashes: ingest entries in
- * batches (appendBatch records the position in its transaction, and refuses
- * the whole batch when storage fails), control entries one at a time
+ * batches of log messages, each message a group of items (appendBatch
+ * records the position in its transaction, and refuses the whole batch when
+ * storage fails), control entries one at a time
  * (applyJournalled records the position with the entry's first write).
  * Repeats are kept out by identity: a chunk's (project, session, seq), a
  * signals batch's entry id (minted once by the node that took it), a control
@@ -20,15 +21,19 @@ import { ApiError } from '../errors.js'
 import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import { StorageUnavailable, type IngestItem, type Store } from '../store/store.js'
-import { decodeControl, decodeIngest, encodeControl, type ControlEntry } from './entries.js'
+import { decodeControl, decodeIngestMessage, encodeControl, type ControlEntry } from './entries.js'
 import { LogFull, type Log, type LogEntry } from './log.js'
 import { publishUntil } from './publish.js'
 import { REPLICATED } from './operations.js'
 import { UnsealedEntry, type LogSeal } from './seal.js'
 import { controlStream, controlSubject, streamNames, type JournalLayout } from './streams.js'
 
-/** Ingest entries applied in one store transaction at most: a backlog is applied in a few large commits, not one per entry. */
-const APPLY_BATCH = 256
+/**
+ * Log bytes applied in one store transaction at most: a backlog (or a busy
+ * log) is applied in a few large commits, not one per message, and a batch
+ * of groups of chunks stays a few megabytes.
+ */
+const APPLY_BATCH_BYTES = 4 * 1024 * 1024
 /**
  * How often the applier checks that every stream it is behind on moves. A
  * consumer whose NATS server died can stall without an error (seen with
@@ -197,7 +202,7 @@ export class Applier {
    */
   private async follow(stream: string, apply: (entries: LogEntry[]) => Promise<void>): Promise<void> {
     while (!this.stopped) {
-      const reader = this.log.read(stream, this.store.journalPosition(stream) + 1, APPLY_BATCH)
+      const reader = this.log.read(stream, this.store.journalPosition(stream) + 1, APPLY_BATCH_BYTES)
       this.restarts.set(stream, () => reader.stop())
       try {
         for await (const entries of reader) {
@@ -224,11 +229,12 @@ export class Applier {
     for (const entry of fresh) {
       const plain = this.opened('ingest', stream, entry)
       if (!plain) continue
-      const decoded = decodeIngest(plain)
-      // The bytes stay in the log: the store keeps where they are.
-      if (decoded.item.kind === 'chunk' && this.options.chunkBytesInLog) decoded.item.journal = { stream, seq: entry.seq }
-      items.push(decoded.item)
-      after = Math.max(after, decoded.after)
+      decodeIngestMessage(plain).forEach((decoded, part) => {
+        // The bytes stay in the log: the store keeps where they are.
+        if (decoded.item.kind === 'chunk' && this.options.chunkBytesInLog) decoded.item.journal = { stream, seq: entry.seq, part }
+        items.push(decoded.item)
+        after = Math.max(after, decoded.after)
+      })
     }
     // An item names a project, rules and pages as its publisher saw them: the control log comes first.
     if (!(await this.until(() => this.position(this.control) >= after, Number.POSITIVE_INFINITY))) return

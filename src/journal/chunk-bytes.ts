@@ -6,7 +6,7 @@
  */
 import type { ChunkBytes } from '../recordings/chunk-bytes.js'
 import type { Store } from '../store/store.js'
-import { decodeIngest } from './entries.js'
+import { decodeIngestMessage } from './entries.js'
 import type { Log } from './log.js'
 import type { LogSeal } from './seal.js'
 
@@ -17,7 +17,7 @@ export function journalChunkBytes(store: Store, log: Log, seal: LogSeal): ChunkB
     // Gone from the log: the stream's max_age (RETENTION_DAYS) expired it.
     const data = await log.get(info.journal.stream, info.journal.seq)
     if (!data) return undefined
-    const { item } = decodeIngest(seal.open('ingest', data))
-    return item.kind === 'chunk' ? item.body : undefined
+    const item = decodeIngestMessage(seal.open('ingest', data))[info.journal.part ?? 0]?.item
+    return item?.kind === 'chunk' ? item.body : undefined
   }
 }

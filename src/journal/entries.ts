@@ -2,7 +2,10 @@
  * The log's entries. An ingest entry is an item as the store appends it (the
  * page keys already decided by the node that took it, so every node applies
  * the same), framed so that a chunk's or stylesheet's bytes travel untouched: a 4-byte
- * length, the JSON header, then the body. A control entry is one store
+ * length, the JSON header, then the body. One log message carries one frame,
+ * or a group of them (group commit, group-commit.ts): 'G1', then each frame
+ * after its 4-byte length. A frame starts with a zero byte (its header is far
+ * shorter than 16 MB), so the two never read as each other. A control entry is one store
  * mutation, by name, with its arguments: every node applies the same calls in
  * the log's order, so a uniqueness rule (one first owner, one project per
  * public key) is decided by that order, the same way on every node.
@@ -48,6 +51,39 @@ export function decodeIngest(frame: Uint8Array): IngestEntry {
   if (kind !== 'chunk' && kind !== 'signals' && kind !== 'style') throw new Error(`log entry of unknown kind ${String(kind)}`)
   if (kind !== 'signals') (header.item as Extract<IngestItem, { kind: 'chunk' | 'style' }>).body = bytes.subarray(4 + headLength)
   return header
+}
+
+const GROUP_MAGIC = Buffer.from('G1')
+
+/** One log message holding `frames` (each an encodeIngest), in order. */
+export function encodeIngestGroup(frames: Uint8Array[]): Uint8Array {
+  let size = GROUP_MAGIC.byteLength
+  for (const frame of frames) size += 4 + frame.byteLength
+  const group = Buffer.allocUnsafe(size)
+  GROUP_MAGIC.copy(group, 0)
+  let at = GROUP_MAGIC.byteLength
+  for (const frame of frames) {
+    group.writeUInt32BE(frame.byteLength, at)
+    group.set(frame, at + 4)
+    at += 4 + frame.byteLength
+  }
+  return group
+}
+
+/** The entries of one log message, a group or a single frame, in order (an entry's index is its `part`). Throws as decodeIngest. */
+export function decodeIngestMessage(message: Uint8Array): IngestEntry[] {
+  const bytes = Buffer.from(message.buffer, message.byteOffset, message.byteLength)
+  if (!(bytes.byteLength >= GROUP_MAGIC.byteLength && bytes[0] === GROUP_MAGIC[0] && bytes[1] === GROUP_MAGIC[1])) return [decodeIngest(bytes)]
+  const entries: IngestEntry[] = []
+  let at = GROUP_MAGIC.byteLength
+  while (at < bytes.byteLength) {
+    if (at + 4 > bytes.byteLength) throw new Error('log group cut inside a frame length')
+    const end = at + 4 + bytes.readUInt32BE(at)
+    if (end > bytes.byteLength) throw new Error('log group frame runs past its end')
+    entries.push(decodeIngest(bytes.subarray(at + 4, end)))
+    at = end
+  }
+  return entries
 }
 
 export function encodeControl(entry: ControlEntry): Uint8Array {

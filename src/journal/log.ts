@@ -44,8 +44,8 @@ export interface Log {
    * Rejects with LogFull when the stream has no room for it.
    */
   append(subject: string, data: Uint8Array, options: { id: string; timeoutMs: number }): Promise<Appended>
-  /** Reads `stream` from sequence `from` on, in batches of at most `maxBatch` entries. */
-  read(stream: string, from: number, maxBatch: number): LogReader
+  /** Reads `stream` from sequence `from` on, in batches of about `maxBytes` (one entry, at least). */
+  read(stream: string, from: number, maxBytes: number): LogReader
   /** The last sequence of each stream (0: empty). */
   heads(streams: string[]): Promise<Map<string, number>>
   /** The entry at `seq`, or undefined when the stream no longer holds it (expired). */
@@ -54,22 +54,24 @@ export interface Log {
 }
 
 /**
- * Hands a pump's items to one reader in batches: whatever has arrived when the
- * reader asks, up to `maxBatch`, or the next one to arrive. `room()` resolves
- * while fewer than two batches wait, so a fast log never fills memory ahead of
- * a slow reader.
+ * Hands a pump's entries to one reader in batches: whatever has arrived when
+ * the reader asks, up to `maxBytes` of data (one entry at least), or the next
+ * one to arrive. `room()` resolves while less than two batches' bytes wait,
+ * so a fast log never fills memory ahead of a slow reader.
  */
-export class BatchQueue<T> implements AsyncIterable<T[]> {
+export class BatchQueue<T extends { data: Uint8Array }> implements AsyncIterable<T[]> {
   private readonly items: T[] = []
+  private bytes = 0
   private failure: { error: unknown } | undefined
   private ended = false
   private wake: (() => void) | undefined
   private roomWaiters: (() => void)[] = []
 
-  constructor(private readonly maxBatch: number) {}
+  constructor(private readonly maxBytes: number) {}
 
   push(item: T): void {
     this.items.push(item)
+    this.bytes += item.data.byteLength
     this.notify()
   }
 
@@ -83,7 +85,7 @@ export class BatchQueue<T> implements AsyncIterable<T[]> {
   }
 
   room(): Promise<void> {
-    if (this.ended || this.items.length < 2 * this.maxBatch) return Promise.resolve()
+    if (this.ended || this.bytes < 2 * this.maxBytes) return Promise.resolve()
     return new Promise((resolve) => this.roomWaiters.push(resolve))
   }
 
@@ -96,8 +98,12 @@ export class BatchQueue<T> implements AsyncIterable<T[]> {
   async *[Symbol.asyncIterator](): AsyncIterator<T[]> {
     for (;;) {
       if (this.items.length > 0) {
-        const batch = this.items.splice(0, this.maxBatch)
-        if (this.items.length < 2 * this.maxBatch) for (const waiter of this.roomWaiters.splice(0)) waiter()
+        let count = 0
+        let bytes = 0
+        while (count < this.items.length && (count === 0 || bytes + this.items[count].data.byteLength <= this.maxBytes)) bytes += this.items[count++].data.byteLength
+        const batch = this.items.splice(0, count)
+        this.bytes -= bytes
+        if (this.bytes < 2 * this.maxBytes) for (const waiter of this.roomWaiters.splice(0)) waiter()
         yield batch
         continue
       }

@@ -64,9 +64,9 @@ export class MemoryLog implements Log {
     return { seq: entry.seq, duplicate: false }
   }
 
-  read(stream: string, from: number, maxBatch: number): LogReader {
+  read(stream: string, from: number, maxBytes: number): LogReader {
     const held = this.held(stream)
-    const queue = new BatchQueue<LogEntry>(maxBatch)
+    const queue = new BatchQueue<LogEntry>(maxBytes)
     const reader = { queue, next: from }
     held.readers.add(reader)
     this.deliver(held, reader)

@@ -22,6 +22,9 @@ function noRoom(error: unknown): boolean {
   return NO_ROOM_CODES.has(error.code) || (error.code === 10077 && NO_ROOM_STORE_FAILURE.test(error.message))
 }
 
+/** Room for a message's subject and headers beyond its payload, in a pull that must deliver it whole. */
+const MESSAGE_HEAD_ROOM = 64 * 1024
+
 export interface StreamUsage {
   bytes: number
   maxBytes: number
@@ -41,13 +44,16 @@ export class NatsLog implements Log {
     }
   }
 
-  read(stream: string, from: number, maxBatch: number): LogReader {
-    const queue = new BatchQueue<LogEntry>(maxBatch)
+  read(stream: string, from: number, maxBytes: number): LogReader {
+    const queue = new BatchQueue<LogEntry>(maxBytes)
     let stop: (() => void) | undefined
     let stopped = false
     const pump = async () => {
       const consumer = await this.journal.js.consumers.get(stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from })
-      const messages = await consumer.consume({ max_messages: maxBatch })
+      // Pulled in bytes, not messages: a message is one control entry or a group of chunks up to a megabyte.
+      // A pull must fit a whole message, hence at least the servers' largest payload and its headers.
+      const largest = (this.journal.nc.info?.max_payload ?? 1024 * 1024) + MESSAGE_HEAD_ROOM
+      const messages = await consumer.consume({ max_bytes: Math.max(maxBytes, largest) })
       stop = () => messages.stop()
       if (stopped) messages.stop()
       for await (const msg of messages) {

@@ -68,6 +68,15 @@ export function signalsSubject(layout: JournalLayout, projectId: string): string
   return `${subjectRoot(layout)}sig.${token(projectId)}`
 }
 
+/** Subjects of a group of items (group-commit.ts): of one partition's chunks, of signals batches and stylesheets. */
+export function recordingGroupSubject(layout: JournalLayout, partition: number): string {
+  return `${subjectRoot(layout)}rec.${partition}.group`
+}
+
+export function signalsGroupSubject(layout: JournalLayout): string {
+  return `${subjectRoot(layout)}sig.group`
+}
+
 /** A control log entry's subject names the store call, for whoever reads the stream by hand. */
 export function controlSubject(layout: JournalLayout, op: string): string {
   return `${subjectRoot(layout)}ctl.${op}`

@@ -23,6 +23,7 @@ export const metrics = {
   dropped: new LocalCounter('svc_ingest_dropped_total', 'Ingest payloads answered 200 but not stored (unusable: contract section 7, rule 2).'),
   refused: new LocalCounter('svc_ingest_refused_total', 'Ingest requests refused, by error code.', ['code']),
   batchItems: new LocalHistogram('svc_write_batch_items', 'Items per write transaction handed to a writer thread.', [], [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]),
+  logGroupItems: new LocalHistogram('svc_log_group_items', 'Cluster mode: ingest items per log message (group commit).', [], [1, 2, 4, 8, 16, 32, 64, 128, 256]),
   commitSeconds: new LocalHistogram('svc_lmdb_commit_duration_seconds', 'Duration of one ingest write transaction in LMDB (appendBatch, commit included).', [], SECONDS),
   queueItems: new Gauge({ name: 'svc_write_queue_items', help: 'Ingest items held by the fronts\' write queues (waiting or being written).', registers: [registry] }),
   queueBytes: new Gauge({ name: 'svc_write_queue_bytes', help: 'Body bytes held by the fronts\' write queues.', registers: [registry] }),
@@ -60,7 +61,7 @@ export function onScrape(update: () => void | Promise<void>): void {
   beforeScrape.push(update)
 }
 
-const LOCAL = [metrics.requests, metrics.duration, metrics.bytesIn, metrics.stored, metrics.duplicates, metrics.dropped, metrics.refused, metrics.batchItems, metrics.commitSeconds]
+const LOCAL = [metrics.requests, metrics.duration, metrics.bytesIn, metrics.stored, metrics.duplicates, metrics.dropped, metrics.refused, metrics.batchItems, metrics.logGroupItems, metrics.commitSeconds]
 
 export async function snapshot(): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
   await Promise.all(beforeScrape.map((update) => update()))

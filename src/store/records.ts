@@ -277,6 +277,8 @@ export type IngestOutcome = 'stored' | 'duplicate' | 'failed' | 'unavailable'
 export interface JournalPosition {
   stream: string
   seq: number
+  /** A chunk's index in the group of items its log message carries (entries.ts); absent: the message holds it alone. */
+  part?: number
 }
 
 export interface ProjectStats {

@@ -14,7 +14,7 @@ import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_thread
 import { jetstream, jetstreamManager } from '@nats-io/jetstream'
 import { connect, type NatsConnection } from '@nats-io/transport-node'
 import { natsConnectOptions } from '../../src/journal/connect.js'
-import { decodeIngest, encodeControl } from '../../src/journal/entries.js'
+import { decodeIngestMessage, encodeControl } from '../../src/journal/entries.js'
 import { NatsLog } from '../../src/journal/nats-log.js'
 import { publishUntil } from '../../src/journal/publish.js'
 import { REPLICATED_MUTATIONS } from '../../src/journal/operations.js'
@@ -132,7 +132,7 @@ function settledReads(local: Store, dataDir: string): Store {
     const where = held ? undefined : local.listChunks(projectId, sk).find((c) => c.seq === seq)?.journal
     if (!where) return held
     const data = callSync('logMessage', { options: natsConnectOptions(node.nats, 'svc-test-reads'), stream: where.stream, seq: where.seq }) as Uint8Array | undefined
-    const item = data && decodeIngest(node.seal.open('ingest', data)).item
+    const item = data && decodeIngestMessage(node.seal.open('ingest', data))[where.part ?? 0]?.item
     return item?.kind === 'chunk' ? item.body : undefined
   }
   return new Proxy(local, {

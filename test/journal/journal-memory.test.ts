@@ -23,14 +23,14 @@ journalSuite(t, async (t) => {
   return opened
 })
 
-t.test('an acknowledgement lost and retried: the batch lands once and every node counts it once', async (t) => {
+t.test('an acknowledgement lost and retried: the group lands once and every node counts its batch once', async (t) => {
   const { log, layout } = memoryLog()
   const a = await startNode(t, log, layout)
   const b = await startNode(t, log, layout)
   const project = await projectOn(a)
   log.loseAcks = 1
   const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
-  t.equal(await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: Date.now(), body: frictionBatch('s1', Date.now() - 60_000, 4) }), 'duplicate', 'the retry finds the entry the lost acknowledgement was for')
+  t.equal(await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: Date.now(), body: frictionBatch('s1', Date.now() - 60_000, 4) }), 'stored', 'the retry of its group finds the entry the lost acknowledgement was for')
   t.equal((await log.heads([signalsStream(layout)])).get(signalsStream(layout)), 1, 'one entry in the log')
   for (const node of [a, b]) {
     t.ok(await node.applier.caughtUp(5_000))

@@ -13,16 +13,18 @@ import type { Test } from 'tap'
 import { ensureOrgAndUser } from '../../src/accounts/credentials.js'
 import { newId, newPublicKey } from '../../src/accounts/secrets.js'
 import { Applier } from '../../src/journal/applier.js'
+import { journalChunkBytes } from '../../src/journal/chunk-bytes.js'
 import { encodeControl } from '../../src/journal/entries.js'
 import { logSeal } from '../../src/journal/seal.js'
 import { JournalIngestSink } from '../../src/ingest-sink/journal-sink.js'
 import type { Log } from '../../src/journal/log.js'
 import { publishUntil } from '../../src/journal/publish.js'
 import { replicatedStore } from '../../src/journal/replicated-store.js'
-import { controlStream, controlSubject, signalsStream, type JournalLayout } from '../../src/journal/streams.js'
+import { controlStream, controlSubject, recordingStream, signalsStream, type JournalLayout } from '../../src/journal/streams.js'
 import { openLmdbStore } from '../../src/store/lmdb/index.js'
 import type { Store } from '../../src/store/store.js'
 import { testLogSeal } from '../helpers/log-secret.js'
+import { chunkItem } from '../ingest-sink/sink.case.js'
 
 export interface LogFactory {
   /** A fresh, empty log with the layout's streams, closed at the test's end. */
@@ -38,9 +40,9 @@ export interface Node {
   stop(): Promise<void>
 }
 
-export async function startNode(t: Test, log: Log, layout: JournalLayout, path = mkdtempSync(join(tmpdir(), 'svc-node-'))): Promise<Node> {
+export async function startNode(t: Test, log: Log, layout: JournalLayout, path = mkdtempSync(join(tmpdir(), 'svc-node-')), chunkBytesInLog = false): Promise<Node> {
   const local = openLmdbStore({ path, mapSize: 256 * 1024 * 1024, durability: 'commit' })
-  const applier = new Applier(local, log, layout, { seal: testLogSeal, chunkBytesInLog: false, resumePauseMs: 20, watchdogMs: 0 })
+  const applier = new Applier(local, log, layout, { seal: testLogSeal, chunkBytesInLog, resumePauseMs: 20, watchdogMs: 0 })
   applier.start()
   if (!(await applier.caughtUp(30_000))) throw new Error('node did not catch up with the log')
   let stopped = false
@@ -229,5 +231,37 @@ export function journalSuite(t: Test, open: LogFactory): void {
       t.equal(node.local.listFriction(project.id, { since: 0, until: Date.now() + 60_000, limit: 100 }).items.length, 6)
       t.ok(node.local.getProject(project.id))
     }
+  })
+
+  t.test('group commit: chunks taken together share log messages, and a chunk sent to two nodes is kept once by each, its bytes read back from its group', async (t) => {
+    const { log, layout } = await open(t)
+    // Both nodes keep chunk bytes in the log only, as the default: a read finds its chunk's part of a group.
+    const a = await startNode(t, log, layout, undefined, true)
+    const b = await startNode(t, log, layout, undefined, true)
+    const project = await projectOn(a)
+    const options = { layout, seal: testLogSeal, deadlineMs: 10_000, maxQueuedItems: 1_000, maxQueuedBytes: 1 << 26, group: { windowMs: 20, maxBytes: 64 * 1024, inFlight: 1 } }
+    const sinks = [a, b].map((node) => new JournalIngestSink(node.local, log, options))
+    const sessions = ['s1', 's2', 's3', 's4']
+    const items = sessions.flatMap((sk) => Array.from({ length: 10 }, (_, seq) => chunkItem(project.id, sk, seq, 3_000 + seq)))
+    // Every chunk through node a, and half of them again through node b at the same time (a tracker resending elsewhere).
+    const outcomes = await Promise.all([...items.map((item) => sinks[0].enqueue(item)), ...items.filter((_, i) => i % 2 === 0).map((item) => sinks[1].enqueue(item))])
+    t.same(new Set(outcomes), new Set(['stored']), 'every copy acknowledged')
+    const heads = await log.heads(Array.from({ length: layout.partitions }, (_, p) => recordingStream(layout, p)))
+    const messages = [...heads.values()].reduce((sum, n) => sum + n, 0)
+    t.ok(messages < outcomes.length / 3, `${outcomes.length} chunks in ${messages} log messages`)
+    for (const node of [a, b]) {
+      t.ok(await node.applier.caughtUp(10_000))
+      const bytes = journalChunkBytes(node.local, log, testLogSeal)
+      for (const sk of sessions) {
+        const held = node.local.listChunks(project.id, sk)
+        t.same(held.map((c) => c.seq), [...Array(10).keys()], `${sk}: every chunk once`)
+        for (const info of held) {
+          const body = await bytes(project.id, sk, info)
+          const sent = items.find((item) => item.kind === 'chunk' && item.meta.sk === sk && item.meta.seq === info.seq)!.body
+          if (!body || Buffer.compare(Buffer.from(body), Buffer.from(sent)) !== 0) t.fail(`${sk}/${info.seq}: bytes differ`)
+        }
+      }
+    }
+    t.equal(await sinks[0].enqueue(items[3]), 'duplicate', 'a resend to the node that took it is answered as a duplicate')
   })
 }
