@@ -10,7 +10,7 @@
  * acknowledged chunk and the ratio to the raw publisher are the figures.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,12 +24,18 @@ import type { Figures } from './load.js'
 import { clientCommand, PINNED, SERVER_CPUS } from './pin.js'
 import { cpuSecondsOf } from './proc.js'
 import type { RawPublisherArgs, RawPublisherFigures } from './raw-publisher.js'
-import { CONNECTIONS, ingestSpec, MAIN_S, measure, progress, signalsSpec, warm, WARM_S } from './scenarios.js'
+import { CONNECTIONS, ingestSpec, MAIN_S, measure, progress, SERVICE_NODE_ARGS, signalsSpec, warm, WARM_S } from './scenarios.js'
 import { startBenchCluster, startFollower, type ClusterTarget } from './targets.js'
 
 export interface RawFigures extends RawPublisherFigures {
   /** CPU of the NATS servers over the measured window, % of one core. */
   natsCpuPct: number
+}
+
+/** Where the cluster mode's server CPU went during its /ingest run: µs per acknowledged chunk by process. */
+export interface CpuShare {
+  process: string
+  usPerChunk: number
 }
 
 export interface NatsModeResults {
@@ -39,6 +45,9 @@ export interface NatsModeResults {
   cluster: { ingest: Figures; signals: Figures }
   raw: RawFigures
   lag: ApplyLag
+  /** The cluster-mode /ingest run's server CPU by process, and the items per log message (svc_log_group_items). */
+  breakdown: CpuShare[]
+  groupItems: number
   /** 1-minute load average at the start and end of the stage. */
   load: { before: number; after: number }
 }
@@ -75,6 +84,36 @@ function rawPublisher(nats: NatsCluster, natsPids: number[]): Promise<RawFigures
   })
 }
 
+/** The node's processes by role (from their command lines), then each NATS server. */
+function processRoles(nodePids: number[], natsPids: number[]): { process: string; pids: number[] }[] {
+  const named = nodePids.map((pid) => ({ pid, cmdline: readCmdline(pid) }))
+  const role = (pattern: RegExp) => named.filter((p) => pattern.test(p.cmdline)).map((p) => p.pid)
+  const fronts = role(/front\.js/)
+  const control = role(/control/)
+  const rest = nodePids.filter((pid) => !fronts.includes(pid) && !control.includes(pid))
+  return [
+    { process: 'fronts', pids: fronts },
+    { process: 'control worker (applier)', pids: control },
+    { process: 'primary', pids: rest },
+    ...natsPids.map((pid, i) => ({ process: `nats-server ${i + 1}`, pids: [pid] })),
+  ]
+}
+
+function readCmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')
+  } catch {
+    return ''
+  }
+}
+
+/** svc_log_group_items' sum and count on the node's /metrics. */
+async function groupItems(url: string): Promise<{ sum: number; count: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0)
+  return { sum: value('svc_log_group_items_sum'), count: value('svc_log_group_items_count') }
+}
+
 export async function natsStage(workers: number | undefined): Promise<NatsModeResults> {
   const loadBefore = loadavg()[0]
   progress('cluster mode: the embedded node first, then three nats-servers, a node on them, a second node following, and the raw publisher')
@@ -99,7 +138,9 @@ export async function natsStage(workers: number | undefined): Promise<NatsModeRe
   try {
     let cluster: NatsModeResults['cluster']
     let lag: ApplyLag
-    const node = await startBenchCluster(workers, env)
+    let breakdown: CpuShare[] = []
+    let groupSize = 0
+    const node = await startBenchCluster(workers, env, SERVICE_NODE_ARGS)
     const withNats: ClusterTarget = { ...node, pids: () => [...node.pids(), ...natsPids] }
     try {
       const follower = await startFollower(env)
@@ -109,7 +150,15 @@ export async function natsStage(workers: number | undefined): Promise<NatsModeRe
         const streams = Array.from({ length: PARTITIONS }, (_, p) => recordingStream(layout, p))
         const sampler = sampleApplyLag(new NatsLog(journal), follower.url, streams)
         sampler.loadStarts()
+        const roles = processRoles(node.pids(), natsPids)
+        const cpuBefore = roles.map((r) => cpuSecondsOf(r.pids))
+        const groupsBefore = await groupItems(node.url)
         const ingest = await measure(withNats, ingestSpec('/ingest, 20 KB gzip chunks (cluster mode)', withNats.publicKey, MAIN_S))
+        const acked = ingest.okPerSec * ingest.seconds
+        breakdown = roles.map((r, i) => ({ process: r.process, usPerChunk: ((cpuSecondsOf(r.pids) - cpuBefore[i]) * 1e6) / Math.max(1, acked) }))
+        const groupsAfter = await groupItems(node.url)
+        groupSize = (groupsAfter.sum - groupsBefore.sum) / Math.max(1, groupsAfter.count - groupsBefore.count)
+        progress(`  CPU per acknowledged chunk: ${breakdown.map((b) => `${b.process} ${Math.round(b.usPerChunk)} µs`).join(', ')}; ${groupSize.toFixed(1)} items per log message`)
         sampler.loadEnds()
         lag = await sampler.finish(60_000)
         progress(`  second node: at most ${lag.maxEntries} entries and ${lag.maxSeconds.toFixed(2)} s behind, ${lag.endEntries} and ${lag.endSeconds.toFixed(2)} s at the end of the load, caught up ${lag.caughtUpAfter === undefined ? 'not within 60 s' : `${lag.caughtUpAfter.toFixed(1)} s after it`}`)
@@ -123,7 +172,7 @@ export async function natsStage(workers: number | undefined): Promise<NatsModeRe
     }
     // With no node running, so that its entries (not sealed) are applied by none.
     const raw = await rawPublisher(nats, natsPids)
-    return { replicas: REPLICAS, partitions: PARTITIONS, embedded, cluster, raw, lag, load: { before: loadBefore, after: loadavg()[0] } }
+    return { replicas: REPLICAS, partitions: PARTITIONS, embedded, cluster, raw, lag, breakdown, groupItems: groupSize, load: { before: loadBefore, after: loadavg()[0] } }
   } finally {
     await nats.stop()
     rmSync(dir, { recursive: true, force: true })

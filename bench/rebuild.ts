@@ -5,15 +5,17 @@
  * configuration, users and TLS; every stream R1, 3 recording partitions) is
  * filled with chunks and signals batches written as a front writes them:
  * prepared by the service's ItemPreparer (page keys decided, the signals body
- * parsed and validated), framed by encodeIngest and sealed with the cluster's
- * secret, published with the front's message ids; a project, its owner and an
+ * parsed and validated), framed by encodeIngest, grouped as a front's group
+ * commit groups them (--group=N items per log message, default 12, about what
+ * the cluster-mode /ingest run of `npm run bench` measured) and sealed with
+ * the cluster's secret; a project, its owner and an
  * API key go first as control entries, as `npm run admin` would append them.
  * Then a node (dist/main.js) starts on an empty DATA_DIR, pinned to the
  * server's core; the time until /health answers and the last chunk reads back
  * through the API is the rebuild, and the node's own progress lines (every
  * 5 s, src/journal/node.ts) give the rate over time.
  *
- * Flags: --chunks=N, --signals=N (default 1,000,000 each), --out=FILE (default
+ * Flags: --chunks=N, --signals=N (default 1,000,000 each), --group=N, --out=FILE (default
  * bench/rebuild-results.md). Bodies are small (about 1 KB each) so that the
  * disk holds millions: the rebuild applies entries, whose count is the cost;
  * a chunk's bytes stay in the log (NATS_CHUNK_BYTES=log) and are not copied.
@@ -29,12 +31,12 @@ import { createApiKey, ensureOrgAndUser } from '../src/accounts/credentials.js'
 import { newId, newPublicKey } from '../src/accounts/secrets.js'
 import { ItemPreparer } from '../src/grouping/prepare-items.js'
 import { openJournal } from '../src/journal/connect.js'
-import { encodeControl, encodeIngest } from '../src/journal/entries.js'
+import { encodeControl, encodeIngest, encodeIngestGroup } from '../src/journal/entries.js'
 import { startNatsCluster } from '../src/journal/nats-servers.js'
 import { REPLICATED } from '../src/journal/operations.js'
 import { logSeal, readLogSecret } from '../src/journal/seal.js'
 import { NatsLog } from '../src/journal/nats-log.js'
-import { chunkMessageId, chunkSubject, controlSubject, DEFAULT_LAYOUT, partitionOf, signalsSubject, streamNames, type JournalLayout } from '../src/journal/streams.js'
+import { controlStream, controlSubject, DEFAULT_LAYOUT, partitionOf, recordingGroupSubject, signalsGroupSubject, streamNames, type JournalLayout } from '../src/journal/streams.js'
 import { openMemoryStore } from '../src/store/memory/index.js'
 import type { IngestItem, Store } from '../src/store/store.js'
 import type { WriteItem } from '../src/supervisor/messages.js'
@@ -47,6 +49,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const flag = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)
 const CHUNKS = Number(flag('chunks') ?? 1_000_000)
 const SIGNALS = Number(flag('signals') ?? 1_000_000)
+const GROUP = Number(flag('group') ?? 12)
 const OUT = flag('out') ?? join(ROOT, 'bench', 'rebuild-results.md')
 /** Publishes awaiting their acknowledgement while filling: enough to keep one server busy without piling up. */
 const IN_FLIGHT = 512
@@ -159,37 +162,46 @@ async function main(): Promise<void> {
         meta: { sk: sessionOf(n), vid: `v-${Math.floor(n / CHUNKS_PER_SESSION)}`, seq: n % CHUNKS_PER_SESSION, pageIndex: 0, url: URLS[n % URLS.length], firstTs: now - 5000, lastTs: now, eventCount: 30, encoding: 'gzip' },
         body: chunkBodies[n % chunkBodies.length],
       } as WriteItem)
-    const sizes = { chunkBody: chunkBodies[0].byteLength, chunkEntry: seal.seal('ingest', encodeIngest({ item: chunkItem(0), after })).byteLength, signalsBody: signalBodies[0].byteLength, signalsEntry: 0 }
+    const sizes = { chunkBody: chunkBodies[0].byteLength, chunkEntry: encodeIngest({ item: chunkItem(0), after }).byteLength, signalsBody: signalBodies[0].byteLength, signalsEntry: 0 }
 
-    say('filling the log: chunks…')
+    // Groups of one partition's chunks, in the order a front would take them.
+    const byPartition: number[][] = Array.from({ length: LAYOUT.partitions }, () => [])
+    for (let n = 0; n < CHUNKS; n++) byPartition[partitionOf(projectId, sessionOf(n), LAYOUT.partitions)].push(n)
+    const chunkGroups = byPartition.flatMap((ns, partition) => Array.from({ length: Math.ceil(ns.length / GROUP) }, (_, g) => ({ partition, ns: ns.slice(g * GROUP, (g + 1) * GROUP) })))
+    say(`filling the log: ${CHUNKS.toLocaleString('en-US')} chunks in ${chunkGroups.length.toLocaleString('en-US')} groups…`)
     const chunkSeconds = await pipelined(
-      CHUNKS,
-      (n) => {
-        const item = chunkItem(n) as Extract<IngestItem, { kind: 'chunk' }>
-        const partition = partitionOf(projectId, item.meta.sk, LAYOUT.partitions)
-        return journal.js.publish(chunkSubject(LAYOUT, partition, projectId, item.meta.sk), seal.seal('ingest', encodeIngest({ item, after })), { msgID: chunkMessageId(projectId, item.meta.sk, item.meta.seq), timeout: 60_000 })
+      chunkGroups.length,
+      (g) => {
+        const { partition, ns } = chunkGroups[g]
+        const sealed = seal.seal('ingest', encodeIngestGroup(ns.map((n) => encodeIngest({ item: chunkItem(n), after }))))
+        return journal.js.publish(recordingGroupSubject(LAYOUT, partition), sealed, { msgID: `grp:${randomUUID()}`, timeout: 60_000 })
       },
-      'chunks',
+      'chunk groups',
     )
     say(`  ${CHUNKS.toLocaleString('en-US')} chunks in ${chunkSeconds.toFixed(0)} s`)
     say('filling the log: signals batches…')
     const signalsSeconds = await pipelined(
-      SIGNALS,
-      (n) => {
-        const item = prepared({ kind: 'signals-body', projectId, receivedAt: now, body: signalBodies[n % signalBodies.length] })
-        if (item.kind === 'signals') item.id = randomUUID()
-        const sealed = seal.seal('ingest', encodeIngest({ item, after }))
-        sizes.signalsEntry = sealed.byteLength
-        return journal.js.publish(signalsSubject(LAYOUT, projectId), sealed, { msgID: `sig:${(item as { id: string }).id}`, timeout: 60_000 })
+      Math.ceil(SIGNALS / GROUP),
+      (g) => {
+        const frames = Array.from({ length: Math.min(GROUP, SIGNALS - g * GROUP) }, (_, i) => {
+          const item = prepared({ kind: 'signals-body', projectId, receivedAt: now, body: signalBodies[(g * GROUP + i) % signalBodies.length] })
+          if (item.kind === 'signals') item.id = randomUUID()
+          const frame = encodeIngest({ item, after })
+          sizes.signalsEntry = frame.byteLength
+          return frame
+        })
+        return journal.js.publish(signalsGroupSubject(LAYOUT), seal.seal('ingest', encodeIngestGroup(frames)), { msgID: `grp:${randomUUID()}`, timeout: 60_000 })
       },
-      'signals batches',
+      'signals groups',
     )
     say(`  ${SIGNALS.toLocaleString('en-US')} signals batches in ${signalsSeconds.toFixed(0)} s`)
     const heads = await new NatsLog(journal).usage(streamNames(LAYOUT))
     const logBytes = [...heads.values()].reduce((sum, u) => sum + u.bytes, 0)
-    const entries = [...heads.values()].reduce((sum, u) => sum + u.lastSeq, 0)
+    const messages = [...heads.values()].reduce((sum, u) => sum + u.lastSeq, 0)
+    // What the node applies: every chunk and signals batch, and the control entries.
+    const entries = CHUNKS + SIGNALS + (heads.get(controlStream(LAYOUT))?.lastSeq ?? 0)
     await journal.close()
-    say(`the log holds ${entries.toLocaleString('en-US')} entries, ${(logBytes / 1024 ** 3).toFixed(2)} GiB; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
+    say(`the log holds ${entries.toLocaleString('en-US')} entries in ${messages.toLocaleString('en-US')} messages, ${(logBytes / 1024 ** 3).toFixed(2)} GiB; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
 
     // The last chunk the log took: the read that says the node serves what the log holds.
     const last = chunkItem(CHUNKS - 1) as Extract<IngestItem, { kind: 'chunk' }>
@@ -246,7 +258,7 @@ async function main(): Promise<void> {
       '',
       `${new Date().toISOString()}, commit ${execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim()}; ${pinning()}; load average ${loadBefore.toFixed(1)} when the node started, ${loadAfter.toFixed(1)} when it served (2 cores shared with other work: figures are noisy).`,
       '',
-      `One nats-server 2.9 (shipped configuration: users, TLS), every stream R1, ${LAYOUT.partitions} recording partitions. The log: ${int(CHUNKS)} chunks (${int(CHUNKS / CHUNKS_PER_SESSION)} sessions of ${CHUNKS_PER_SESSION}; gzip body ${sizes.chunkBody} B, sealed entry ${sizes.chunkEntry} B) and ${int(SIGNALS)} signals batches (JSON body ${sizes.signalsBody} B, sealed entry ${sizes.signalsEntry} B), each prepared, framed and sealed by the service's own functions; ${int(entries)} entries, ${(logBytes / 1024 ** 3).toFixed(2)} GiB as JetStream counts them. Filled at ${rate(CHUNKS, chunkSeconds)} chunks/s and ${rate(SIGNALS, signalsSeconds)} batches/s with ${IN_FLIGHT} publishes in flight.`,
+      `One nats-server 2.9 (shipped configuration: users, TLS), every stream R1, ${LAYOUT.partitions} recording partitions. The log: ${int(CHUNKS)} chunks (${int(CHUNKS / CHUNKS_PER_SESSION)} sessions of ${CHUNKS_PER_SESSION}; gzip body ${sizes.chunkBody} B, framed ${sizes.chunkEntry} B) and ${int(SIGNALS)} signals batches (JSON body ${sizes.signalsBody} B, framed ${sizes.signalsEntry} B), each prepared and framed by the service's own functions, ${GROUP} to a log message as group commit writes them, each message sealed; ${int(entries)} entries in ${int(messages)} messages, ${(logBytes / 1024 ** 3).toFixed(2)} GiB as JetStream counts them. Filled at ${rate(CHUNKS, chunkSeconds)} chunks/s and ${rate(SIGNALS, signalsSeconds)} batches/s with ${IN_FLIGHT} publishes in flight. An entry is a chunk, a signals batch or a control entry, however many share a message.`,
       '',
       '| Figure | Value |',
       '|---|---|',

@@ -49,6 +49,14 @@ export function sectionRawAndLag(n: NatsModeResults): string[] {
     '',
     `R = service / raw = **${r.toFixed(2)}** (target ≥ 1.0). CPU per acknowledged chunk, NATS included: ${int(serviceCpu)} µs in the cluster mode, ${(serviceCpu / embeddedCpu).toFixed(1)} × the embedded mode's ${int(embeddedCpu)} µs (target ≤ 2 ×); the raw publisher's NATS servers alone ${int(rawCpu)} µs.`,
     '',
+    ...(n.breakdown?.length
+      ? [
+          `Where the cluster mode's server CPU went in its /ingest run, per acknowledged chunk (${n.groupItems.toFixed(1)} items per log message on average, svc_log_group_items):`,
+          '',
+          table(['process', 'CPU µs per acknowledged chunk'], n.breakdown.map((b) => [b.process, int(b.usPerChunk)])),
+          '',
+        ]
+      : []),
     '### Apply lag of a second node',
     '',
     `A second node (its own empty DATA_DIR, one front, on the load generator's core, its CPU not counted above) follows the same log while the first takes the /ingest run above. Sampled twice a second: its svc_journal_behind_entries over the ${lag.streams.length} recording streams, and the log's heads read from NATS; seconds behind = how long ago the log's head stood at the first entry the node had not applied (the worst stream).`,

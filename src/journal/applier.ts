@@ -63,6 +63,8 @@ export interface ApplierOptions {
 
 export class Applier {
   readonly node = randomUUID()
+  /** Items applied since start: ingest items (several per log message) and control entries, for progress lines. */
+  itemsApplied = 0
   private nextTicket = 1
   private readonly tickets = new Map<number, Ticket>()
   /** Streams' applied positions, mirrored from the store so waiting is cheap. */
@@ -246,6 +248,7 @@ export class Applier {
     // The embedded mode's write families: in the cluster mode this is where ingest items reach LMDB.
     metrics.batchItems.observe(items.length)
     metrics.commitSeconds.observe((performance.now() - started) / 1000)
+    this.itemsApplied += items.length
     this.advanced(stream, last)
   }
 
@@ -294,6 +297,7 @@ export class Applier {
           outcome = { error }
         }
       }
+      this.itemsApplied += 1
       this.advanced(this.control, seq)
       if (!entry || entry.node !== this.node) continue
       const ticket = this.tickets.get(entry.ticket)

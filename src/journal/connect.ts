@@ -40,7 +40,8 @@ function secret(path: string): string {
  */
 export function natsConnectOptions(settings: NatsSettings, name = 'svc-node'): ConnectionOptions {
   const auth = settings.natsAuth
-  const options: ConnectionOptions = { servers: natsServers(settings.natsUrl), maxReconnectAttempts: -1, reconnectTimeWait: 250, name }
+  // noAsyncTraces: the client would otherwise capture a stack (an Error) for every request, a PubAck included.
+  const options: ConnectionOptions = { servers: natsServers(settings.natsUrl), maxReconnectAttempts: -1, reconnectTimeWait: 250, name, noAsyncTraces: true }
   if (auth.passwordFile) Object.assign(options, { user: auth.user, pass: secret(auth.passwordFile) })
   if (auth.tokenFile) options.token = secret(auth.tokenFile)
   if (auth.nkeySeedFile) options.authenticator = nkeyAuthenticator(new TextEncoder().encode(secret(auth.nkeySeedFile)))

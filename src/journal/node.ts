@@ -63,7 +63,8 @@ const PROGRESS_MS = 5_000
  * period, so that an operator sees a rebuild move and when it will end.
  */
 async function catchUp(applier: Applier, natsUrl: string): Promise<void> {
-  const applied = () => applier.streams.reduce((sum, s) => sum + applier.position(s), 0)
+  // Items, not log messages: a message holds a group of chunks or signals batches.
+  const applied = () => applier.itemsApplied
   const started = Date.now()
   const first = applied()
   let last = { at: started, applied: first }
