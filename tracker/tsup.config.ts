@@ -12,26 +12,101 @@ import { reportSizes } from './report-sizes.js'
 const version = (JSON.parse(readFileSync(new URL('../src/public/versions.json', import.meta.url), 'utf8')) as { tracker: string }).tracker
 
 /**
- * rrweb's record bundle carries the source of a canvas-snapshot worker as a
- * string (started from a blob: URL). The tracker never records canvas, so the
- * worker is never started; dropping its source saves ~1 KB gzipped and leaves
- * nothing in tracker.js that a strict CSP (worker-src) would have to allow.
- * For the same reason its CanvasManager (2D and WebGL call recording, which
- * `recordCanvas: false` leaves idle) becomes a class whose methods do nothing,
- * and the canvas observers it alone used fall out of the bundle.
+ * One edit of rrweb's record bundle (@rrweb/record's dist/record.js) that cuts
+ * code the tracker's record options (tracker/src/recorder.ts) never reach. Each
+ * pattern must match exactly once: an rrweb upgrade that moves the code fails
+ * the build here rather than shipping half an edit.
  */
-const dropCanvasWorker: Plugin = {
-  name: 'drop-rrweb-canvas-worker',
+interface RrwebEdit {
+  what: string
+  find: RegExp
+  replace: string
+}
+
+const rrwebEdits: RrwebEdit[] = [
+  {
+    // The source of a canvas-snapshot worker, started from a blob: URL. The tracker never records canvas, so the
+    // worker never starts, and nothing is left that a strict CSP (worker-src) would have to allow.
+    what: 'canvas worker source',
+    find: /^const jsContent = '.*';$/m,
+    replace: "const jsContent = '';",
+  },
+  {
+    // 2D and WebGL call recording, which `recordCanvas: false` leaves idle; the canvas observers it alone used
+    // fall out of the bundle with it.
+    what: 'CanvasManager',
+    find: /^class CanvasManager \{\n[\s\S]*?\n\}\n(?=class StylesheetManager \{)/m,
+    replace: 'class CanvasManager {\n  reset() {}\n  freeze() {}\n  unfreeze() {}\n  lock() {}\n  unlock() {}\n}\n',
+  },
+  {
+    // A canvas's pixels (`recordCanvas`) and images inlined as data URLs (`inlineImages`): both off.
+    what: 'canvas and image inlining in serializeElementNode',
+    find: /^ {2}if \(tagName === "canvas" && recordCanvas\) \{\n[\s\S]*?\n {2}\}\n {2}if \(tagName === "img" && inlineImages\) \{\n[\s\S]*?\n {2}\}\n(?= {2}if \(\["audio", "video"\]\.includes\(tagName\)\) \{)/m,
+    replace: '',
+  },
+  {
+    // Cross-origin iframes (`recordCrossOriginIframes`, off): the id mirrors that translate a child frame's
+    // events (their class then falls out) and the message handler that receives them. Same-origin iframes
+    // (attachIframe) are kept.
+    what: "IframeManager's cross-origin mirror",
+    find: /^ {4}__publicField\(this, "crossOriginIframeMirror", new CrossOriginIframeMirror\(genId\)\);\n/m,
+    replace: '',
+  },
+  {
+    what: "IframeManager's cross-origin style mirror",
+    find: /^ {4}this\.crossOriginIframeStyleMirror = new CrossOriginIframeMirror\([\s\S]*?\n {4}\);\n/m,
+    replace: '',
+  },
+  {
+    what: "IframeManager's cross-origin message handling",
+    find: /^ {2}handleMessage\(message\) \{\n[\s\S]*?\n {2}\}\n(?=\}\nclass ShadowDomManager \{)/m,
+    replace: '',
+  },
+  {
+    // Web fonts added from script (`collectFonts`, off): initObservers calls this only when it is on.
+    what: 'initFontObserver',
+    find: /^function initFontObserver\(\{ fontCb, doc \}\) \{\n[\s\S]*?\n\}\n(?=function initSelectionObserver\()/m,
+    replace: 'function initFontObserver() {\n  return () => {\n  };\n}\n',
+  },
+  {
+    // Wraps every observer callback to call the matching `hooks` entry first; the tracker passes no hooks, so
+    // each wrapper would only call the callback it wraps.
+    what: 'mergeHooks',
+    find: /^function mergeHooks\(o, hooks\) \{\n[\s\S]*?\n\}\n(?=function initObservers\()/m,
+    replace: 'function mergeHooks() {\n}\n',
+  },
+  {
+    // A deprecated mirror that warns when read; nothing in the record bundle reads it, but building its Proxy
+    // is a side effect the minifier must keep.
+    what: 'the deprecated _mirror',
+    find: /^const DEPARTED_MIRROR_ACCESS_WARNING = [\s\S]*?\n\}\n(?=function throttle\()/m,
+    replace: '',
+  },
+  {
+    // The replayer's virtual DOM node; the recorder only asks `instanceof` of real DOM nodes (always false),
+    // and nothing in the record bundle builds one.
+    what: 'BaseRRNode',
+    find: /^class BaseRRNode \{\n[\s\S]*?\n\}\n(?=function on\(type, fn, target = document\) \{)/m,
+    replace: 'class BaseRRNode {\n}\n',
+  },
+]
+
+function editRrweb(source: string): string {
+  for (const edit of rrwebEdits) {
+    const found = source.match(new RegExp(edit.find.source, edit.find.flags + 'g'))?.length ?? 0
+    if (found !== 1) throw new Error(`rrweb ${edit.what}: found ${found} times, not once: check the @rrweb/record version`)
+    source = source.replace(edit.find, () => edit.replace)
+  }
+  return source
+}
+
+const trimRrweb: Plugin = {
+  name: 'trim-rrweb-record',
   setup(build) {
-    build.onLoad({ filter: /@rrweb[\\/]record[\\/]dist[\\/]record\.js$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8')
-      const stripped = source.replace(/^const jsContent = '.*';$/m, "const jsContent = '';")
-      if (stripped === source) throw new Error('rrweb canvas worker source not found: check the @rrweb/record version')
-      const idle = 'class CanvasManager {\n  reset() {}\n  freeze() {}\n  unfreeze() {}\n  lock() {}\n  unlock() {}\n}\n'
-      const noCanvas = stripped.replace(/^class CanvasManager \{\n[\s\S]*?\n\}\n(?=class StylesheetManager \{)/m, idle)
-      if (noCanvas === stripped) throw new Error('rrweb CanvasManager not found: check the @rrweb/record version')
-      return { contents: noCanvas, loader: 'js' }
-    })
+    build.onLoad({ filter: /@rrweb[\\/]record[\\/]dist[\\/]record\.js$/ }, (args) => ({
+      contents: editRrweb(readFileSync(args.path, 'utf8')),
+      loader: 'js',
+    }))
   },
 }
 
@@ -46,6 +121,6 @@ export default defineConfig({
   clean: false,
   silent: true,
   define: { __TRACKER_VERSION__: JSON.stringify(version) },
-  esbuildPlugins: [dropCanvasWorker],
+  esbuildPlugins: [trimRrweb],
   onSuccess: async () => void reportSizes(['dist/public/tracker.js', 'dist/public/stub.js', 'dist/public/capture.js']),
 })
