@@ -12,10 +12,11 @@ import { reportSizes } from './report-sizes.js'
 const version = (JSON.parse(readFileSync(new URL('../src/public/versions.json', import.meta.url), 'utf8')) as { tracker: string }).tracker
 
 /**
- * One edit of rrweb's record bundle (@rrweb/record's dist/record.js) that cuts
- * code the tracker's record options (tracker/src/recorder.ts) never reach. Each
- * pattern must match exactly once: an rrweb upgrade that moves the code fails
- * the build here rather than shipping half an edit.
+ * One edit of rrweb's record bundle (@rrweb/record's dist/record.js): most cut
+ * code the tracker's record options (tracker/src/recorder.ts) never reach. A
+ * pattern without the `g` flag must match exactly once, one with it at least
+ * once: an rrweb upgrade that moves the code fails the build here rather than
+ * shipping half an edit.
  */
 interface RrwebEdit {
   what: string
@@ -89,13 +90,39 @@ const rrwebEdits: RrwebEdit[] = [
     find: /^class BaseRRNode \{\n[\s\S]*?\n\}\n(?=function on\(type, fn, target = document\) \{)/m,
     replace: 'class BaseRRNode {\n}\n',
   },
+  {
+    // rrweb's class fields, each emitted as a `__publicField` call, which assigns unless the name is already on
+    // the object (a method or accessor of the class). No field shares a name with either and no class extends
+    // another, so the plain assignment it makes anyway is written out, in fewer bytes.
+    what: 'class fields with a value',
+    find: /__publicField\(this, "(\w+)", /g,
+    replace: 'this.$1 = (',
+  },
+  {
+    // A field declared without a value (a type annotation in rrweb's source) is assigned before it is read;
+    // TypeScript's own emit without useDefineForClassFields leaves it out the same way. Nothing reflects over
+    // these objects (no `in`, Object.keys or JSON of them).
+    what: 'class fields without a value',
+    find: /^ *__publicField\(this, "\w+"\);\n/gm,
+    replace: '',
+  },
 ]
 
+/** The class-field edits hold only while no class extends another and no field shares a name with a member. */
+function checkFieldsAssignable(source: string): void {
+  const fields = new Set(Array.from(source.matchAll(/__publicField\(this, "(\w+)"/g), (m) => m[1]))
+  const members = Array.from(source.matchAll(/^ {2}(?:get |set |static |async )?(\w+)\(.*\) \{$/gm), (m) => m[1])
+  const clash = members.find((name) => fields.has(name)) ?? (/^class \w+ extends /m.test(source) ? 'a subclass' : undefined)
+  if (clash) throw new Error(`rrweb's class fields are no longer plain assignments (${clash}): check the @rrweb/record version`)
+}
+
 function editRrweb(source: string): string {
+  checkFieldsAssignable(source)
   for (const edit of rrwebEdits) {
-    const found = source.match(new RegExp(edit.find.source, edit.find.flags + 'g'))?.length ?? 0
-    if (found !== 1) throw new Error(`rrweb ${edit.what}: found ${found} times, not once: check the @rrweb/record version`)
-    source = source.replace(edit.find, () => edit.replace)
+    const every = edit.find.global
+    const found = source.match(every ? edit.find : new RegExp(edit.find.source, edit.find.flags + 'g'))?.length ?? 0
+    if (every ? found === 0 : found !== 1) throw new Error(`rrweb ${edit.what}: found ${found} times: check the @rrweb/record version`)
+    source = every ? source.replace(edit.find, edit.replace) : source.replace(edit.find, () => edit.replace)
   }
   return source
 }
