@@ -16,7 +16,10 @@ const version = (JSON.parse(readFileSync(new URL('../src/public/versions.json', 
  * code the tracker's record options (tracker/src/recorder.ts) never reach. A
  * pattern without the `g` flag must match exactly once, one with it at least
  * once: an rrweb upgrade that moves the code fails the build here rather than
- * shipping half an edit.
+ * shipping half an edit. A block's body is matched as lines indented deeper
+ * than its first line (`(?:(?: {3}.*)?\n)*?` in a block at 2 spaces), so a
+ * match ends at the block's own closing line and never runs on into the code
+ * after it.
  */
 interface RrwebEdit {
   what: string
@@ -36,13 +39,13 @@ const rrwebEdits: RrwebEdit[] = [
     // 2D and WebGL call recording, which `recordCanvas: false` leaves idle; the canvas observers it alone used
     // fall out of the bundle with it.
     what: 'CanvasManager',
-    find: /^class CanvasManager \{\n[\s\S]*?\n\}\n(?=class StylesheetManager \{)/m,
+    find: /^class CanvasManager \{\n(?:(?: .*)?\n)*?\}\n/m,
     replace: 'class CanvasManager {\n  reset() {}\n  freeze() {}\n  unfreeze() {}\n  lock() {}\n  unlock() {}\n}\n',
   },
   {
     // A canvas's pixels (`recordCanvas`) and images inlined as data URLs (`inlineImages`): both off.
     what: 'canvas and image inlining in serializeElementNode',
-    find: /^ {2}if \(tagName === "canvas" && recordCanvas\) \{\n[\s\S]*?\n {2}\}\n {2}if \(tagName === "img" && inlineImages\) \{\n[\s\S]*?\n {2}\}\n(?= {2}if \(\["audio", "video"\]\.includes\(tagName\)\) \{)/m,
+    find: /^ {2}if \(tagName === "canvas" && recordCanvas\) \{\n(?:(?: {3}.*)?\n)*? {2}\}\n {2}if \(tagName === "img" && inlineImages\) \{\n(?:(?: {3}.*)?\n)*? {2}\}\n/m,
     replace: '',
   },
   {
@@ -55,39 +58,40 @@ const rrwebEdits: RrwebEdit[] = [
   },
   {
     what: "IframeManager's cross-origin style mirror",
-    find: /^ {4}this\.crossOriginIframeStyleMirror = new CrossOriginIframeMirror\([\s\S]*?\n {4}\);\n/m,
+    find: /^ {4}this\.crossOriginIframeStyleMirror = new CrossOriginIframeMirror\(\n(?:(?: {5}.*)?\n)*? {4}\);\n/m,
     replace: '',
   },
   {
+    // handleMessage and the methods after it, to the class's end, all translate a child frame's events.
     what: "IframeManager's cross-origin message handling",
-    find: /^ {2}handleMessage\(message\) \{\n[\s\S]*?\n {2}\}\n(?=\}\nclass ShadowDomManager \{)/m,
+    find: /^ {2}handleMessage\(message\) \{\n(?:(?: .*)?\n)*?(?=\}\n)/m,
     replace: '',
   },
   {
     // Web fonts added from script (`collectFonts`, off): initObservers calls this only when it is on.
     what: 'initFontObserver',
-    find: /^function initFontObserver\(\{ fontCb, doc \}\) \{\n[\s\S]*?\n\}\n(?=function initSelectionObserver\()/m,
+    find: /^function initFontObserver\(\{ fontCb, doc \}\) \{\n(?:(?: .*)?\n)*?\}\n/m,
     replace: 'function initFontObserver() {\n  return () => {\n  };\n}\n',
   },
   {
     // Wraps every observer callback to call the matching `hooks` entry first; the tracker passes no hooks, so
     // each wrapper would only call the callback it wraps.
     what: 'mergeHooks',
-    find: /^function mergeHooks\(o, hooks\) \{\n[\s\S]*?\n\}\n(?=function initObservers\()/m,
+    find: /^function mergeHooks\(o, hooks\) \{\n(?:(?: .*)?\n)*?\}\n/m,
     replace: 'function mergeHooks() {\n}\n',
   },
   {
     // A deprecated mirror that warns when read; nothing in the record bundle reads it, but building its Proxy
     // is a side effect the minifier must keep.
     what: 'the deprecated _mirror',
-    find: /^const DEPARTED_MIRROR_ACCESS_WARNING = [\s\S]*?\n\}\n(?=function throttle\()/m,
+    find: /^const DEPARTED_MIRROR_ACCESS_WARNING = .*;\nlet _mirror = \{\n(?:(?: .*)?\n)*?\};\nif \(typeof window !== "undefined" && window\.Proxy && window\.Reflect\) \{\n(?:(?: .*)?\n)*?\}\n/m,
     replace: '',
   },
   {
     // The replayer's virtual DOM node; the recorder only asks `instanceof` of real DOM nodes (always false),
     // and nothing in the record bundle builds one.
     what: 'BaseRRNode',
-    find: /^class BaseRRNode \{\n[\s\S]*?\n\}\n(?=function on\(type, fn, target = document\) \{)/m,
+    find: /^class BaseRRNode \{\n(?:(?: .*)?\n)*?\}\n/m,
     replace: 'class BaseRRNode {\n}\n',
   },
   {
@@ -108,6 +112,28 @@ const rrwebEdits: RrwebEdit[] = [
   },
 ]
 
+/**
+ * rrweb's TypeScript enums, emitted as objects built at start-up and read by
+ * member name (`IncrementalSource.Mutation`). Each read becomes its number, as
+ * TypeScript's const enums do, and the object goes. MouseInteractions stays:
+ * rrweb looks its names up by number and lists them.
+ */
+const INLINED_ENUMS = ['EventType', 'IncrementalSource', 'NodeType', 'PointerTypes', 'MediaInteractions']
+
+function inlineEnum(source: string, name: string): string {
+  const definition = new RegExp(`^var ${name} = /\\* @__PURE__ \\*/ \\(\\(${name}2\\) => \\{\\n((?: {2}.*\\n)*?) {2}return ${name}2;\\n\\}\\)\\(${name} \\|\\| \\{\\}\\);\\n`, 'm')
+  const body = source.match(definition)?.[1] ?? ''
+  const values = new Map(Array.from(body.matchAll(/^ {2}\w+\[\w+\["(\w+)"\] = (\d+)\] = "\1";$/gm), (m) => [m[1], m[2]]))
+  if (!values.size || values.size !== body.split('\n').length - 1) throw new Error(`rrweb's enum ${name} not found as numbers: check the @rrweb/record version`)
+  source = source.replace(definition, '').replace(new RegExp(`\\b${name}\\.(\\w+)\\b`, 'g'), (read, member: string) => {
+    const value = values.get(member)
+    if (value === undefined) throw new Error(`rrweb reads ${read}, which its enum does not have: check the @rrweb/record version`)
+    return value
+  })
+  if (new RegExp(`\\b${name}\\b`).test(source)) throw new Error(`rrweb uses its enum ${name} other than by member: check the @rrweb/record version`)
+  return source
+}
+
 /** The class-field edits hold only while no class extends another and no field shares a name with a member. */
 function checkFieldsAssignable(source: string): void {
   const fields = new Set(Array.from(source.matchAll(/__publicField\(this, "(\w+)"/g), (m) => m[1]))
@@ -124,6 +150,7 @@ function editRrweb(source: string): string {
     if (every ? found === 0 : found !== 1) throw new Error(`rrweb ${edit.what}: found ${found} times: check the @rrweb/record version`)
     source = every ? source.replace(edit.find, edit.replace) : source.replace(edit.find, () => edit.replace)
   }
+  for (const name of INLINED_ENUMS) source = inlineEnum(source, name)
   return source
 }
 
