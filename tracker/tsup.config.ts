@@ -142,7 +142,8 @@ function checkFieldsAssignable(source: string): void {
   if (clash) throw new Error(`rrweb's class fields are no longer plain assignments (${clash}): check the @rrweb/record version`)
 }
 
-function editRrweb(source: string): string {
+/** rrweb's record bundle with every edit applied; exported for test/tracker/rrweb-edits.test.ts, which records with and without them. */
+export function editRrweb(source: string): string {
   checkFieldsAssignable(source)
   for (const edit of rrwebEdits) {
     const every = edit.find.global

@@ -1,0 +1,171 @@
+/**
+ * The build edits rrweb's record bundle (tracker/tsup.config.ts, editRrweb) to
+ * cut what the tracker's record options never reach. This holds the edits to
+ * that: the tracker's recorder built with and without them, on the same page
+ * with the same actions, records the same events. Mouse-move samples are left
+ * out of the comparison: which positions a sample holds depends on timing, and
+ * differs between two runs of the same build.
+ */
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { build, type Plugin } from 'esbuild'
+import type { Browser } from 'playwright-core'
+import t from 'tap'
+import { editRrweb } from '../../tracker/tsup.config.js'
+import { launchBrowser } from '../helpers/browser.js'
+
+/** Every kind of content and change the tracker's options leave recorded, and some they leave out (canvas pixels, inlined images, fonts). */
+const PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>rrweb edits</title>
+<link rel="stylesheet" href="/linked.css">
+<style id="split">.a { color: red; }</style>
+</head><body>
+<h1 class="svc-mask">Masked heading</h1>
+<p id="plain">Plain text <b>bold</b></p>
+<input id="text" value="hello"><input id="password" type="password" value="secret">
+<input id="check" type="checkbox"><input type="radio" name="r" id="r1"><input type="radio" name="r" id="r2">
+<select id="select"><option>a</option><option>b</option></select>
+<textarea id="area">area</textarea>
+<div class="svc-block" style="width: 50px; height: 20px">blocked</div>
+<div data-svc-ignore><input id="ignored" value="ignored"></div>
+<canvas id="canvas" width="50" height="50"></canvas>
+<img id="image" src="data:image/svg+xml;utf8,<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/>">
+<video id="video" muted></video>
+<dialog id="dialog">dialog</dialog>
+<div id="scroller" style="height: 60px; overflow: auto"><div style="height: 400px">tall</div></div>
+<div id="host"></div>
+<iframe id="frame" srcdoc="<p id=inner>frame</p><style>p { color: blue }</style>"></iframe>
+<div style="height: 2000px">tall page</div>
+<script>
+  document.getElementById('split').appendChild(document.createTextNode('.b { color: blue; }'))
+  document.getElementById('canvas').getContext('2d').fillRect(0, 0, 20, 20)
+  document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML = '<span>shadow</span><style>span { color: green }</style>'
+</script>
+</body></html>`
+
+const CHANGES = `(() => {
+  const masked = document.createElement('p'); masked.className = 'svc-mask'; masked.textContent = 'added masked'; document.body.appendChild(masked)
+  document.querySelector('b').textContent = 'changed'
+  document.querySelector('h1').setAttribute('title', 'a title')
+  document.getElementById('plain').style.setProperty('color', 'purple')
+  const linked = document.styleSheets[0]
+  linked.insertRule('.y { color: red }', 0)
+  linked.cssRules[0].style.setProperty('color', 'navy')
+  const adopted = new CSSStyleSheet(); adopted.replaceSync('h1 { font-size: 30px }'); document.adoptedStyleSheets = [adopted]
+  customElements.define('x-element', class extends HTMLElement {})
+  document.fonts.add(new FontFace('Edited', 'url(data:font/woff2;base64,AA==)'))
+  const dialog = document.getElementById('dialog'); dialog.showModal(); dialog.close()
+  document.getElementById('host').shadowRoot.querySelector('span').textContent = 'shadow 2'
+  document.getElementById('frame').contentDocument.getElementById('inner').textContent = 'frame 2'
+  document.getElementById('canvas').getContext('2d').fillRect(20, 20, 10, 10)
+  const image = document.createElement('img'); image.src = document.getElementById('image').src; document.body.appendChild(image)
+  const range = document.createRange(); range.selectNodeContents(document.getElementById('plain')); getSelection().removeAllRanges(); getSelection().addRange(range)
+  const video = document.getElementById('video'); video.dispatchEvent(new Event('play')); video.dispatchEvent(new Event('volumechange'))
+})()`
+
+/** The tracker's recorder (tracker/src/recorder.ts, its options as shipped) over rrweb's bundle as `edit` leaves it. */
+async function recorderScript(edit: (source: string) => string): Promise<string> {
+  const rrweb: Plugin = {
+    name: 'rrweb-source',
+    setup(b) {
+      b.onLoad({ filter: /@rrweb[\\/]record[\\/]dist[\\/]record\.js$/ }, (args) => ({ contents: edit(readFileSync(args.path, 'utf8')), loader: 'js' }))
+    },
+  }
+  const result = await build({
+    stdin: {
+      contents: [
+        "import { createGuard } from './tracker/src/guard.js'",
+        "import { createRecorder } from './tracker/src/recorder.js'",
+        'const w = window as any',
+        'w.recorded = []',
+        'w.guard = createGuard()',
+        'w.recorder = createRecorder(w.guard, (event) => w.recorded.push(JSON.parse(JSON.stringify(event))))',
+      ].join('\n'),
+      resolveDir: fileURLToPath(new URL('../../', import.meta.url)),
+      loader: 'ts',
+    },
+    bundle: true,
+    format: 'iife',
+    target: 'es2020',
+    write: false,
+    plugins: [rrweb],
+  })
+  return result.outputFiles[0].text
+}
+
+interface Recording {
+  events: any[]
+  pageErrors: string[]
+  faults: number
+}
+
+async function record(browser: Browser, url: string, script: string): Promise<Recording> {
+  const context = await browser.newContext({ viewport: { width: 800, height: 600 } })
+  const page = await context.newPage()
+  const pageErrors: string[] = []
+  page.on('pageerror', (error) => pageErrors.push(String(error)))
+  try {
+    await page.goto(url, { waitUntil: 'load' })
+    await page.addScriptTag({ content: script })
+    await page.evaluate('recorder.start()')
+    await page.mouse.move(100, 100)
+    await page.click('#text')
+    await page.keyboard.type('abc')
+    await page.click('#password')
+    await page.keyboard.type('xyz')
+    await page.check('#check')
+    await page.check('#r2')
+    await page.selectOption('#select', 'b')
+    await page.fill('#area', 'new area')
+    await page.fill('#ignored', 'still ignored')
+    await page.evaluate(CHANGES)
+    await page.waitForTimeout(200)
+    await page.evaluate('document.getElementById("scroller").scrollTop = 100')
+    await page.waitForTimeout(200)
+    await page.mouse.wheel(0, 300)
+    await page.waitForTimeout(300)
+    await page.setViewportSize({ width: 700, height: 500 })
+    await page.waitForTimeout(400)
+    await page.evaluate('recorder.snapshot()') // a checkpoint
+    await page.waitForTimeout(300)
+    return { events: (await page.evaluate('recorded')) as any[], pageErrors, faults: (await page.evaluate('guard.faults')) as number }
+  } finally {
+    await context.close()
+  }
+}
+
+/** What must match: every event but the mouse-move samples, without times. */
+const comparable = (events: any[]) =>
+  JSON.parse(JSON.stringify(events.filter((e) => !(e.type === 3 && e.data.source === 1)), (key, value) => (key === 'timestamp' || key === 'timeOffset' ? undefined : value)))
+
+t.test("rrweb with the build's edits records what rrweb without them records", async (t) => {
+  const server = createServer((req, res) => {
+    if (req.url === '/linked.css') res.writeHead(200, { 'content-type': 'text/css' }).end('body { margin: 4px } .x { color: #123 }')
+    else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => server.close(resolve)))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  const browser = await launchBrowser(t)
+
+  const [plain, edited] = await Promise.all([recorderScript((source) => source), recorderScript(editRrweb)])
+  t.ok(edited.length < plain.length - 20_000, `the edits cut ${plain.length - edited.length} bytes of unminified recorder`)
+  const reference = await record(browser, url, plain)
+  const trimmed = await record(browser, url, edited)
+
+  // The page must exercise what the edits sit next to, or the comparison proves little.
+  const sources = new Set(reference.events.filter((e) => e.type === 3).map((e) => e.data.source))
+  for (const [source, what] of [[0, 'mutations'], [2, 'clicks'], [3, 'scrolls'], [4, 'resize'], [5, 'inputs'], [7, 'media'], [8, 'style sheet rules'], [13, 'style declarations'], [14, 'selection'], [15, 'adopted style sheets'], [16, 'custom elements']] as const) {
+    t.ok(sources.has(source), `the reference recording has ${what}`)
+  }
+  const mutations = JSON.stringify(reference.events.filter((e) => e.type === 3 && e.data.source === 0))
+  t.ok(mutations.includes('"isAttachIframe":true') && mutations.includes('frame 2'), 'and the iframe, attached and changed')
+  t.ok(mutations.includes('shadow 2'), 'and the shadow root, changed')
+  t.equal(reference.events.filter((e) => e.type === 2).length, 2, 'and two full snapshots')
+
+  t.same(comparable(trimmed.events), comparable(reference.events), 'the same events, but mouse-move samples and times')
+  t.same([trimmed.pageErrors, trimmed.faults], [[], 0], 'no page error, no fault with the edits')
+  t.same([reference.pageErrors, reference.faults], [[], 0], 'nor without them')
+})
