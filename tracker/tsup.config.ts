@@ -95,6 +95,68 @@ const rrwebEdits: RrwebEdit[] = [
     replace: 'class BaseRRNode {\n}\n',
   },
   {
+    // Cross-origin iframes again: record() in a child frame hands its events to the parent by postMessage.
+    // With `recordCrossOriginIframes` off every frame emits for itself, through `emit`.
+    what: 'record() finding whether it runs in a child frame',
+    find: /^ {2}const inEmittingFrame = recordCrossOriginIframes \? .*\n {2}let passEmitsToParent = false;\n {2}if \(!inEmittingFrame\) \{\n(?:(?: {3}.*)?\n)*? {2}\}\n {2}if \(inEmittingFrame && !emit\) \{\n/m,
+    replace: '  if (!emit) {\n',
+  },
+  {
+    what: 'record() stopping in a child frame that cannot reach its parent',
+    find: /^ {2}if \(!inEmittingFrame && !passEmitsToParent\) \{\n(?:(?: {3}.*)?\n)*? {2}\}\n/m,
+    replace: '',
+  },
+  {
+    what: 'record() packing only events not passed to the parent',
+    find: /if \(packFn && \/\/ Disable packing events which will be emitted to parent frames\.\n {4}!passEmitsToParent\) \{/,
+    replace: 'if (packFn) {',
+  },
+  {
+    what: 'record() passing events to the parent frame',
+    find: /^ {4}if \(inEmittingFrame\) \{\n {6}emit == null \? void 0 : emit\(eventProcessor\(e\), isCheckout\);\n {4}\} else if \(passEmitsToParent\) \{\n(?:(?: {5}.*)?\n)*? {4}\}\n/m,
+    replace: '    emit(eventProcessor(e), isCheckout);\n',
+  },
+  {
+    // rrweb plugins (`plugins`): the tracker passes none. Its console and network events are its own
+    // (capture.js), pushed into the recording beside rrweb's.
+    what: "record()'s plugin event processors",
+    find: /^ {4}for \(const plugin of plugins \|\| \[\]\) \{\n {6}if \(plugin\.eventProcessor\) \{\n(?:(?: {5}.*)?\n)*? {4}\}\n/m,
+    replace: '',
+  },
+  {
+    what: 'record() handing plugins the mirrors',
+    find: /^ {2}for \(const plugin of plugins \|\| \[\]\) \{\n {4}if \(plugin\.getMirror\)\n(?:(?: {3}.*)?\n)*? {2}\}\n/m,
+    replace: '',
+  },
+  {
+    what: "record()'s plugin observers",
+    find: /plugins: \(\(_a2 = plugins == null \? void 0 : plugins\.filter\(\(p\) => p\.observer\)\) == null \? void 0 : _a2\.map\(\(p\) => \(\{\n(?:(?: {11}.*)?\n)*? {10}\}\)\)\) \|\| \[\]\n/,
+    replace: 'plugins: []\n',
+  },
+  {
+    what: 'initObservers starting plugin observers',
+    find: /^ {2}const pluginHandlers = \[\];\n {2}for \(const plugin of o\.plugins\) \{\n(?:(?: {3}.*)?\n)*? {2}\}\n/m,
+    replace: '  const pluginHandlers = [];\n',
+  },
+  {
+    // `maskAllInputs`: the tracker names every input type in `maskInputOptions` instead (recorder.ts).
+    what: "record()'s maskAllInputs list",
+    find: /^ {2}const maskInputOptions = maskAllInputs === true \? \{\n(?:(?: {3}.*)?\n)*? {2}\} : (?=_maskInputOptions !== void 0)/m,
+    replace: '  const maskInputOptions = ',
+  },
+  {
+    // record() hands snapshot() its resolved options object, never `true`.
+    what: "snapshot()'s maskAllInputs list",
+    find: /^ {2}const maskInputOptions = maskAllInputs === true \? \{\n(?:(?: {3}.*)?\n)*? {2}\} : (?=maskAllInputs === false \?)/m,
+    replace: '  const maskInputOptions = ',
+  },
+  {
+    // The tracker never calls these two (its own events go into the recording through chunks.ts).
+    what: 'record.addCustomEvent and record.freezePage',
+    find: /^record\.addCustomEvent = \(tag, payload\) => \{\n(?:(?: .*)?\n)*?\};\nrecord\.freezePage = \(\) => \{\n(?:(?: .*)?\n)*?\};\n/m,
+    replace: '',
+  },
+  {
     // rrweb's class fields, each emitted as a `__publicField` call, which assigns unless the name is already on
     // the object (a method or accessor of the class). No field shares a name with either and no class extends
     // another, so the plain assignment it makes anyway is written out, in fewer bytes.
