@@ -9,7 +9,9 @@ import { log } from '../log.js'
 import type { ChildMessage } from '../supervisor/messages.js'
 import { answerScrapes, metrics, onScrape } from '../metrics/registry.js'
 import { openStore } from '../store/open.js'
-import { joinCluster } from '../journal/node.js'
+import { joinCluster, layoutOf, type ClusterNode } from '../journal/node.js'
+import { scrubLog } from '../journal/log-scrub.js'
+import { subjectOf, type ErasureRecord } from '../store/erasure-store.js'
 import { journalChunkBytes } from '../journal/chunk-bytes.js'
 import { BackfillRunner } from '../grouping/backfill.js'
 import { ErasureRunner } from '../recordings/erasure-runner.js'
@@ -32,10 +34,15 @@ const local = openStore(config)
 const cluster = config.natsUrl ? await joinCluster(config, local) : undefined
 const store = cluster?.store ?? local
 const backfill = new BackfillRunner(store, { batch: config.backfillBatch, pauseMs: config.backfillPauseMs })
-const erasures = new ErasureRunner(store, { batch: config.backfillBatch, pauseMs: config.backfillPauseMs, onDone: () => requestCompaction() })
-// Embedded mode: an erasure's bytes leave the files by a compaction (src/store/lmdb/compaction.ts). The cluster mode's
-// nodes do not compact, and their log still holds what was erased.
-const scrubbed = (erasure: { finishedAt?: number }) => !cluster && erasure.finishedAt !== undefined && lastCompactionAt(config.dataDir) >= erasure.finishedAt
+const erasures = new ErasureRunner(store, {
+  batch: config.backfillBatch,
+  pauseMs: config.backfillPauseMs,
+  onDone: () => requestCompaction(),
+  beforeSteps: cluster && ((erasure) => scrubErasure(cluster, erasure)),
+})
+// An erasure's bytes leave this node's files by a compaction (src/store/lmdb/compaction.ts); in the cluster mode the
+// log's copies went before its first step (scrubErasure).
+const scrubbed = (erasure: { finishedAt?: number }) => erasure.finishedAt !== undefined && lastCompactionAt(config.dataDir) >= erasure.finishedAt
 const control = createControl({ store, config, backfill, erasures, scrubbed, chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
 // Backfills and erasures a killed worker left running go on from their last committed step.
 backfill.resumeAll()
@@ -43,10 +50,18 @@ erasures.resumeAll()
 // Cluster mode: an erasure another node was asked for reaches this one through the log; start it here too.
 const stopPickingUp = cluster ? erasures.pickUpEvery(2_000) : undefined
 
+/** The log's messages holding what `erasure` names, rewritten without it (src/journal/log-scrub.ts). */
+async function scrubErasure(node: ClusterNode, erasure: ErasureRecord): Promise<void> {
+  const by = subjectOf(erasure)
+  const places = local.erasedPlaces(erasure.projectId, by)
+  const result = await scrubLog(node.log, node.seal, layoutOf(config), { projectId: erasure.projectId, by, places }, config.natsDeadlineMs)
+  // Ids and counts only, as every erasure line.
+  log.info('erasure: the log no longer holds what it names', { id: erasure.id, projectId: erasure.projectId, messages: places.messages.length, rewritten: result.rewritten, items: result.items })
+}
+
 let compactionTimer: NodeJS.Timeout | undefined
 /** After COMPACTION_DELAY_MS, the primary stops every process, compacts and starts them again; noted first, so a stop meanwhile does not lose it. */
 function requestCompaction(): void {
-  if (cluster) return
   wantCompaction(config.dataDir)
   compactionTimer ??= setTimeout(() => {
     compactionTimer = undefined

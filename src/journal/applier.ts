@@ -232,8 +232,12 @@ export class Applier {
       const plain = this.opened('ingest', stream, entry)
       if (!plain) continue
       decodeIngestMessage(plain).forEach((decoded, part) => {
-        // The bytes stay in the log: the store keeps where they are.
-        if (decoded.item.kind === 'chunk' && this.options.chunkBytesInLog) decoded.item.journal = { stream, seq: entry.seq, part }
+        // Where the log holds each chunk and signals batch: read back from there, and rewritten by an erasure.
+        const place = { stream, seq: entry.seq, part }
+        if (decoded.item.kind === 'chunk') {
+          decoded.item.journal = place
+          if (this.options.chunkBytesInLog) decoded.item.bytesInLog = true
+        } else if (decoded.item.kind === 'signals') decoded.item.batch.journal = place
         items.push(decoded.item)
         after = Math.max(after, decoded.after)
       })

@@ -48,8 +48,13 @@ export interface Log {
   read(stream: string, from: number, maxBytes: number): LogReader
   /** The last sequence of each stream (0: empty). */
   heads(streams: string[]): Promise<Map<string, number>>
-  /** The entry at `seq`, or undefined when the stream no longer holds it (expired). */
+  /** The entry at `seq`, or undefined when the stream no longer holds it (expired, or removed). */
   get(stream: string, seq: number): Promise<Uint8Array | undefined>
+  /**
+   * Removes the entry at `seq` and overwrites its bytes where the log keeps them (an erasure, log-scrub.ts);
+   * false when the stream held no such entry (removed before, or expired).
+   */
+  remove(stream: string, seq: number): Promise<boolean>
   close(): Promise<void>
 }
 

@@ -32,6 +32,8 @@ export class MemoryLog implements Log {
   /** Appends to come that fail without storing anything. */
   refuseAppends = 0
   private readonly streams = new Map<string, Held>()
+  /** Entries removed: a reader skips them, as JetStream's consumers skip deleted messages. */
+  private readonly removed = new WeakSet<LogEntry>()
 
   constructor(
     private readonly layout: MemoryStream[],
@@ -92,7 +94,15 @@ export class MemoryLog implements Log {
   }
 
   async get(stream: string, seq: number): Promise<Uint8Array | undefined> {
-    return this.held(stream).entries[seq - 1]?.data
+    const entry = this.held(stream).entries[seq - 1]
+    return entry && !this.removed.has(entry) ? entry.data : undefined
+  }
+
+  async remove(stream: string, seq: number): Promise<boolean> {
+    const entry = this.held(stream).entries[seq - 1]
+    if (!entry || this.removed.has(entry)) return false
+    this.removed.add(entry)
+    return true
   }
 
   async close(): Promise<void> {
@@ -100,7 +110,10 @@ export class MemoryLog implements Log {
   }
 
   private deliver(held: Held, reader: { queue: BatchQueue<LogEntry>; next: number }): void {
-    while (reader.next <= held.entries.length) reader.queue.push(held.entries[reader.next++ - 1])
+    while (reader.next <= held.entries.length) {
+      const entry = held.entries[reader.next++ - 1]
+      if (!this.removed.has(entry)) reader.queue.push(entry)
+    }
   }
 
   private held(stream: string): Held {

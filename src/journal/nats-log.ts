@@ -103,6 +103,17 @@ export class NatsLog implements Log {
     return message?.data
   }
 
+  async remove(stream: string, seq: number): Promise<boolean> {
+    try {
+      // erase: JetStream overwrites the message's bytes in its files with random data, not only its index entry.
+      return await this.journal.jsm.streams.deleteMessage(stream, seq, true)
+    } catch (error) {
+      // No message at that sequence (another node removed it first, or it expired): 10057 from nats-server 2.9, 10037 in later versions.
+      if (error instanceof JetStreamApiError && (error.code === 10057 || error.code === 10037)) return false
+      throw error
+    }
+  }
+
   close(): Promise<void> {
     return this.journal.close()
   }

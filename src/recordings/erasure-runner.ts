@@ -15,6 +15,11 @@ export interface ErasureOptions {
   pauseMs: number
   now?: () => number
   onDone?: (erasure: ErasureRecord) => void
+  /**
+   * Run before the first step of a request and again when one resumes in its first phase, while the records still
+   * say where its items are: the cluster mode removes them from the log there (src/journal/log-scrub.ts).
+   */
+  beforeSteps?: (erasure: ErasureRecord) => Promise<void>
 }
 
 export class ErasureRunner {
@@ -79,6 +84,7 @@ export class ErasureRunner {
 
   private async loop(initial: ErasureRecord): Promise<ErasureRecord> {
     let erasure = initial
+    if (this.options.beforeSteps && erasure.state !== 'done' && erasure.phase === 'sessions') await this.options.beforeSteps(erasure)
     while (erasure.state !== 'done' && !this.stopped) {
       erasure = await this.store.continueErasure(erasure.id, this.options.batch, this.now())
       if (this.options.pauseMs > 0) await new Promise((r) => setTimeout(r, this.options.pauseMs))

@@ -70,9 +70,19 @@ export interface NewErasure {
   orgId?: string
 }
 
+/** What a request names now, and where the cluster's log holds it (erasedPlaces). */
+export interface ErasedPlaces {
+  /** Session keys of the project the request names. */
+  sessions: Set<string>
+  /** Log messages holding their chunks and signals batches, each once (cluster mode; none in the embedded mode). */
+  messages: { stream: string; seq: number }[]
+}
+
 export interface ErasureStore {
   /** A dry run: what the request would remove now. Walks the project's sessions and signal batches. */
   countErasure(projectId: string, by: ErasureSubject): ErasureCounts
+  /** The sessions the request names now and the log messages holding their recordings (src/journal/log-scrub.ts). */
+  erasedPlaces(projectId: string, by: ErasureSubject): ErasedPlaces
   /** Records the request (queued); the same id again answers it while it runs, and runs it again once done. */
   startErasure(request: NewErasure, now: number): Promise<ErasureRecord>
   /** One bounded step (about `budget` entries looked at); answers the state after it. */
@@ -109,6 +119,18 @@ export function finishErasure(erasure: ErasureRecord, now: number): void {
   erasure.finishedAt = now
   erasure.updatedAt = now
   if (erasure.subject !== 'query') delete erasure.by
+}
+
+/** Collects each place once, in the order met. */
+export class PlaceSet {
+  private readonly seen = new Set<string>()
+  readonly messages: { stream: string; seq: number }[] = []
+
+  add(place: { stream: string; seq: number } | undefined): void {
+    if (!place || this.seen.has(`${place.stream}\0${place.seq}`)) return
+    this.seen.add(`${place.stream}\0${place.seq}`)
+    this.messages.push({ stream: place.stream, seq: place.seq })
+  }
 }
 
 /** Whether a session record is one the request names. */

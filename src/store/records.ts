@@ -160,6 +160,8 @@ export interface View {
   maxScrollPct?: number
   exit?: boolean
   quickBack?: boolean
+  /** The other site's origin the session came from, on its first view. */
+  referrer?: string
 }
 
 export interface Click {
@@ -187,6 +189,21 @@ export interface ErrorEntry {
   message: string
 }
 
+/** A console error or warning the recording holds, for search. */
+export interface ConsoleEntry {
+  ts: number
+  level?: 'error' | 'warn'
+  text: string
+}
+
+/** A failed request the recording holds, for search. */
+export interface RequestEntry {
+  ts: number
+  method: string
+  url: string
+  status?: number
+}
+
 /** A signals batch after validation: only the entries that validated. */
 export interface SignalsRecord {
   sk: string
@@ -197,8 +214,13 @@ export interface SignalsRecord {
   views: View[]
   clicks: Click[]
   errors: ErrorEntry[]
+  /** Absent when none, as in every batch stored before they existed. */
+  console?: ConsoleEntry[]
+  requests?: RequestEntry[]
   /** In transit only: applied to the session record (session-losses.ts) and not stored with the batch. */
   lost?: RecordingLoss[]
+  /** Cluster mode: where the log holds the batch, for an erasure to rewrite it (log-scrub.ts). A batch held already takes the newer place. */
+  journal?: JournalPosition
 }
 
 /** A re-keying of a project's pages under its current rules (see src/grouping/backfill.ts). */
@@ -236,8 +258,10 @@ export type IngestItem =
       meta: ChunkMeta
       body: Uint8Array
       page?: PageRecord
-      /** Cluster mode: the bytes stay in the log at this position; the store keeps the position and everything else. */
+      /** Cluster mode: where the log holds the chunk (read back from there, and rewritten by an erasure). A chunk held already takes the newer place. */
       journal?: JournalPosition
+      /** Cluster mode, NATS_CHUNK_BYTES=log: the bytes stay in the log; the store keeps the place and everything else. */
+      bytesInLog?: true
     }
   | {
       kind: 'signals'

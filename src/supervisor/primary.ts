@@ -187,7 +187,7 @@ export async function runPrimary(config: Config): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'))
 
   // An erasure finished but the service stopped before its compaction: nothing has the store open yet.
-  if (!config.natsUrl && (await import('../store/lmdb/compaction.js')).compactionWanted(config.dataDir)) await compact(config)
+  if ((await import('../store/lmdb/compaction.js')).compactionWanted(config.dataDir)) await compact(config)
   await launch('control', CONTROL_ENTRY)
   const fronts = await Promise.all(Array.from({ length: config.workers }, (_, i) => launch(`front-${i + 1}`, FRONT_ENTRY)))
   started = true

@@ -7,7 +7,11 @@ import t from 'tap'
 import { ensureOrgAndUser } from '../../src/accounts/credentials.js'
 import { JournalIngestSink } from '../../src/ingest-sink/journal-sink.js'
 import { MemoryLog } from '../../src/journal/memory-log.js'
-import { DEFAULT_LAYOUT, signalsStream, streamConfigs, type JournalLayout } from '../../src/journal/streams.js'
+import { DEFAULT_LAYOUT, recordingStream, signalsStream, streamConfigs, type JournalLayout } from '../../src/journal/streams.js'
+import { journalChunkBytes } from '../../src/journal/chunk-bytes.js'
+import { decodeIngestMessage } from '../../src/journal/entries.js'
+import { scrubLog } from '../../src/journal/log-scrub.js'
+import { chunkItem } from '../ingest-sink/sink.case.js'
 import { testLogSeal } from '../helpers/log-secret.js'
 import { frictionBatch, journalSuite, projectOn, startNode } from './journal.case.js'
 
@@ -68,4 +72,34 @@ t.test('storage refusing an ingest batch mid-apply commits none of it; the follo
   t.ok(await a.applier.caughtUp(5_000), 'caught up once storage takes the batch')
   t.equal(refusals, -1, 'refused twice, then applied')
   t.equal([...a.local.listSignals(project.id)].length, 3, 'nothing skipped')
+})
+
+t.test('two nodes scrubbing one erasure from the log at once: one copy of what else the messages held, nothing of the erased session, every kept chunk readable on both', async (t) => {
+  const { log, layout } = memoryLog()
+  const a = await startNode(t, log, layout, undefined, true)
+  const b = await startNode(t, log, layout, undefined, true)
+  const project = await projectOn(a)
+  const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24, group: { windowMs: 20, maxBytes: 1 << 20, inFlight: 1 } })
+  const items = ['gone', 'kept'].flatMap((sk) => Array.from({ length: 6 }, (_, seq) => chunkItem(project.id, sk, seq, 500)))
+  t.same(new Set(await Promise.all(items.map((item) => sink.enqueue(item)))), new Set(['stored']))
+  for (const node of [a, b]) t.ok(await node.applier.caughtUp(5_000))
+  const by = { sessionKey: 'gone' }
+  const requests = [a, b].map((node) => ({ projectId: project.id, by, places: node.local.erasedPlaces(project.id, by) }))
+  t.ok(requests[0].places.messages.length > 0, 'the read model says where the erased chunks are')
+  const results = await Promise.all(requests.map((request) => scrubLog(log, testLogSeal, layout, request, 5_000)))
+  t.equal(results.reduce((sum, r) => sum + r.items, 0) >= 6, true, 'every erased chunk left the log')
+  const held: string[] = []
+  const heads = await log.heads([recordingStream(layout, 0), recordingStream(layout, 1)])
+  for (const [stream, last] of heads) {
+    for (let seq = 1; seq <= last; seq++) {
+      const data = await log.get(stream, seq)
+      if (data) for (const { item } of decodeIngestMessage(testLogSeal.open('ingest', data))) if (item.kind === 'chunk') held.push(`${item.meta.sk}/${item.meta.seq}`)
+    }
+  }
+  t.same(held.sort(), Array.from({ length: 6 }, (_, seq) => `kept/${seq}`), 'the log holds each kept chunk once, and nothing of the erased session')
+  for (const node of [a, b]) {
+    t.ok(await node.applier.caughtUp(5_000))
+    const bytes = journalChunkBytes(node.local, log, testLogSeal)
+    for (const info of node.local.listChunks(project.id, 'kept')) t.ok(await bytes(project.id, 'kept', info), `kept/${info.seq} reads back from its new place`)
+  }
 })

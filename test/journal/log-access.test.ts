@@ -19,7 +19,7 @@ import { loadConfig } from '../../src/config.js'
 import { natsConnectOptions, openJournal, type Journal } from '../../src/journal/connect.js'
 import { NatsLog } from '../../src/journal/nats-log.js'
 import { NATS_DEPLOY_DIR, natsServerBinary } from '../../src/journal/nats-servers.js'
-import { controlStream, controlSubject, DEFAULT_LAYOUT, streamNames } from '../../src/journal/streams.js'
+import { chunkSubject, controlStream, controlSubject, recordingStream, DEFAULT_LAYOUT, streamNames } from '../../src/journal/streams.js'
 import { freePort, tempDataDir } from '../helpers/cluster.js'
 import { until } from '../helpers/front-kill.js'
 import { natsCluster } from '../helpers/nats.js'
@@ -91,7 +91,7 @@ t.test('the shipped configuration lets in no client without its user, its passwo
   t.ok(unknownCa, `a server certificate the client's CA did not sign is refused: ${String(unknownCa)}`)
 })
 
-t.test('the node user appends to the log and reads it; it cannot delete, purge, reconfigure or tap it; the operator can', async (t) => {
+t.test('the node user appends to the log, reads it and removes single recording entries (erasure); it cannot delete, purge, reconfigure or tap it, nor remove a control entry; the operator can', async (t) => {
   const nats = await natsCluster(t, 1)
   const journal = await openJournal(nats.settings('node'), layout, 30_000)
   t.teardown(() => journal.close())
@@ -106,6 +106,10 @@ t.test('the node user appends to the log and reads it; it cannot delete, purge, 
     break
   }
   reader.stop()
+  const recording = await log.append(chunkSubject(layout, 0, 'p', 's'), data, { id: 'r1', timeoutMs: 5_000 })
+  t.equal(await log.remove(recordingStream(layout, 0), recording.seq), true, 'removes (and erases) a recording entry, as an erasure does')
+  t.equal(await log.get(recordingStream(layout, 0), recording.seq), undefined, 'which is gone')
+  t.equal(await log.remove(recordingStream(layout, 0), recording.seq), false, 'removing it again answers false (another node was first)')
   t.notMatch(nats.output(), /Violation - User "node"/, 'nothing a node does is denied')
 
   const jsm = journal.jsm

@@ -4,7 +4,7 @@
  * read-modify-write of a session record is atomic).
  */
 import { threadId } from 'node:worker_threads'
-import type { IngestItem, IngestOutcome, PageRecord, ProjectStats } from '../records.js'
+import type { IngestItem, IngestOutcome, JournalPosition, PageRecord, ProjectStats } from '../records.js'
 import { shortId } from '../aggregates/ids.js'
 import { countsAsOtherPage, moveToOther, OTHER_PAGE, otherPageRecord } from '../aggregates/pages.js'
 import { chunkInfoOf, countChunk, emptyStats, sessionWithChunk } from '../recording-records.js'
@@ -53,14 +53,17 @@ export function applyItems(tables: Tables, items: IngestItem[], aggregate: boole
 function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates, pages: PageIndex): IngestOutcome {
   const { projectId, meta, body, receivedAt } = item
   const key = [projectId, meta.sk, meta.seq]
-  // A repeated seq is a retry of a chunk already acknowledged: keep the first copy.
-  if (tables.chunkInfo.doesExist(key)) return 'duplicate'
+  // A repeated seq is a retry of a chunk already acknowledged: keep the first copy, at the log's newer place if it moved.
+  if (tables.chunkInfo.doesExist(key)) {
+    if (item.journal) moveTo(tables.chunkInfo, key, item.journal)
+    return 'duplicate'
+  }
 
   const info = chunkInfoOf(item)
   const sessionKey = [projectId, meta.sk]
   const existing = tables.sessions.get(sessionKey)
   // Retention or the disk budget deleted this recording already: a tail of it would not replay, and nothing would delete it again.
-  if (!item.journal && existing?.purgedAt === undefined) tables.chunks.put(key, Buffer.from(body.buffer, body.byteOffset, body.byteLength))
+  if (!item.bytesInLog && existing?.purgedAt === undefined) tables.chunks.put(key, Buffer.from(body.buffer, body.byteOffset, body.byteLength))
   tables.chunkInfo.put(key, info)
 
   // Past the page cap the session lists the view under (other), as the aggregates count it.
@@ -89,6 +92,16 @@ function applyStyle(tables: Tables, item: StyleItem, counters: StatsUpdates): In
   return 'stored'
 }
 
+/**
+ * A record held already, met again at another place in the log: an erasure rewrote the message that held it
+ * (log-scrub.ts) and will remove the old one, so the record follows its copy.
+ */
+function moveTo<R extends { journal?: JournalPosition }>(table: { get(key: Key): R | undefined; put(key: Key, value: R): unknown }, key: Key, place: JournalPosition): void {
+  const held = table.get(key)
+  if (!held || (held.journal?.stream === place.stream && held.journal.seq === place.seq && held.journal.part === place.part)) return
+  table.put(key, { ...held, journal: place })
+}
+
 /** Distinguishes batches received in the same millisecond within one transaction. */
 let signalsNonce = 0
 
@@ -105,13 +118,16 @@ function localSignalsKey(projectId: string, receivedAt: number, sk: string): Key
  */
 function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean, counters: StatsUpdates, pages: PageIndex): IngestOutcome {
   const { projectId, batch, receivedAt } = item
-  const reportOnly = batch.lost !== undefined && !batch.views.length && !batch.clicks.length && !batch.errors.length
+  const reportOnly = batch.lost !== undefined && !batch.views.length && !batch.clicks.length && !batch.errors.length && !batch.console && !batch.requests
   if (batch.lost) noteLosses(tables, item, counters)
   // A batch that only reported losses has nothing else to keep.
   if (reportOnly) return 'stored'
   // From the log, the entry's id is the batch's identity on every node, and a repeat of it is counted once.
   const key = item.id === undefined ? localSignalsKey(projectId, receivedAt, batch.sk) : [projectId, receivedAt, batch.sk, item.id]
-  if (item.id !== undefined && tables.signals.doesExist(key)) return 'duplicate'
+  if (item.id !== undefined && tables.signals.doesExist(key)) {
+    if (batch.journal) moveTo(tables.signals, key, batch.journal)
+    return 'duplicate'
+  }
   // Pages past the cap are decided here, once, and the batch stored with its entries on (other): every fold of it agrees.
   let refused: Set<string> | undefined
   for (const page of item.pages ?? []) if (pages.admit(projectId, page) !== page) (refused ??= new Set()).add(page.key)

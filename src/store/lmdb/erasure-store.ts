@@ -4,12 +4,13 @@
  * environment (sessions, signals, fold log) or of the aggregates' (derived
  * entries), saving the request's cursor with what it removed.
  */
-import type { ErasureCounts, ErasurePhase, ErasureRecord, ErasureStore, ErasureSubject, NewErasure } from '../erasure-store.js'
+import type { ErasedPlaces, ErasureCounts, ErasurePhase, ErasureRecord, ErasureStore, ErasureSubject, NewErasure } from '../erasure-store.js'
 import { finishErasure, queuedErasure } from '../erasure-store.js'
 import { LmdbAccounts } from './accounts.js'
 import {
   countErasure,
   detachProject,
+  erasedPlaces,
   eraseAggregatesStep,
   eraseFoldLogStep,
   eraseProjectStep,
@@ -45,6 +46,10 @@ export abstract class LmdbErasure extends LmdbAccounts implements ErasureStore {
 
   countErasure(projectId: string, by: ErasureSubject): ErasureCounts {
     return countErasure(this.tables, projectId, by)
+  }
+
+  erasedPlaces(projectId: string, by: ErasureSubject): ErasedPlaces {
+    return erasedPlaces(this.tables, projectId, by)
   }
 
   async startErasure(request: NewErasure, now: number): Promise<ErasureRecord> {

@@ -8,7 +8,7 @@
 import type { Database } from 'lmdb'
 import { shortId } from '../aggregates/ids.js'
 import type { ErrorOccurrence, FrictionRecord } from '../aggregates/clicks.js'
-import { batchMatches, sessionMatches, subjectOf, type ErasureCounts, type ErasureRecord, type ErasureSubject } from '../erasure-store.js'
+import { batchMatches, PlaceSet, sessionMatches, subjectOf, type ErasedPlaces, type ErasureCounts, type ErasureRecord, type ErasureSubject } from '../erasure-store.js'
 import type { SessionRecord, SignalsRecord } from '../records.js'
 import { emptyStats, uncountRecording } from '../recording-records.js'
 import { ALL_SCOPE, pageScope, type ElementName } from './derived-keys.js'
@@ -290,6 +290,22 @@ export function detachProject(tables: Tables, projectId: string): void {
   tables.projectsByKey.remove(project.publicKey)
   tables.projectsByOrg.remove([project.orgId, projectId])
   tables.projects.remove(projectId)
+}
+
+/** The sessions the request names now, and the log messages that hold their chunks and batches. */
+export function erasedPlaces(tables: Tables, projectId: string, by: ErasureSubject): ErasedPlaces {
+  const sessions = new Set<string>()
+  const places = new PlaceSet()
+  const candidates = 'sessionKey' in by ? [tables.sessions.get([projectId, by.sessionKey])].filter((s) => s !== undefined) : Array.from(tables.sessions.getRange(projectRange(projectId)), (e) => e.value)
+  for (const session of candidates) {
+    if (!sessionMatches(by, session)) continue
+    sessions.add(session.sk)
+    for (const { value } of tables.chunkInfo.getRange({ start: [projectId, session.sk, 0], end: [projectId, session.sk, Number.MAX_SAFE_INTEGER] })) places.add(value.journal)
+  }
+  for (const { value } of tables.signals.getRange(projectRange(projectId))) {
+    if (sessions.has(value.sk) || batchMatches(by, value)) places.add(value.journal)
+  }
+  return { sessions, messages: places.messages }
 }
 
 /** A dry run over a read snapshot: the project's sessions and batches the request names now. */

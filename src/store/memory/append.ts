@@ -14,13 +14,17 @@ function statsOf(data: MemoryData, projectId: string): ProjectStats {
 export function appendChunk(data: MemoryData, item: Extract<IngestItem, { kind: 'chunk' }>): IngestOutcome {
   const { projectId, meta, body, receivedAt } = item
   const chunks = inner(data.chunks, sessionId(projectId, meta.sk))
-  // A repeated seq is a retry of a chunk already acknowledged: keep the first copy.
-  if (chunks.has(meta.seq)) return 'duplicate'
+  // A repeated seq is a retry of a chunk already acknowledged: keep the first copy (at the log's newer place, as lmdb/append.ts).
+  const held = chunks.get(meta.seq)
+  if (held) {
+    if (item.journal) held.info = { ...held.info, journal: item.journal }
+    return 'duplicate'
+  }
   const info = chunkInfoOf(item)
   const sessions = inner(data.sessions, projectId)
   const existing = sessions.get(meta.sk)
   // As lmdb/append.ts: a recording already deleted keeps no tail.
-  chunks.set(meta.seq, item.journal || existing?.purgedAt !== undefined ? { info } : { info, body: Uint8Array.from(body) })
+  chunks.set(meta.seq, item.bytesInLog || existing?.purgedAt !== undefined ? { info } : { info, body: Uint8Array.from(body) })
 
   if (item.page) item.page = admitPage(data, projectId, item.page)
   const { session } = sessionWithChunk(existing, item, info)
@@ -32,7 +36,7 @@ export function appendChunk(data: MemoryData, item: Extract<IngestItem, { kind: 
 
 export function appendSignals(data: MemoryData, item: Extract<IngestItem, { kind: 'signals' }>): IngestOutcome {
   const { batch } = item
-  const reportOnly = batch.lost !== undefined && !batch.views.length && !batch.clicks.length && !batch.errors.length
+  const reportOnly = batch.lost !== undefined && !batch.views.length && !batch.clicks.length && !batch.errors.length && !batch.console && !batch.requests
   if (batch.lost) noteLosses(data, item)
   // As lmdb/append.ts: a batch that only reported losses has nothing else to keep.
   if (reportOnly) return 'stored'

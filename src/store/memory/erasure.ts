@@ -5,7 +5,7 @@
  * batches left, so they no longer count what was erased at all (LMDB keeps the
  * counts that name no session); the shared suite checks what both agree on.
  */
-import { batchMatches, finishErasure, queuedErasure, subjectOf, sessionMatches, type ErasureCounts, type ErasureRecord, type ErasureStore, type ErasureSubject, type NewErasure } from '../erasure-store.js'
+import { batchMatches, finishErasure, PlaceSet, queuedErasure, subjectOf, sessionMatches, type ErasedPlaces, type ErasureCounts, type ErasureRecord, type ErasureStore, type ErasureSubject, type NewErasure } from '../erasure-store.js'
 import { emptyStats, uncountRecording } from '../recording-records.js'
 import type { SessionRecord } from '../records.js'
 import { sessionId, type MemoryData } from './data.js'
@@ -42,6 +42,20 @@ export abstract class MemoryErasure implements ErasureStore {
       if (stored.projectId === projectId && (named.has(stored.batch.sk) || batchMatches(by, stored.batch))) counts.signalBatches += 1
     }
     return counts
+  }
+
+  erasedPlaces(projectId: string, by: ErasureSubject): ErasedPlaces {
+    const sessions = new Set<string>()
+    const places = new PlaceSet()
+    for (const session of this.data.sessions.get(projectId)?.values() ?? []) {
+      if (!sessionMatches(by, session)) continue
+      sessions.add(session.sk)
+      for (const chunk of this.data.chunks.get(sessionId(projectId, session.sk))?.values() ?? []) places.add(chunk.info.journal)
+    }
+    for (const stored of this.data.signals) {
+      if (stored.projectId === projectId && (sessions.has(stored.batch.sk) || batchMatches(by, stored.batch))) places.add(stored.batch.journal)
+    }
+    return { sessions, messages: places.messages }
   }
 
   async startErasure(request: NewErasure, now: number): Promise<ErasureRecord> {

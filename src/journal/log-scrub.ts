@@ -1,0 +1,70 @@
+/**
+ * An erasure in the cluster mode reaches the log itself (issue 34). Every
+ * message holding a chunk or signals batch the request names is rewritten
+ * without them: what else it held goes out first as a new message (its id
+ * derived from the one it replaces, so that nodes scrubbing the same message
+ * at once add one copy), then the old message is removed with JetStream's
+ * erase, which overwrites its bytes in the servers' files. Nodes that held
+ * the rest already move their records to the new place (lmdb/append.ts); a
+ * node rebuilt from the log later never meets what was erased.
+ *
+ * Each node runs its own copy of a request (the request is a control entry),
+ * and scrubs before it erases its own records, which are what say where the
+ * log holds the request's items: a node that stopped half way scrubs again
+ * on its next start, and a message another node scrubbed first is gone or
+ * holds nothing the request names.
+ */
+import { batchMatches, type ErasedPlaces, type ErasureSubject } from '../store/erasure-store.js'
+import type { IngestItem } from '../store/records.js'
+import { decodeIngestMessage, encodeIngest, encodeIngestGroup } from './entries.js'
+import type { Log } from './log.js'
+import { publishUntil } from './publish.js'
+import type { LogSeal } from './seal.js'
+import { recordingGroupSubject, recordingStream, signalsGroupSubject, signalsStream, type JournalLayout } from './streams.js'
+
+export interface ScrubRequest {
+  projectId: string
+  by: ErasureSubject
+  places: ErasedPlaces
+}
+
+export interface ScrubResult {
+  /** Messages that held something the request names, rewritten (or removed, when they held nothing else). */
+  rewritten: number
+  /** Chunks and signals batches erased from the log. */
+  items: number
+}
+
+/** Whether the request names `item`: a chunk or batch of one of its sessions, or a batch naming its subject itself. */
+function erases(request: ScrubRequest, item: IngestItem): boolean {
+  if (item.projectId !== request.projectId || item.kind === 'style') return false
+  if (item.kind === 'chunk') return request.places.sessions.has(item.meta.sk)
+  return request.places.sessions.has(item.batch.sk) || batchMatches(request.by, item.batch)
+}
+
+/** The subject a rewritten message of `stream` goes to. */
+function subjectOf(layout: JournalLayout, stream: string): string {
+  if (stream === signalsStream(layout)) return signalsGroupSubject(layout)
+  for (let partition = 0; partition < layout.partitions; partition++) if (recordingStream(layout, partition) === stream) return recordingGroupSubject(layout, partition)
+  throw new Error(`stream ${stream} holds no recordings or signals: nothing in it is erased`)
+}
+
+export async function scrubLog(log: Log, seal: LogSeal, layout: JournalLayout, request: ScrubRequest, deadlineMs: number): Promise<ScrubResult> {
+  const result: ScrubResult = { rewritten: 0, items: 0 }
+  for (const { stream, seq } of request.places.messages) {
+    // Gone already: another node scrubbed it, or the stream's max_age expired it.
+    const data = await log.get(stream, seq)
+    if (!data) continue
+    const entries = decodeIngestMessage(seal.open('ingest', data))
+    const kept = entries.filter((entry) => !erases(request, entry.item))
+    if (kept.length === entries.length) continue
+    if (kept.length > 0) {
+      const rest = seal.seal('ingest', encodeIngestGroup(kept.map((entry) => encodeIngest(entry))))
+      await publishUntil(log, subjectOf(layout, stream), rest, { id: `mv:${stream}:${seq}`, deadline: Date.now() + deadlineMs })
+    }
+    await log.remove(stream, seq)
+    result.rewritten += 1
+    result.items += entries.length - kept.length
+  }
+  return result
+}
