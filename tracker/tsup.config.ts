@@ -19,7 +19,8 @@ const version = (JSON.parse(readFileSync(new URL('../src/public/versions.json', 
  * shipping half an edit. A block's body is matched as lines indented deeper
  * than its first line (`(?:(?: {3}.*)?\n)*?` in a block at 2 spaces), so a
  * match ends at the block's own closing line and never runs on into the code
- * after it.
+ * after it. Turning one of those options on in recorder.ts fails
+ * test/tracker/rrweb-edits.test.ts, which records with and without the edits.
  */
 interface RrwebEdit {
   what: string
