@@ -8,7 +8,9 @@
  * in this one process on one core, with no HTTP and no other thread, after
  * a warm-up fold that is not counted.
  *
- * Usage: node dist/bench/fold-cost.js <dir> <batches per variant>
+ * Usage: node dist/bench/fold-cost.js <dir> <batches per variant> [variant,...]
+ * (every variant, in the order below, unless named: `texts,full` measures
+ * those two, in that order, to see what the order costs.)
  * Prints one JSON line: FoldCost[].
  */
 import { mkdirSync } from 'node:fs'
@@ -20,16 +22,18 @@ import type { IngestItem } from '../src/store/store.js'
 import { signalsBody } from './payloads.js'
 import type { FoldCost } from './results.js'
 
-const [dir, batches] = [process.argv[2], Number(process.argv[3])]
+const [dir, batches, only] = [process.argv[2], Number(process.argv[3]), process.argv[4]]
 if (!dir || !(batches > 0)) {
   console.error('usage: fold-cost <dir> <batches per variant>')
   process.exit(2)
 }
 
 interface BenchBatch {
-  views: unknown[]
+  views: { url: string; startedAt: number }[]
   clicks: { kind?: string }[]
   errors: unknown[]
+  console?: unknown[]
+  requests?: unknown[]
 }
 
 const plainClicks = (b: BenchBatch) => b.clicks.forEach((click) => (click.kind = 'click'))
@@ -42,6 +46,15 @@ const VARIANTS: Record<FoldCost['variant'], { name: string; change: (batch: Benc
   noViews: { name: 'without its views', change: (b) => (b.views = []) },
   clicksOnly: { name: 'plain clicks only', change: (b) => ((b.errors = []), (b.views = []), plainClicks(b)) },
   empty: { name: 'no entry at all', change: (b) => ((b.errors = []), (b.views = []), (b.clicks = [])) },
+  texts: { name: 'with 5 console and 5 failed-request texts and a referrer, as many as the tracker sends', change: withTexts },
+}
+
+/** The benchmark batch plus the most search texts the tracker puts in one batch (tracker/src/config.ts MAX_FOUND_PER_BATCH), each different. */
+function withTexts(b: BenchBatch): void {
+  const at = b.views[0].startedAt
+  b.views[0] = { ...b.views[0], referrer: 'https://www.search.example' } as BenchBatch['views'][number]
+  b.console = Array.from({ length: 5 }, (_, i) => ({ ts: at + i, level: 'error', text: `"Failed to load the price of item ${i}: the server answered 503 Service Unavailable"` }))
+  b.requests = Array.from({ length: 5 }, (_, i) => ({ ts: at + i, method: 'GET', url: `https://api.shop.example.com/v2/products/${1000 + i}/price`, status: 503 }))
 }
 
 const APPEND_BATCH = 64
@@ -69,7 +82,7 @@ async function measure(variant: FoldCost['variant'], n: number, dirName: string 
     let folded = 0
     while (store.derivationLag() > 0) folded += await store.applyDerivations(foldBatches)
     const cpu = process.cpuUsage(before)
-    const entries = { views: batch.views.length, clicks: batch.clicks.length, rage: batch.clicks.filter((click) => click.kind === 'rage').length, errors: batch.errors.length }
+    const entries = { views: batch.views.length, clicks: batch.clicks.length, rage: batch.clicks.filter((click) => click.kind === 'rage').length, errors: batch.errors.length, texts: (batch.console?.length ?? 0) + (batch.requests?.length ?? 0) }
     return { variant, name, bytes: body.byteLength, entries, batches: folded, usPerBatch: (cpu.user + cpu.system) / folded }
   } finally {
     await store.close()
@@ -79,5 +92,8 @@ async function measure(variant: FoldCost['variant'], n: number, dirName: string 
 // Not counted: the first variant measured would otherwise pay for compiling the fold.
 await measure('full', Math.min(batches, 4_000), 'warm-up')
 const costs: FoldCost[] = []
-for (const variant of Object.keys(VARIANTS) as FoldCost['variant'][]) costs.push(await measure(variant, batches))
+for (const variant of (only ? only.split(',') : Object.keys(VARIANTS)) as FoldCost['variant'][]) {
+  if (!VARIANTS[variant]) throw new Error(`no variant ${variant}: ${Object.keys(VARIANTS).join(', ')}`)
+  costs.push(await measure(variant, batches))
+}
 console.log(JSON.stringify(costs))

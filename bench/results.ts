@@ -127,11 +127,11 @@ export interface PeerResults {
 
 /** The fold's CPU per stored signals batch, for one variant of the benchmark's batch (bench/fold-cost.ts). */
 export interface FoldCost {
-  variant: 'full' | 'noRage' | 'noErrors' | 'noViews' | 'clicksOnly' | 'empty'
+  variant: 'full' | 'noRage' | 'noErrors' | 'noViews' | 'clicksOnly' | 'empty' | 'texts'
   name: string
   /** The variant's body, bytes, and what it holds. */
   bytes: number
-  entries: { views: number; clicks: number; rage: number; errors: number }
+  entries: { views: number; clicks: number; rage: number; errors: number; texts?: number }
   batches: number
   usPerBatch: number
 }

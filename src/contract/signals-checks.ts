@@ -5,10 +5,14 @@
  */
 import type { ValidateFunction } from 'ajv'
 import { LIMITS } from '../config.js'
-import { clickSchema, errorEntrySchema, MAX_LOSSES_PER_BATCH, signalsBatchSchema, viewSchema } from '../schemas/tracker-payloads.js'
-import type { Click, ErrorEntry, RecordingLoss, SignalsRecord, View } from '../store/store.js'
+import { clickSchema, consoleEntrySchema, errorEntrySchema, MAX_LOSSES_PER_BATCH, requestEntrySchema, signalsBatchSchema, viewSchema } from '../schemas/tracker-payloads.js'
+import type { Click, ConsoleEntry, ErrorEntry, RecordingLoss, RequestEntry, SignalsRecord, View } from '../store/store.js'
 import { flattenDeeperThan, schemaDepth } from './json-nesting.js'
 import { describeErrors, validators } from './validators.js'
+
+/** Search texts per batch (the schema's bound): past it, entries are dropped and counted like any other. */
+const MAX_CONSOLE = signalsBatchSchema.properties.console.maxItems
+const MAX_REQUESTS = signalsBatchSchema.properties.requests.maxItems
 
 export type SignalsResult = { ok: true; batch: SignalsRecord } | { ok: false; error: string }
 
@@ -20,13 +24,15 @@ interface Envelope {
   views?: unknown[]
   clicks?: unknown[]
   errors?: unknown[]
+  console?: unknown[]
+  requests?: unknown[]
   lost?: unknown[]
 }
 
 /** A batch nests 3 deep (batch → list → entry); anything deeper is flattened before parsing (./json-nesting.ts). */
 const BATCH_DEPTH = schemaDepth(signalsBatchSchema)
 /** Arrays and objects a full batch can hold (one per entry, plus the lists), twice over for brackets inside strings. */
-const CONTAINER_BUDGET = 2 * (LIMITS.views + LIMITS.clicks + LIMITS.errors + 4)
+const CONTAINER_BUDGET = 2 * (LIMITS.views + LIMITS.clicks + LIMITS.errors + MAX_CONSOLE + MAX_REQUESTS + 6)
 
 export function parseSignals(body: Uint8Array, now: number): SignalsResult {
   let value: unknown
@@ -59,6 +65,11 @@ export function parseSignals(body: Uint8Array, now: number): SignalsResult {
     clicks: keep<Click>(envelope.clicks, LIMITS.clicks, validators.click, CLICK_FIELDS),
     errors: keep<ErrorEntry>(envelope.errors, LIMITS.errors, validators.errorEntry, ERROR_FIELDS),
   }
+  // Absent rather than empty: most batches have none, and a stored batch is smaller without them.
+  const consoleEntries = keep<ConsoleEntry>(envelope.console, MAX_CONSOLE, validators.consoleEntry, CONSOLE_FIELDS)
+  if (consoleEntries.length) batch.console = consoleEntries
+  const requests = keep<RequestEntry>(envelope.requests, MAX_REQUESTS, validators.requestEntry, REQUEST_FIELDS)
+  if (requests.length) batch.requests = requests
   batch.dropped = dropped
   // Loss reports are not signals: one that does not validate is dropped alone and not counted in `dropped`.
   const lost = (envelope.lost ?? []).slice(0, MAX_LOSSES_PER_BATCH).filter((loss) => validators.recordingLoss(loss)) as RecordingLoss[]
@@ -75,6 +86,8 @@ export function clampStartedAt(startedAt: number, now: number): number {
 const VIEW_FIELDS = Object.keys(viewSchema.properties)
 const CLICK_FIELDS = Object.keys(clickSchema.properties)
 const ERROR_FIELDS = Object.keys(errorEntrySchema.properties)
+const CONSOLE_FIELDS = Object.keys(consoleEntrySchema.properties)
+const REQUEST_FIELDS = Object.keys(requestEntrySchema.properties)
 
 /**
  * Copies only the documented fields into a fresh object: nothing unknown (and
@@ -90,6 +103,6 @@ function pick(entry: Record<string, unknown>, fields: readonly string[]): Record
   return out
 }
 
-for (const field of [...VIEW_FIELDS, ...CLICK_FIELDS, ...ERROR_FIELDS]) {
+for (const field of [...VIEW_FIELDS, ...CLICK_FIELDS, ...ERROR_FIELDS, ...CONSOLE_FIELDS, ...REQUEST_FIELDS]) {
   if (field in Object.prototype) throw new Error(`signals field ${field} is a name Object.prototype has: pick() would read it`)
 }

@@ -4,7 +4,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
-import { chunkMetaSchema, clickSchema, errorEntrySchema, recordingLossSchema, signalsEnvelopeSchema, viewSchema } from '../schemas/tracker-payloads.js'
+import { chunkMetaSchema, clickSchema, consoleEntrySchema, errorEntrySchema, recordingLossSchema, requestEntrySchema, signalsEnvelopeSchema, viewSchema } from '../schemas/tracker-payloads.js'
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv
@@ -47,6 +47,8 @@ export const validators = {
   view: unitsFirst(viewSchema),
   click: unitsFirst(clickSchema),
   errorEntry: unitsFirst(errorEntrySchema),
+  consoleEntry: unitsFirst(consoleEntrySchema),
+  requestEntry: unitsFirst(requestEntrySchema),
   recordingLoss: ajv.compile(recordingLossSchema),
 } satisfies Record<string, ValidateFunction>
 

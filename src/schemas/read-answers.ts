@@ -74,14 +74,14 @@ export const completenessSchema = {
   },
 } as const
 
-/** A moment a search matched: the first time a session visited a path, clicked an element or hit an error. */
+/** A moment a search matched: the first time a session visited a path, clicked an element, hit an error, logged a console message, had a request fail or arrived from a referrer. */
 const foundMoment = {
   type: 'object',
   required: ['ts', 'kind', 'label'],
   properties: {
     ts: { ...epochMs, description: 'When, epoch ms.' },
-    kind: { type: 'string', enum: ['visit', 'click', 'error'] },
-    label: { type: 'string', description: 'The path visited, the element clicked (`label (selector)`), or the error\'s message.' },
+    kind: { type: 'string', enum: ['visit', 'click', 'error', 'console', 'request', 'referrer'] },
+    label: { type: 'string', description: 'The path visited, the element clicked (`label (selector)`), the error\'s message, the console message, the failed request (`METHOD url status`) or the referrer\'s origin.' },
   },
 } as const
 
@@ -117,8 +117,8 @@ export const sessionSummarySchema = {
     purged: { type: 'boolean', description: 'True once retention deleted the recording; metadata and signals stay.' },
     purgedAt: { ...epochMs, nullable: true },
     completeness: completenessSchema,
-    match: { ...foundMoment, description: 'With `visited`, `clicked` or `error`: the first moment that matched; the replay opens there (the dashboard\'s `?t=`).' },
-    matches: { type: 'array', items: foundMoment, description: 'With `visited`, `clicked` or `error`: every moment that matched, in time order (each path, element or message at its first time).' },
+    match: { ...foundMoment, description: 'With a search (`visited`, `clicked`, `error`, `console`, `request`, `referrer`): the first moment that matched; the replay opens there (the dashboard\'s `?t=`).' },
+    matches: { type: 'array', items: foundMoment, description: 'With a search: every moment that matched, in time order (each path, element, message, request or referrer at its first time).' },
   },
 } as const
 

@@ -5,7 +5,7 @@
  * Request bodies refuse unknown members: a misspelt filter would otherwise
  * answer unfiltered data without a word.
  */
-import { MAX_FOUND_ELEMENTS, MAX_FOUND_ERRORS, MAX_FOUND_PATHS, MAX_FOUND_TEXT } from '../store/aggregates/search.js'
+import { MAX_FOUND_CONSOLE, MAX_FOUND_ELEMENTS, MAX_FOUND_ERRORS, MAX_FOUND_PATHS, MAX_FOUND_REFERRERS, MAX_FOUND_REQUESTS, MAX_FOUND_TEXT } from '../store/aggregates/search.js'
 import { projectId } from './control.js'
 
 export const epochMs = { type: 'integer', format: 'int64', minimum: 0, maximum: 8_640_000_000_000_000 } as const
@@ -68,6 +68,24 @@ export const sessionsListBody = {
       minLength: 1,
       maxLength: 256,
       description: `Sessions with a JavaScript error whose message contains this text, ignoring case. A session's first ${MAX_FOUND_ERRORS} messages are searchable, each its first ${MAX_FOUND_TEXT} characters.`,
+    },
+    console: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description: `Sessions whose recording has a console error or warning containing this text, ignoring case (console capture; the message as the recording holds it, masked values starred). A session's first ${MAX_FOUND_CONSOLE} distinct messages are searchable, each its first ${MAX_FOUND_TEXT} characters.`,
+    },
+    request: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description: `Sessions whose recording has a request that failed or answered 500 or more whose \`METHOD url status\` contains this text, ignoring case (network capture; \`GET https://api.test/cart 503\`, \`failed\` for a network error; the URL as the recording holds it). A session's first ${MAX_FOUND_REQUESTS} distinct requests are searchable, each its first ${MAX_FOUND_TEXT} characters.`,
+    },
+    referrer: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description: `Sessions that came from another site whose origin (scheme, host and port: the tracker sends nothing of the path or query) contains this text, ignoring case: \`google\`, \`https://news.example\`. A path, query or fragment is refused, as it can never match. A session's first ${MAX_FOUND_REFERRERS} referrers are searchable.`,
     },
     device: { ...device, description: 'Sessions on this device class: from the recording\'s viewport width, else the first page view\'s (under 768 px mobile, 768-1023 px tablet, 1024 px and over desktop).' },
     limit: limit(200, 50),

@@ -67,6 +67,12 @@ export const viewSchema = {
     maxScrollPct: { type: 'number', minimum: 0, maximum: 100 },
     exit: { type: 'boolean' },
     quickBack: { type: 'boolean' },
+    referrer: {
+      type: 'string',
+      maxLength: 256,
+      pattern: '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#\\s]+$',
+      description: 'The origin (scheme, host and port: nothing of its path or query) of the other site the visitor came from, on the first view of a session only. Searchable by sessions.list `referrer`.',
+    },
   },
 } as const
 
@@ -98,6 +104,31 @@ export const errorEntrySchema = {
     url: shortText(2000),
     ts: int64,
     message: shortText(256),
+  },
+} as const
+
+/** A console message of the recording, for search (sessions.list `console`): the tracker sends the first few of each batch. */
+export const consoleEntrySchema = {
+  $id: 'SignalConsole',
+  type: 'object',
+  required: ['ts', 'text'],
+  properties: {
+    ts: int64,
+    level: { type: 'string', enum: ['error', 'warn'] },
+    text: { ...shortText(256), description: 'The message as the recording holds it (its arguments serialised, masked values starred), cut to 256 characters.' },
+  },
+} as const
+
+/** A failed request of the recording (status 0, or 500 and over), for search (sessions.list `request`). */
+export const requestEntrySchema = {
+  $id: 'SignalRequest',
+  type: 'object',
+  required: ['ts', 'method', 'url'],
+  properties: {
+    ts: int64,
+    method: shortText(16),
+    url: { ...shortText(256), description: 'As the recording holds it: origin and path, the query only where the project allows it, masked values starred; cut to 256 characters.' },
+    status: { type: 'integer', minimum: 0, maximum: 999, description: '0: the request failed (network error, blocked, aborted).' },
   },
 } as const
 
@@ -143,6 +174,18 @@ export const signalsBatchSchema = {
     views: { type: 'array', maxItems: 200, items: viewSchema },
     clicks: { type: 'array', maxItems: 2000, items: clickSchema },
     errors: { type: 'array', maxItems: 100, items: errorEntrySchema },
+    console: {
+      type: 'array',
+      maxItems: 10,
+      items: consoleEntrySchema,
+      description: 'Console errors and warnings the recording holds (console capture), the first few of the batch, for search: each checked alone and dropped (counted in `dropped`) like any entry.',
+    },
+    requests: {
+      type: 'array',
+      maxItems: 10,
+      items: requestEntrySchema,
+      description: 'Requests the recording holds that failed or answered 500 or more (network capture), the first few of the batch, for search: each checked alone and dropped (counted in `dropped`) like any entry.',
+    },
     lost: {
       type: 'array',
       maxItems: MAX_LOSSES_PER_BATCH,
@@ -161,6 +204,8 @@ export const signalsEnvelopeSchema = {
     views: { type: 'array' },
     clicks: { type: 'array' },
     errors: { type: 'array' },
+    console: { type: 'array' },
+    requests: { type: 'array' },
     lost: { type: 'array' },
   },
 } as const

@@ -220,9 +220,15 @@ export interface FindQuery {
   clicked?: string
   /** Lowercased: in an error's message. */
   error?: string
+  /** Lowercased: in a console error's or warning's text. */
+  console?: string
+  /** Lowercased: in a failed request's `METHOD url status`. */
+  request?: string
+  /** Lowercased: in the origin of the site the session came from. */
+  referrer?: string
 }
 
-export type MatchKind = 'visit' | 'click' | 'error'
+export type MatchKind = 'visit' | 'click' | 'error' | 'console' | 'request' | 'referrer'
 
 export interface FoundMoment {
   ts: number

@@ -160,6 +160,8 @@ export interface View {
   maxScrollPct?: number
   exit?: boolean
   quickBack?: boolean
+  /** The other site's origin the session came from, on its first view. */
+  referrer?: string
 }
 
 export interface Click {

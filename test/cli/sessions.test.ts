@@ -98,7 +98,14 @@ t.test('sessions list filters by page, element, identity and friction, and repea
   const click = (selector: string, kind?: string, label?: string) => ({ url, ts: now - 5000, xRatio: 0.5, yDoc: 100, selector, ...(kind ? { kind } : {}), ...(label ? { label } : {}) })
   t.equal(await postSignals(cluster.url, pk, { sk: 'ada', vid: 'v-ada', views: [{ url, startedAt: now - 6000 }], clicks: [click('#buy', undefined, 'Buy now')], errors: [{ url, ts: now - 4000, message: 'TypeError: price is null' }] }), 200)
   t.equal(await postSignals(cluster.url, pk, { sk: 'bob', vid: 'v-bob', clicks: [click('#buy', 'rage')] }), 200)
-  t.equal(await postSignals(cluster.url, pk, { sk: 'cy', vid: 'v-cy', clicks: [click('#faq')] }), 200)
+  t.equal(await postSignals(cluster.url, pk, {
+    sk: 'cy',
+    vid: 'v-cy',
+    views: [{ url, startedAt: now - 7000, referrer: 'https://www.google.com' }],
+    clicks: [click('#faq')],
+    console: [{ ts: now - 3000, level: 'warn', text: 'Cart failed to load' }],
+    requests: [{ ts: now - 2000, method: 'POST', url: 'https://api.shop.test/cart', status: 503 }],
+  }), 200)
   const keys = async (...flags: string[]) => {
     const run = await svc(['sessions', 'list', seeded.project.id, ...flags, '--json'], { env })
     t.equal(run.code, 0, run.stderr)
@@ -112,6 +119,12 @@ t.test('sessions list filters by page, element, identity and friction, and repea
   t.same(await keys('--clicked', '#buy'), ['bob', 'ada'], 'by its selector')
   t.same(await keys('--visited', '/pricing', '--error', 'price is null'), ['ada'], 'by a path pattern and an error message, combined')
   t.same(await keys('--clicked', '#buy', '--device', 'mobile'), [], 'no session reported a phone\'s viewport')
+  t.same(await keys('--console', 'cart FAILED'), ['cy'], 'by a console message')
+  t.same(await keys('--request', 'post https://api.shop.test/cart 503'), ['cy'], 'by a failed request: method, URL and status')
+  t.same(await keys('--referrer', 'google'), ['cy'], 'by the site it came from')
+  t.same(await keys('--console', 'cart', '--referrer', 'bing'), [], 'combined: every one must hold')
+  const byRequest = await svc(['sessions', 'list', seeded.project.id, '--request', 'api.shop.test', '--json'], { env })
+  t.same(byRequest.json.sessions[0].match, { ts: now - 2000, kind: 'request', label: 'POST https://api.shop.test/cart 503' }, 'its moment')
 
   const found = await svc(['sessions', 'list', seeded.project.id, '--clicked', 'Buy now'], { env })
   t.equal(found.code, 0, found.stderr)
@@ -124,6 +137,8 @@ t.test('sessions list filters by page, element, identity and friction, and repea
   t.same([badDevice.code, badDevice.error?.code], [1, 'invalid_request'], 'the server refuses an unknown device class')
   const badPattern = await svc(['sessions', 'list', seeded.project.id, '--visited', 'pricing', '--json'], { env })
   t.same([badPattern.code, badPattern.error?.code], [1, 'invalid_request'], 'and a path pattern that is not one')
+  const badReferrer = await svc(['sessions', 'list', seeded.project.id, '--referrer', 'google.com/search', '--json'], { env })
+  t.same([badReferrer.code, badReferrer.error?.code], [1, 'invalid_request'], 'and a referrer with a path, which could never match')
 
   const paged = await svc(['sessions', 'list', seeded.project.id, '--page', '/pricing', '--element', '#buy', '--limit', '1'], { env })
   t.equal(paged.code, 0, paged.stderr)

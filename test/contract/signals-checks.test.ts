@@ -23,6 +23,27 @@ t.test('keeps a valid batch whole, with the client\'s dropped count', async (t) 
   t.same(parsed({ sk: 's', vid: 'v' }), { sk: 's', vid: 'v', dropped: 0, views: [], clicks: [], errors: [] })
 })
 
+t.test('keeps console texts, failed requests and a referrer within their bounds; drops and counts the rest alone', async (t) => {
+  const line = { ts: NOW - 400, level: 'error', text: 'Cart failed to load' }
+  const request = { ts: NOW - 300, method: 'POST', url: 'https://api.shop.test/cart', status: 503 }
+  const from = { ...view, referrer: 'https://www.google.com' }
+  t.same(parsed({ sk: 's', vid: 'v', views: [from], console: [line], requests: [request] }), { sk: 's', vid: 'v', dropped: 0, views: [from], clicks: [], errors: [], console: [line], requests: [request] })
+  const bad = parsed({
+    sk: 's',
+    vid: 'v',
+    views: [from, { ...view, referrer: 'https://www.google.com/search?q=secret' }, { ...view, referrer: 'google.com' }, { ...view, referrer: 'h'.repeat(257) }],
+    console: [line, { ...line, text: 'x'.repeat(257) }, { ...line, level: 'log' }, { ts: NOW }, { ...line, ts: 'now' }],
+    requests: [request, { ...request, url: 'u'.repeat(257) }, { ...request, method: 'M'.repeat(17) }, { ...request, status: 1000 }, { ts: NOW, url: 'x' }],
+  })
+  t.same([bad.views, bad.console, bad.requests], [[from], [line], [request]], 'a referrer with a path or query, or not an origin, drops its view; a bad text or request drops alone')
+  t.equal(bad.dropped, 11, 'each counted')
+  const many = parsed({ sk: 's', vid: 'v', console: Array.from({ length: 12 }, () => line), requests: Array.from({ length: 11 }, () => request) })
+  t.same([many.console?.length, many.requests?.length, many.dropped], [10, 10, 3], 'past 10 of each, dropped and counted')
+  t.same(parseSignals(bytes({ sk: 's', vid: 'v', console: {} }), NOW).ok, false, 'console not an array: the batch is refused, as views would be')
+  t.same(parseSignals(bytes({ sk: 's', vid: 'v', requests: 'x' }), NOW).ok, false, 'requests not an array: refused')
+  t.notOk('console' in parsed({ sk: 's', vid: 'v', console: [] }), 'none: absent from the batch')
+})
+
 t.test('refuses a body that is not JSON', async (t) => {
   for (const body of ['', '{', 'sk=s&vid=v', '{"sk":"s","vid":"v"', '\u0000']) t.match(parseSignals(bytes(body), NOW), { ok: false, error: String }, JSON.stringify(body))
 })
@@ -159,8 +180,8 @@ t.test('counts an entry\'s string lengths in characters, as the contract does, n
 
 t.test('no entry field is named like an Object.prototype member, and no entry schema asks for more than one character', async (t) => {
   // Both are what the entry checks rely on: pick() reads fields plainly, and lengths are checked in UTF-16 units first.
-  const { clickSchema, errorEntrySchema, viewSchema } = await import('../../src/schemas/tracker-payloads.js')
-  for (const schema of [viewSchema, clickSchema, errorEntrySchema]) {
+  const { clickSchema, consoleEntrySchema, errorEntrySchema, requestEntrySchema, viewSchema } = await import('../../src/schemas/tracker-payloads.js')
+  for (const schema of [viewSchema, clickSchema, errorEntrySchema, consoleEntrySchema, requestEntrySchema]) {
     for (const [field, property] of Object.entries(schema.properties)) {
       t.notOk(field in Object.prototype, `${schema.$id}.${field}`)
       t.ok(((property as { minLength?: number }).minLength ?? 0) <= 1, `${schema.$id}.${field} minLength`)

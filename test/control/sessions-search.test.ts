@@ -1,7 +1,8 @@
 /**
  * sessions.list search by what happened (issue 35): sessions that visited a
  * path pattern, clicked an element by its label or selector, hit a JavaScript
- * error by message, or came from a device class; each result says the first
+ * error by message, logged a console message or had a request fail by its
+ * text, came from a referrer, or from a device class; each result says the first
  * matching moment and lists every match. Through the real cluster, posting as
  * the tracker posts.
  */
@@ -39,8 +40,12 @@ t.test('finds sessions by what they did, with the first matching moment, combine
     ['s2', -30_000, 390, [
       { views: [view('https://shop.test/checkout', -29_000, 390)], errors: [error('https://shop.test/checkout', -25_000, 'TypeError: cart is undefined')] },
       { errors: [error('https://shop.test/checkout', -27_000, 'TypeError: cart is undefined'), error('https://shop.test/checkout', -20_000, 'ReferenceError: pay')] },
+      {
+        console: [{ ts: at(-26_000), level: 'warn', text: 'Cart is empty after reload' }],
+        requests: [{ ts: at(-24_000), method: 'POST', url: 'https://api.shop.test/cart', status: 502 }, { ts: at(-23_000), method: 'GET', url: 'https://cdn.shop.test/app.js', status: 0 }],
+      },
     ]],
-    ['s3', -10_000, 1280, [{ views: [view('https://shop.test/', -9_000), view('https://shop.test/about', -8_000)], clicks: [click('https://shop.test/', -8_500, 'a.nav', 'About us')] }]],
+    ['s3', -10_000, 1280, [{ views: [{ ...view('https://shop.test/', -9_000), referrer: 'https://news.example' }, view('https://shop.test/about', -8_000)], clicks: [click('https://shop.test/', -8_500, 'a.nav', 'About us')] }]],
   ]
   for (const [sk, ms, w, batches] of sessions) {
     t.equal(await postChunk(cluster.url, a.project.publicKey, { sk, seq: 0, startedAt: at(ms), firstTs: at(ms), lastTs: at(ms + 5_000), viewport: { w, h: 800 } }, body), 200)
@@ -57,6 +62,13 @@ t.test('finds sessions by what they did, with the first matching moment, combine
   t.same(await found({ visited: '/' }), [['s3', -9_000]])
   t.same(await found({ error: 'cart is undefined' }), [['s2', -27_000]], 'by message text: the first occurrence')
   t.same(await found({ error: 'typeerror' }), [['s2', -27_000]])
+  t.same(await found({ console: 'CART IS EMPTY' }), [['s2', -26_000]], 'by console text, ignoring case')
+  t.same(await found({ request: 'post https://api.shop.test/cart 502' }), [['s2', -24_000]], 'by a failed request: method, URL and status')
+  t.same(await found({ request: 'app.js failed' }), [['s2', -23_000]], 'a network failure reads failed')
+  t.same(await found({ request: 'cart', console: 'cart', error: 'cart' }), [['s2', -27_000]], 'combined: the first moment any of them matched')
+  t.same(await found({ referrer: 'news.example' }), [['s3', -9_000]], 'by the referrer\'s origin, at its view')
+  t.same(await found({ referrer: 'https://news' }), [['s3', -9_000]], 'a scheme is part of the origin')
+  t.same(await found({ referrer: 'google' }), [])
   t.same(await found({ device: 'mobile' }), [['s2', null]], 'a device class alone is no search: no match moment')
   t.same(await found({ device: 'desktop' }), [['s3', null], ['s1', null]])
   t.same(await found({ device: 'tablet' }), [])
@@ -70,6 +82,10 @@ t.test('finds sessions by what they did, with the first matching moment, combine
     { ts: at(-47_000), kind: 'click', label: 'Pay now (button.pay)' },
     { ts: at(-40_000), kind: 'visit', label: '/checkout/done' },
   ], 'every match, in time order')
+  t.same((await list({ request: 'shop.test' })).body.sessions[0].matches, [
+    { ts: at(-24_000), kind: 'request', label: 'POST https://api.shop.test/cart 502' },
+    { ts: at(-23_000), kind: 'request', label: 'GET https://cdn.shop.test/app.js failed' },
+  ], 'every failed request that matched')
   const errors = await list({ error: 'Error' })
   t.same(errors.body.sessions[0].matches.map((m: any) => m.label), ['TypeError: cart is undefined', 'ReferenceError: pay'])
   t.notOk((await list({})).body.sessions[0].match, 'no search: no match member')
@@ -94,6 +110,14 @@ t.test('finds sessions by what they did, with the first matching moment, combine
     ['error past 256 characters', { error: 'x'.repeat(257) }],
     ['error not a string', { error: 3 }],
     ['an unknown device', { device: 'watch' }],
+    ['console past 256 characters', { console: 'x'.repeat(257) }],
+    ['an empty console', { console: '' }],
+    ['request past 256 characters', { request: 'x'.repeat(257) }],
+    ['request not a string', { request: ['GET'] }],
+    ['referrer past 256 characters', { referrer: 'x'.repeat(257) }],
+    ['an empty referrer', { referrer: '' }],
+    ['a referrer with a path', { referrer: 'https://www.google.com/search' }],
+    ['a referrer with a query', { referrer: 'google?q=shoes' }],
   ]
   for (const [what, filters] of invalid) {
     const answer = await list(filters)
@@ -101,6 +125,7 @@ t.test('finds sessions by what they did, with the first matching moment, combine
     t.ok(answer.body.error, `${what}: says why`)
   }
   t.match((await list({ visited: 'checkout' })).body.error, /visited/, 'names the member')
+  t.match((await list({ referrer: 'google.com/search' })).body.error, /referrer/, 'names the member')
 
   const foreign = await list({ clicked: 'pay' }, b.apiKey)
   const missing = await list({ clicked: 'pay', projectId: 'prj_missing' })

@@ -5,7 +5,8 @@
  * console lines and requests beside the player, marks console errors and
  * failed requests on the timeline, and jumps the player to a line that is
  * clicked; the session list filters sessions with console errors or failed
- * requests.
+ * requests, and searches them by a console message's text, the replay then
+ * opening at that message with the match marked on the timeline.
  */
 import t from 'tap'
 import { fixtureServer, flushTracker, launchBrowser, storedChunks, trackerStarted, until } from '../helpers/browser.js'
@@ -101,6 +102,24 @@ t.test('capture settings, replay panels and session filters in the dashboard', a
   await tab.page.getByRole('button', { name: 'Filter' }).click()
   await until('the failed-requests list', async () => (await rows.count()) === 1 && /failed request/.test((await rows.first().textContent()) ?? ''))
   t.pass('only the session with a failed request')
+  await tab.page.getByLabel('With failed requests').uncheck()
+
+  // Search by a console message's text: the row says what matched, and its replay opens there with the match marked.
+  await tab.page.getByLabel('Console message').fill('boom')
+  await tab.page.getByRole('button', { name: 'Filter' }).click()
+  await until('the search to narrow the list', async () => tab.page.url().includes('console=boom') && (await rows.count()) === 1)
+  t.match(await rows.first().getByTestId('match').textContent(), /First match \d+:\d\d: console Error: boom \*{11}/, 'the row says what matched and when, the password starred')
+  const boom = storedChunks(store, project.id).filter((c) => c.sk === sk).flatMap((c) => c.events).find((e) => e.type === 6 && e.data.payload.level === 'error' && e.data.payload.payload[0]?.includes('boom'))
+  await shoot(tab.page, '37-sessions-search-console')
+  await rows.first().getByRole('link', { name: 'Replay' }).click()
+  await tab.page.frameLocator('.player-target iframe').getByRole('heading', { name: 'Console and network' }).waitFor()
+  const address = new URL(`http://x/${tab.page.url().split('#/')[1]}`)
+  t.equal(Number(address.searchParams.get('t')), boom.timestamp, 'the replay opens at the console error')
+  t.equal(address.searchParams.get('console'), 'boom', 'and carries the search')
+  const match = tab.page.getByTestId('moments').locator('li', { hasText: 'Search match' })
+  await match.first().waitFor()
+  t.match(await match.first().textContent(), /console: Error: boom/, 'the match is a moment of the replay')
+  t.equal(await tab.page.locator('.moments-strip .tick-match').count(), 1, 'and a mark on the timeline')
 
   // Settings: the capture form shows the project's settings and saves a change.
   await tab.page.goto(`${cluster.url}/app/#/p/${project.id}/settings`)

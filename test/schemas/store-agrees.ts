@@ -7,7 +7,7 @@
 import type { Known } from '../../src/control/router.js'
 import type * as schema from '../../src/schemas/types.js'
 import type { ElementRow, FrictionItem } from '../../src/store/insights.js'
-import type { ChunkInfo, ChunkMeta, Click, ErrorEntry, View } from '../../src/store/store.js'
+import type { ChunkInfo, ChunkMeta, Click, ConsoleEntry, ErrorEntry, RequestEntry, View } from '../../src/store/store.js'
 
 /** True only when A and B are the same type. */
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
@@ -24,5 +24,7 @@ agree<Fits<Known<ChunkInfo>, Known<schema.ChunkInfo>>>()
 agree<Same<Known<schema.SignalClick>, Known<Omit<Click, 'page'>>>>()
 agree<Same<Known<schema.SignalError>, Known<Omit<ErrorEntry, 'page'>>>>()
 agree<Same<Known<schema.SignalView>, Known<Omit<View, 'page'>>>>()
+agree<Same<Known<schema.SignalConsole>, Known<ConsoleEntry>>>()
+agree<Same<Known<schema.SignalRequest>, Known<RequestEntry>>>()
 agree<Same<Known<schema.ElementRow>, Known<ElementRow>>>()
 agree<Same<Known<schema.FrictionItem>, Known<FrictionItem>>>()

@@ -8,7 +8,7 @@ import type { Test } from 'tap'
 import { groupUrl } from '../../src/grouping/group.js'
 import { MAX_ELEMENT_NAMES } from '../../src/store/aggregates/elements.js'
 import { MAX_MESSAGES, OTHER_MESSAGE } from '../../src/store/aggregates/messages.js'
-import { MAX_FOUND_ELEMENTS, MAX_FOUND_TEXT } from '../../src/store/aggregates/search.js'
+import { MAX_FOUND_CONSOLE, MAX_FOUND_ELEMENTS, MAX_FOUND_REFERRERS, MAX_FOUND_REQUESTS, MAX_FOUND_TEXT } from '../../src/store/aggregates/search.js'
 import { ELEMENTS_PER_BUCKET, HEAT_X_BINS, HOUR_MS, OTHER_ELEMENTS, type FindQuery, type SessionListQuery } from '../../src/store/insights.js'
 import type { ChunkMeta, Click, ErrorEntry, IngestItem, NewProject, SignalsRecord, Store, View } from '../../src/store/store.js'
 import { foldAll } from '../helpers/fold.js'
@@ -147,6 +147,50 @@ export function insightsSuite(t: Test, open: InsightsStoreFactory): void {
     let state = await store.continueBackfill(p.id, 2, rekey, H0)
     while (state.state === 'running') state = await store.continueBackfill(p.id, 2, rekey, H0)
     t.same(search({ clicked: 'pay now' }), [['ada', [['click', 'Pay now (button.pay)', 2 * MIN]]]], 'after a backfill')
+  })
+
+  t.test('finds sessions by console text, failed request and referrer, at the first time of each, bounded', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    const line = (text: string, min: number) => ({ ts: H0 + min * MIN, level: 'error' as const, text })
+    const failed = (url: string, min: number, status = 503) => ({ ts: H0 + min * MIN, method: 'POST', url, status })
+    await ingest(store, [
+      chunk(p.id, { sk: 'ada', startedAt: H0, firstTs: H0, lastTs: H0 + 120_000 }),
+      signals(p.id, H0 + 5 * MIN, {
+        sk: 'ada',
+        views: [view({ startedAt: H0 + MIN, referrer: 'https://www.google.com' })],
+        console: [line('Cart failed to load: 503', 4), line('C'.repeat(MAX_FOUND_TEXT + 50), 5)],
+        requests: [failed('https://api.shop.test/cart', 3), failed('https://cdn.shop.test/x.js', 4, 0)],
+      }),
+      // A later batch with an earlier occurrence of the same text moves its first time.
+      signals(p.id, H0 + 6 * MIN, { sk: 'ada', console: [line('Cart failed to load: 503', 2)] }),
+      chunk(p.id, { sk: 'bob', startedAt: H0 + 1, firstTs: H0 + 1, lastTs: H0 + 5_000 }),
+      signals(p.id, H0 + 6 * MIN, {
+        sk: 'bob',
+        views: Array.from({ length: MAX_FOUND_REFERRERS + 1 }, (_, i) => view({ startedAt: H0 + (i + 1) * MIN, referrer: `https://r${i}.test` })),
+        console: Array.from({ length: MAX_FOUND_CONSOLE + 1 }, (_, i) => line(`line ${i};`, 1)),
+        requests: Array.from({ length: MAX_FOUND_REQUESTS + 1 }, (_, i) => failed(`https://api.test/${i}/`, 1)),
+      }),
+      // A batch stored before these fields existed has none of them.
+      chunk(p.id, { sk: 'cy', startedAt: H0 + 2, firstTs: H0 + 2, lastTs: H0 + 5_000 }),
+      signals(p.id, H0 + 6 * MIN, { sk: 'cy', views: [view()] }),
+    ])
+    const search = (find: FindQuery) => store.listSessionPage(p.id, { limit: 10, find }).sessions.map((s) => [s.session.sk, s.moments?.map((m) => [m.kind, m.label, m.ts - H0])])
+    t.same(search({ console: 'cart failed' }), [['ada', [['console', 'Cart failed to load: 503', 2 * MIN]]]], 'by console text: the first time, from the later batch')
+    t.same(search({ console: 'ccc' }), [['ada', [['console', 'C'.repeat(MAX_FOUND_TEXT), 5 * MIN]]]], 'a text kept to its first MAX_FOUND_TEXT characters')
+    t.same(search({ request: 'post https://api.shop.test/cart 503' }), [['ada', [['request', 'POST https://api.shop.test/cart 503', 3 * MIN]]]], 'by method, URL and status')
+    t.same(search({ request: 'x.js failed' }), [['ada', [['request', 'POST https://cdn.shop.test/x.js failed', 4 * MIN]]]], 'a network failure (status 0) reads failed')
+    t.same(search({ referrer: 'google' }), [['ada', [['referrer', 'https://www.google.com', MIN]]]], 'by the referrer\'s origin, at its view')
+    const combined = store.listSessionPage(p.id, { limit: 10, find: { referrer: 'google', console: 'cart', request: 'cart' } }).sessions
+    t.same(combined.map((s) => [s.session.sk, s.moments?.map((m) => m.kind)]), [['ada', ['referrer', 'console', 'request']]], 'combined: every match in time order')
+    t.same(search({ referrer: 'google', console: 'nothing like it' }), [], 'every present test must match')
+    t.same(search({ console: `line ${MAX_FOUND_CONSOLE - 1};` }).map(([sk]) => sk), ['bob'], 'the last console text within the bound')
+    t.same(search({ console: `line ${MAX_FOUND_CONSOLE};` }), [], 'a console text past MAX_FOUND_CONSOLE is not searchable')
+    t.same(search({ request: `/${MAX_FOUND_REQUESTS - 1}/` }).map(([sk]) => sk), ['bob'])
+    t.same(search({ request: `/${MAX_FOUND_REQUESTS}/` }), [], 'a request past MAX_FOUND_REQUESTS is not searchable')
+    t.same(search({ referrer: `r${MAX_FOUND_REFERRERS - 1}.` }).map(([sk]) => sk), ['bob'])
+    t.same(search({ referrer: `r${MAX_FOUND_REFERRERS}.` }), [], 'a referrer past MAX_FOUND_REFERRERS is not searchable')
+    t.same(search({ console: 'line' }).map(([sk]) => sk), ['bob'], 'a session without them is not found, and does not fail the search')
   })
 
   t.test('click heatmaps bin by horizontal ratio and document y, split by device class', async (t) => {

@@ -5,6 +5,8 @@
  * events, within their bounds; the page's own console override and fetch
  * wrapper behave exactly as before; what was typed into password, masked and
  * ignored fields never appears, even when the page logs or requests it; a
+ * session is found by the text of a console message or a failed request, and
+ * by the origin of the site it came from, at the first matching moment; a
  * logging loop of 10,000 messages leaves the page responsive.
  */
 import t from 'tap'
@@ -27,9 +29,11 @@ t.test('console and network capture', async (t) => {
       .flatMap((c) => c.events)
       .filter((e) => e.type === 6 && e.data.plugin === plugin)
       .map((e) => e.data.payload)
-  const open = async (t: Parameters<typeof recordingHarness>[0]) => {
+  /** `referrer`: what document.referrer says, as a browser whose referrer policy sends the whole address would. */
+  const open = async (t: Parameters<typeof recordingHarness>[0], referrer?: string) => {
     const tab = await openPage(browser, { noIdle: true })
     t.teardown(tab.close)
+    if (referrer) await tab.page.addInitScript(`Object.defineProperty(Document.prototype, 'referrer', { get: () => ${JSON.stringify(referrer)} })`)
     await tab.page.goto(`${fixtures.url}/capture.html`, { waitUntil: 'load' })
     await tab.page.mouse.move(5, 5)
     await trackerStarted(tab.page)
@@ -60,7 +64,7 @@ t.test('console and network capture', async (t) => {
 
   await t.test('console capture: levels, arguments, errors with stacks, and no masked value', async (t) => {
     await setCapture({ console: true, network: false })
-    const { tab, page, sk } = await open(t)
+    const { tab, page, sk } = await open(t, 'https://www.search.example/results?q=private+words#top')
     sessions.console = sk
     await captureRunning(page)
     await typeSecrets(page)
@@ -86,6 +90,21 @@ t.test('console and network capture', async (t) => {
     t.same(pluginEvents(sk, 'svc/network@1'), [], 'network capture stays off')
     t.same(await page.evaluate('window.pageLogs.slice(0, 2)'), ['[object HTMLInputElement]', `pw is ${SECRETS.pw}`], 'the page\'s own console override still sees every call, unchanged')
     t.equal(tab.pageErrors.length, 1, 'the page\'s own uncaught error, and nothing else, reached the page')
+    // For search, the signals name each console error and warning once, at most 5 a batch, as the recording holds them.
+    await page.evaluate('for (let i = 0; i < 3; i++) console.error("same again"); for (let i = 0; i < 8; i++) console.warn("warning " + i)')
+    await flushTracker(page)
+    const named = await until('the signals naming them', () => {
+      const batches = tab.requests.filter((r) => r.url().includes('/signals')).map((r) => JSON.parse(r.postData() ?? '{}'))
+      return batches.some((b) => b.console?.some((c: { text: string }) => c.text === 'same again')) ? batches.filter((b) => b.console) : false
+    })
+    const texts = named.flatMap((b) => b.console.map((c: { text: string }) => c.text))
+    t.ok(texts.includes('warned [1,2,3]') && texts.includes(`Error: boom ${'*'.repeat(SECRETS.pw.length)}`), 'warnings and errors, string arguments unquoted, the password starred')
+    t.notOk(texts.some((text) => text.includes('pw is') || text.includes(SECRETS.pw) || text.includes(SECRETS.card)), 'no log line, no masked value')
+    t.equal(texts.filter((text) => text === 'same again').length, 1, 'a repeated message named once')
+    t.ok(named.every((b) => b.console.length <= 5), 'at most 5 a batch')
+    t.same(texts.filter((text) => text.startsWith('warning ')), ['warning 0', 'warning 1', 'warning 2', 'warning 3'], 'past 5 in a batch, the rest only in the recording')
+    // Leaving the page ends its first view, which goes (with the referrer) in the pagehide beacon.
+    await page.goto(`${fixtures.url}/basic.html`, { waitUntil: 'load' })
   })
 
   await t.test('console calls made from load on, before capture.js runs, are recorded with their own times', async (t) => {
@@ -216,6 +235,38 @@ t.test('console and network capture', async (t) => {
     t.notOk(failing.includes(sessions.off) || failing.includes(sessions.console), 'not those without network capture')
   })
 
+  await t.test('a session is found by console text, failed request and referrer, at the first matching moment', async (t) => {
+    const search = async (find: Record<string, string>) => {
+      const answer = await call(cluster.url, '/cli/sessions.list', { token: seeded.apiKey, body: { projectId, ...find } })
+      t.equal(answer.status, 200)
+      return answer.body.sessions as { sessionKey: string; match?: { ts: number; kind: string; label: string } }[]
+    }
+    const recorded = (sk: string, plugin: string, test: (payload: any) => boolean) =>
+      storedChunks(store, projectId).filter((c) => c.sk === sk).flatMap((c) => c.events).find((e) => e.type === 6 && e.data.plugin === plugin && test(e.data.payload))
+
+    const byConsole = await search({ console: 'BOOM' })
+    t.same(byConsole.map((s) => s.sessionKey), [sessions.console], 'by console text, ignoring case')
+    const boom = recorded(sessions.console, 'rrweb/console@1', (p) => p.level === 'error' && p.payload[0].includes('boom'))
+    t.same(byConsole[0].match, { ts: boom.timestamp, kind: 'console', label: `Error: boom ${'*'.repeat(SECRETS.pw.length)}` }, 'at the console event\'s moment, the text as the recording holds it: the password starred')
+    t.same((await search({ console: SECRETS.pw })).length, 0, 'a masked value is not searchable')
+    t.same((await search({ console: 'warned [1,2,3]' })).map((s) => s.match?.kind), ['console'], 'warnings too, string arguments unquoted')
+    t.same(await search({ console: 'pw is' }), [], 'not console.log lines')
+
+    const byRequest = await search({ request: '127.0.0.1:1/unreachable failed' })
+    const network = byRequest.find((s) => s.sessionKey === sessions.network)
+    t.ok(network, 'by a failed request: its URL and that it failed')
+    t.notOk(byRequest.some((s) => s.sessionKey === sessions.off || s.sessionKey === sessions.console), 'not the sessions without network capture')
+    const unreachable = recorded(sessions.network, 'svc/network@1', (p) => p.url.includes('127.0.0.1:1'))
+    t.same(network?.match, { ts: unreachable.timestamp, kind: 'request', label: 'GET http://127.0.0.1:1/unreachable failed' }, 'at the network event\'s moment')
+    t.same(await search({ request: '/echo' }), [], 'a 404 is not a failed request')
+
+    const byReferrer = await until('the first view, sent as the page was left', async () => {
+      const found = await search({ referrer: 'search.example' })
+      return found.length ? found : false
+    })
+    t.same(byReferrer.map((s) => [s.sessionKey, s.match?.kind, s.match?.label]), [[sessions.console, 'referrer', 'https://www.search.example']], 'by the referrer: its origin alone, nothing of its path, query or fragment')
+  })
+
   await t.test('a logging loop of 10,000 messages leaves the page responsive and the chunk small', async (t) => {
     await setCapture({ console: true, network: false })
     const { page, sk } = await open(t)
@@ -232,7 +283,7 @@ t.test('console and network capture', async (t) => {
     const lag = (await page.evaluate('new Promise((resolve) => { const at = performance.now(); setTimeout(() => resolve(performance.now() - at), 0) })')) as number
     t.ok(lag < 250, `a timer fires ${lag.toFixed(0)} ms later`)
     await page.evaluate('new Promise((resolve) => setTimeout(resolve, 1100))') // the next second opens, which records the count left out
-    await page.evaluate('console.log("after the loop")')
+    await page.evaluate('console.log("after the loop"); console.warn("loop over")')
     await flushTracker(page)
     const events = await until('the note on what was left out', () => {
       const found = pluginEvents(sk, 'rrweb/console@1')
@@ -241,5 +292,9 @@ t.test('console and network capture', async (t) => {
     const fromLoop = events.filter((e) => e.payload[0] === JSON.stringify('message')).length
     t.ok(fromLoop <= 20 * Math.ceil((timing.base + timing.captured) / 1000 + 1), `${fromLoop} of 20,000 loop messages recorded`)
     t.ok(events.some((e) => e.payload[0] === JSON.stringify('after the loop')), 'and recording goes on afterwards')
+    // The warning after the note is searchable; the note, sent no later, is not.
+    const search = async (text: string) => (await call(cluster.url, '/cli/sessions.list', { token: seeded.apiKey, body: { projectId, console: text } })).body.sessions.map((s: { sessionKey: string }) => s.sessionKey)
+    await until('the warning after the loop, searchable', async () => (await search('loop over')).includes(sk))
+    t.notOk((await search('not recorded')).includes(sk), 'the tracker\'s own note on what it left out is not searchable')
   })
 })

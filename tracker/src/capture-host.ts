@@ -4,6 +4,7 @@
  * chunked, gated and sent like rrweb's own), and the guard. Types only: both
  * bundles import it, neither carries code from it.
  */
+import type { SignalConsole, SignalRequest } from '../../src/schemas/types.js'
 import type { Capture } from './capture.js'
 import type { HandOver } from './early-console.js'
 import type { Guard } from './guard.js'
@@ -19,8 +20,11 @@ export interface CaptureHost {
   settings: Capture
   /** The service's address: requests to it are never recorded. */
   origin: string
-  /** `mark`: 1 a console error, 2 a failed request (status 0 or >= 500), counted for the session list's filters. */
-  emit(event: PluginEvent, mark?: 1 | 2): void
+  /**
+   * `mark`: 1 a console error, 2 a failed request (status 0 or >= 500), counted for the session list's filters.
+   * `found`: a console error or warning, or a failed request, as the event holds it, named in the signals for search.
+   */
+  emit(event: PluginEvent, mark?: 1 | 2, found?: SignalConsole | SignalRequest): void
   guard: Guard
   /** The console calls tracker.js kept before capture.js ran; calling it also removes tracker.js's hook. */
   early?: HandOver

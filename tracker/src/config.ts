@@ -154,3 +154,13 @@ export const STACK_LINES = 10
  * everywhere they appear, and tell nothing on their own.
  */
 export const SECRET_MIN_CHARS = 3
+/**
+ * Console errors and warnings, and failed requests, named in the signals for
+ * search (sessions.list `console`, `request`), their texts cut to the server's
+ * 256 characters: each distinct one once, the first time, within the first 50
+ * of a page load (capture.js), and at most 5 of each per signals batch
+ * (tracker.js). The recording holds all of them; these only make the session
+ * findable, and the server keeps a session's first 16 anyway.
+ */
+export const MAX_FOUND_PER_PAGE = 50
+export const MAX_FOUND_PER_BATCH = 5

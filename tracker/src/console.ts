@@ -12,6 +12,7 @@
 import { CONSOLE_ARGS, CONSOLE_PER_SECOND } from './config.js'
 import { CONSOLE_PLUGIN, type CaptureHost } from './capture-host.js'
 import { CONSOLE_LEVELS } from './early-console.js'
+import { firstTime } from './first-time.js'
 import { listen, type Off } from './guard.js'
 import { collectSecrets } from './secrets.js'
 import { serialize, stackOf } from './serialize.js'
@@ -23,14 +24,19 @@ export function captureConsole(host: CaptureHost): Off {
   let second = 0
   let count = 0
   let skipped = 0
+  const fresh = firstTime()
 
-  const emit = (level: string, payload: string[], trace: string[] = [], timestamp = Date.now()) =>
-    host.emit({ type: 6, timestamp, data: { plugin: CONSOLE_PLUGIN, payload: { level, trace, payload } } }, level === 'error' ? 1 : undefined)
+  /** `own`: the tracker's own line, which search must not find. */
+  const emit = (level: string, payload: string[], trace: string[] = [], timestamp = Date.now(), own?: boolean) => {
+    // Errors and warnings are searchable, by the text the event holds (string arguments unquoted), each the first time.
+    const text = !own && (level === 'error' || level === 'warn') ? payload.map((arg) => (arg[0] === '"' ? JSON.parse(arg) : arg)).join(' ').slice(0, 256) : ''
+    host.emit({ type: 6, timestamp, data: { plugin: CONSOLE_PLUGIN, payload: { level, trace, payload } } }, level === 'error' ? 1 : undefined, text && fresh(text) ? { ts: timestamp, level: level as 'error' | 'warn', text } : undefined)
+  }
 
   /** Whether one more event at `now` fits its second; opens a new second with a line for what the last one left out. */
   const admit = (now: number) => {
     if (now - second >= 1000) {
-      if (skipped) emit('warn', [JSON.stringify(`[svc] ${skipped} console messages not recorded (over ${CONSOLE_PER_SECOND} a second)`)], [], now)
+      if (skipped) emit('warn', [JSON.stringify(`[svc] ${skipped} console messages not recorded (over ${CONSOLE_PER_SECOND} a second)`)], [], now, true)
       second = now
       count = 0
       skipped = 0

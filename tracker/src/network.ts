@@ -15,6 +15,7 @@
  * the page; they add no await, so the page's callbacks keep their order.
  */
 import { NETWORK_PLUGIN, type CaptureHost } from './capture-host.js'
+import { firstTime } from './first-time.js'
 import type { Off } from './guard.js'
 import { collectSecrets, scrub } from './secrets.js'
 
@@ -43,6 +44,7 @@ const header = (value: string | null) => (value && /^\d+$/.test(value) ? Number(
 export function captureNetwork(host: CaptureHost): Off {
   const { guard, settings } = host
   let stopped = false
+  const fresh = firstTime()
 
   /** What to record of a request to `raw`, or undefined for the service's own requests and unparseable URLs. */
   const begin = (method: unknown, raw: unknown, body: unknown, initiator: Pending['initiator']): Pending | undefined => {
@@ -66,7 +68,11 @@ export function captureNetwork(host: CaptureHost): Off {
     }
     delete payload.started
     delete payload.href
-    host.emit({ type: 6, timestamp: Date.now(), data: { plugin: NETWORK_PLUGIN, payload } }, status === 0 || status >= 500 ? 2 : undefined)
+    const at = Date.now()
+    const failed = status === 0 || status >= 500
+    // A failed request is searchable by what the event holds (its method, its URL as shown above, its status), the first time.
+    const found = failed ? { ts: at, method: pending.method, url: payload.url!.slice(0, 256), status } : undefined
+    host.emit({ type: 6, timestamp: at, data: { plugin: NETWORK_PLUGIN, payload } }, failed ? 2 : undefined, found && fresh(found.method + found.url + status) ? found : undefined)
   })
 
   const offs: Off[] = []

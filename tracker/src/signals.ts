@@ -5,8 +5,8 @@
  * batch larger than the server's byte cap is split. At unload the batch goes
  * by sendBeacon (text/plain, no CORS preflight, survives the page).
  */
-import { MAX_CLICKS, MAX_ERRORS, MAX_VIEWS, SIGNALS_CAP_BYTES } from './config.js'
-import type { RecordingLoss, SignalClick as ClickSignal, SignalError as ErrorSignal, SignalView as ViewSignal } from '../../src/schemas/types.js'
+import { MAX_CLICKS, MAX_ERRORS, MAX_FOUND_PER_BATCH, MAX_VIEWS, SIGNALS_CAP_BYTES } from './config.js'
+import type { RecordingLoss, SignalClick as ClickSignal, SignalConsole, SignalError as ErrorSignal, SignalRequest, SignalView as ViewSignal } from '../../src/schemas/types.js'
 import type { Guard } from './guard.js'
 import type { Transport } from './transport.js'
 
@@ -23,6 +23,8 @@ export interface Signals {
   view(view: ViewSignal): void
   click(click: ClickSignal): void
   error(error: ErrorSignal): void
+  /** A console error or warning, or a failed request, the recording holds (capture.js names each once): the first MAX_FOUND_PER_BATCH of each go with the next batch. */
+  found(entry: SignalConsole | SignalRequest): void
   /** Reports a part of the recording that will not reach the service (chunks.ts, tracker.ts); it goes with the next batch. */
   lost(loss: RecordingLoss): void
   /** Sends what is queued; `unloading` uses sendBeacon. */
@@ -35,6 +37,8 @@ interface Batch extends SignalsContext {
   views: ViewSignal[]
   clicks: ClickSignal[]
   errors: ErrorSignal[]
+  console?: SignalConsole[]
+  requests?: SignalRequest[]
   lost?: RecordingLoss[]
 }
 
@@ -44,7 +48,14 @@ function split(batch: Batch): Batch[] {
   const body = JSON.stringify(batch)
   if (new Blob([body]).size <= SIGNALS_CAP_BYTES || count(batch) <= 1) return [batch]
   const half = <T>(list: T[], first: boolean) => list.slice(first ? 0 : list.length >> 1, first ? list.length >> 1 : undefined)
-  const make = (first: boolean): Batch => ({ ...batch, dropped: first ? batch.dropped : 0, lost: first ? batch.lost : undefined, views: half(batch.views, first), clicks: half(batch.clicks, first), errors: half(batch.errors, first) })
+  // What is not an entry (the dropped count, the loss reports, the search texts) goes with the first half only.
+  const make = (first: boolean): Batch => ({
+    ...batch,
+    ...(first ? {} : { dropped: 0, lost: undefined, console: undefined, requests: undefined }),
+    views: half(batch.views, first),
+    clicks: half(batch.clicks, first),
+    errors: half(batch.errors, first),
+  })
   return [...split(make(true)), ...split(make(false))]
 }
 
@@ -53,6 +64,8 @@ export function createSignals(transport: Transport, guard: Guard, context: () =>
   let clicks: ClickSignal[] = []
   let errors: ErrorSignal[] = []
   let lost: RecordingLoss[] = []
+  let found: SignalConsole[] = []
+  let failed: SignalRequest[] = []
   /** Dropped since the last batch that reached the server. */
   let dropped = 0
   let droppedTotal = 0
@@ -71,14 +84,22 @@ export function createSignals(transport: Transport, guard: Guard, context: () =>
     view: (view) => add(views, MAX_VIEWS, view),
     click: (click) => add(clicks, MAX_CLICKS, click),
     error: (error) => add(errors, MAX_ERRORS, error),
+    found(entry) {
+      const list: (SignalConsole | SignalRequest)[] = 'text' in entry ? found : failed
+      if (list.length < MAX_FOUND_PER_BATCH) list.push(entry)
+    },
     // The server keeps 20 reports per batch; a page losing more is broken anyway, and the count of dropped events says how much.
     lost: (loss) => void (lost.length < 20 && lost.push(loss)),
     flush(unloading = false) {
-      if (transport.stopped || !(views.length + clicks.length + errors.length + lost.length)) return
+      if (transport.stopped || !(views.length + clicks.length + errors.length + lost.length + found.length + failed.length)) return
       const batch: Batch = { ...context(), views, clicks, errors }
       if (dropped) batch.dropped = dropped
       if (lost.length) batch.lost = lost
+      if (found.length) batch.console = found
+      if (failed.length) batch.requests = failed
       lost = []
+      found = []
+      failed = []
       views = []
       clicks = []
       errors = []

@@ -84,7 +84,17 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
       early = undefined
     }
     if (!wanted || !(settings.console || settings.network)) return
-    host = { settings, origin, guard, emit: (event, mark) => chunks.push(event, mark), early }
+    host = {
+      settings,
+      origin,
+      guard,
+      emit(event, mark, found) {
+        chunks.push(event, mark)
+        // Named for search only while the page view is recorded: never more than the recording holds.
+        if (found && recorder.running) signals.found(found)
+      },
+      early,
+    }
     ;(window as unknown as { svc: { x?: CaptureHost } }).svc.x = host
     const script = document.createElement('script')
     script.async = true
@@ -157,7 +167,15 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
   syncRecorder()
 
   const referrer = document.referrer && sameSite(document.referrer) ? document.referrer.split('#')[0] : undefined
-  views.begin(referrer)
+  // The site the session came from, on its first view only: its origin alone (nothing of a search's path or query).
+  let cameFrom: string | undefined
+  try {
+    const from = new URL(document.referrer).origin
+    if (!ctx.pageIndex && from !== location.origin && from !== 'null') cameFrom = from.slice(0, 256)
+  } catch {
+    // No referrer, or not a URL: the session came from nowhere we can name.
+  }
+  views.begin(referrer, cameFrom)
 
   /** Ends the open view and sends what belongs to it, before the page view or the session changes. */
   const closeView = (exit: boolean, isQuickBack = false) => {

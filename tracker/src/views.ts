@@ -15,8 +15,8 @@ export interface EndOptions {
 }
 
 export interface Views {
-  /** Opens a view of the current URL; `previousUrl` is the page before it (for quick backs). */
-  begin(previousUrl?: string): void
+  /** Opens a view of the current URL; `previousUrl` is the page before it (for quick backs), `referrer` the other site's origin the session came from. */
+  begin(previousUrl?: string, referrer?: string): void
   end(options: EndOptions): void
   /** The open view's URL and when it started. */
   readonly current: { url: string; startedAt: number; previousUrl?: string; at: number } | undefined
@@ -60,7 +60,7 @@ export function trackViews(guard: Guard, now: () => number, emit: (view: ViewSig
   ]
 
   return {
-    begin(previousUrl) {
+    begin(previousUrl, referrer) {
       const t = now()
       view = {
         url: location.href.slice(0, MAX_URL),
@@ -71,6 +71,7 @@ export function trackViews(guard: Guard, now: () => number, emit: (view: ViewSig
         at: t,
         previousUrl,
       }
+      if (referrer) view.referrer = referrer
       activeSince = undefined
       settleActive()
       sampleScroll()

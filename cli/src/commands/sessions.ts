@@ -89,6 +89,9 @@ const FILTERS: [flag: string, member: string][] = [
   ['visited', 'visited'],
   ['clicked', 'clicked'],
   ['error', 'error'],
+  ['console', 'console'],
+  ['request', 'request'],
+  ['referrer', 'referrer'],
   ['device', 'device'],
 ]
 

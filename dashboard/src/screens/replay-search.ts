@@ -1,34 +1,44 @@
 /**
  * A replay opened from a search of the session list (sessions.list with
- * visited, clicked or error) marks every moment the search matched. The link
- * carries the search and the session's start; the replay asks sessions.list
- * again for that one start time, so the address stays short however many
- * moments matched.
+ * visited, clicked, error, console, request or referrer) marks every moment
+ * the search matched. The link carries the search and the session's start;
+ * the replay asks sessions.list again for that one start time, so the address
+ * stays short however many moments matched.
  */
 import { api } from '../api.js'
 import type { SessionsListAnswer } from '../model.js'
 import type { Moment } from './replay-load.js'
 
-export interface ReplaySearch {
-  visited?: string
-  clicked?: string
-  error?: string
+/** The members of a search by what happened, named alike in sessions.list, the session list's address and the replay's. */
+export const SEARCH_MEMBERS = ['visited', 'clicked', 'error', 'console', 'request', 'referrer'] as const
+export type SearchMember = (typeof SEARCH_MEMBERS)[number]
+export type Search = Partial<Record<SearchMember, string>>
+
+export interface ReplaySearch extends Search {
   /** The session's start (sessions.list's startedAt): the list is asked for that one millisecond. */
   startedAt: number
 }
 
-const KIND_WORDS: Record<string, string> = { visit: 'visited', click: 'clicked', error: 'error' }
+/** How a match's kind reads before its label. */
+export const KIND_WORDS: Record<string, string> = { visit: 'visited', click: 'clicked', error: 'error', console: 'console', request: 'failed request', referrer: 'came from' }
+
+/** The members of `values` that are set, as sessions.list members. */
+export function searchOfValues(values: Search): Search {
+  const search: Search = {}
+  for (const member of SEARCH_MEMBERS) if (values[member]) search[member] = values[member]
+  return search
+}
 
 /** The search of a replay's address, when it came from one. */
 export function searchOf(query: URLSearchParams): ReplaySearch | undefined {
   const startedAt = Number(query.get('s'))
-  const [visited, clicked, error] = ['visited', 'clicked', 'error'].map((name) => query.get(name) || undefined)
-  if (!(startedAt >= 0) || !query.has('s') || (!visited && !clicked && !error)) return undefined
-  return { startedAt, ...(visited ? { visited } : {}), ...(clicked ? { clicked } : {}), ...(error ? { error } : {}) }
+  const search = searchOfValues(Object.fromEntries(SEARCH_MEMBERS.map((name) => [name, query.get(name) ?? ''])))
+  if (!(startedAt >= 0) || !query.has('s') || !Object.keys(search).length) return undefined
+  return { startedAt, ...search }
 }
 
 /** The address members of a search, for a link to the replay of a session it found. */
-export function searchParams(search: Omit<ReplaySearch, 'startedAt'>, startedAt: number): Record<string, string | number> {
+export function searchParams(search: Search, startedAt: number): Record<string, string | number> {
   return { ...search, s: startedAt }
 }
 

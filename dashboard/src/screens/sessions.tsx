@@ -1,7 +1,8 @@
 /**
  * Sessions, newest first, with filters (page, user, account, duration,
  * errors, rage, device) and a search by what happened (a path visited, an
- * element clicked, an error's message) kept in the address so a filtered list can be linked to, and
+ * element clicked, an error's message, a console message, a failed request, the
+ * site a session came from) kept in the address so a filtered list can be linked to, and
  * cursor pagination (POST /cli/sessions.list).
  */
 import { useEffect, useState } from 'preact/hooks'
@@ -13,13 +14,13 @@ import { href, navigate } from '../route.js'
 import { MissingLine } from './completeness.js'
 import { FRICTION_LABELS } from './friction.js'
 import { PagePicker, usePages } from './page-picker.js'
-import { searchParams } from './replay-search.js'
+import { KIND_WORDS, SEARCH_MEMBERS, searchOfValues, searchParams, type SearchMember } from './replay-search.js'
 
 const PAGE_SIZE = 25
 
 const RANGES: Record<string, number> = { '24h': 24 * 3600_000, '7d': 7 * 86400_000, '30d': 30 * 86400_000 }
 
-export interface SessionFilters {
+export interface SessionFilters extends Record<SearchMember, string> {
   page: string
   user: string
   account: string
@@ -35,10 +36,6 @@ export interface SessionFilters {
   element: string
   /** That element's label, for the heading only. */
   label: string
-  /** Search by what happened: a path pattern, text in a clicked element's label or selector, text in an error message. */
-  visited: string
-  clicked: string
-  error: string
   device: string
 }
 
@@ -55,10 +52,9 @@ function filtersOf(query: URLSearchParams): SessionFilters {
     range: query.get('range') ?? '',
     element: query.get('element') ?? '',
     label: query.get('label') ?? '',
-    visited: query.get('visited') ?? '',
-    clicked: query.get('clicked') ?? '',
-    error: query.get('error') ?? '',
     device: query.get('device') ?? '',
+    // Search by what happened: a path pattern, or text in a clicked element, an error, a console message, a failed request, a referrer.
+    ...(Object.fromEntries(SEARCH_MEMBERS.map((member) => [member, query.get(member) ?? ''])) as Record<SearchMember, string>),
   }
 }
 
@@ -76,15 +72,10 @@ function bodyOf(projectId: string, f: SessionFilters, cursor: string | undefined
     ...(f.consoleErrors ? { hasConsoleErrors: true } : {}),
     ...(f.failedRequests ? { hasFailedRequests: true } : {}),
     ...(RANGES[f.range] ? { since: Date.now() - RANGES[f.range] } : {}),
-    ...searchOfFilters(f),
+    ...searchOfValues(f),
     ...(f.device ? { device: f.device } : {}),
     ...(cursor ? { cursor } : {}),
   }
-}
-
-/** The search by what happened among the filters, as sessions.list members (and the replay link's). */
-function searchOfFilters(f: SessionFilters): { visited?: string; clicked?: string; error?: string } {
-  return { ...(f.visited ? { visited: f.visited } : {}), ...(f.clicked ? { clicked: f.clicked } : {}), ...(f.error ? { error: f.error } : {}) }
 }
 
 export function Sessions({ project, query }: { project: Project; query: URLSearchParams }) {
@@ -131,7 +122,7 @@ export function Sessions({ project, query }: { project: Project; query: URLSearc
             </thead>
             <tbody>
               {sessions.map((s) => (
-                <SessionLine key={s.sessionKey} project={project} session={s} search={searchOfFilters(filters)} />
+                <SessionLine key={s.sessionKey} project={project} session={s} search={searchOfValues(filters)} />
               ))}
             </tbody>
           </table>
@@ -164,7 +155,7 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
   const apply = (f: SessionFilters) => {
     // The element stays while its page does: the other filters narrow the sessions that clicked it.
     const element = f.page === filters.page ? { element: f.element, label: f.label } : {}
-    navigate(href('p', project.id, 'sessions', { page: f.page, ...element, user: f.user.trim(), account: f.account.trim(), minSec: f.minSec, errors: f.errors ? 1 : '', rage: f.rage ? 1 : '', consoleErrors: f.consoleErrors ? 1 : '', failedRequests: f.failedRequests ? 1 : '', range: f.range, visited: f.visited.trim(), clicked: f.clicked.trim(), error: f.error.trim(), device: f.device }))
+    navigate(href('p', project.id, 'sessions', { page: f.page, ...element, user: f.user.trim(), account: f.account.trim(), minSec: f.minSec, errors: f.errors ? 1 : '', rage: f.rage ? 1 : '', consoleErrors: f.consoleErrors ? 1 : '', failedRequests: f.failedRequests ? 1 : '', range: f.range, ...Object.fromEntries(SEARCH_MEMBERS.map((member) => [member, f[member].trim()])), device: f.device }))
   }
   const set = (patch: Partial<SessionFilters>) => setDraft({ ...draft, ...patch })
   return (
@@ -200,6 +191,18 @@ function Filters({ project, filters }: { project: Project; filters: SessionFilte
       <label>
         <span>Error message</span>
         <input name="error" value={draft.error} onInput={(e) => set({ error: e.currentTarget.value })} placeholder="TypeError" maxLength={256} />
+      </label>
+      <label>
+        <span>Console message</span>
+        <input name="console" value={draft.console} onInput={(e) => set({ console: e.currentTarget.value })} placeholder="failed to load" maxLength={256} title="Text in a console error or warning (console capture)" />
+      </label>
+      <label>
+        <span>Failed request</span>
+        <input name="request" value={draft.request} onInput={(e) => set({ request: e.currentTarget.value })} placeholder="/api/cart 503" maxLength={256} title="Text in a failed request's method, URL and status (network capture)" />
+      </label>
+      <label>
+        <span>Came from</span>
+        <input name="referrer" value={draft.referrer} onInput={(e) => set({ referrer: e.currentTarget.value })} placeholder="google" maxLength={256} title="Text in the origin of the site the session came from" />
       </label>
       <label>
         <span>Device</span>
@@ -294,7 +297,7 @@ export function identityOf(s: SessionSummary): { primary: string; secondary?: st
   return { primary: 'Anonymous', secondary: s.visitorId ? `visitor ${s.visitorId.slice(0, 10)}` : undefined, known: false }
 }
 
-function SessionLine({ project, session: s, search }: { project: Project; session: SessionSummary; search: ReturnType<typeof searchOfFilters> }) {
+function SessionLine({ project, session: s, search }: { project: Project; session: SessionSummary; search: ReturnType<typeof searchOfValues> }) {
   const who = identityOf(s)
   // Found by a search: the replay opens at the first matching moment and marks every match.
   const replay = s.match ? href('p', project.id, 'replay', s.sessionKey, { t: s.match.ts, ...searchParams(search, s.startedAt) }) : href('p', project.id, 'replay', s.sessionKey)
@@ -340,7 +343,7 @@ function SessionLine({ project, session: s, search }: { project: Project; sessio
         <Signals s={s} />
         {s.match && (
           <small class="match" data-testid="match">
-            First match {formatClockFrom(s.match.ts, s.startedAt)}: {MATCH_WORDS[s.match.kind]} <span class="clip">{s.match.label}</span>
+            First match {formatClockFrom(s.match.ts, s.startedAt)}: {KIND_WORDS[s.match.kind]} <span class="clip">{s.match.label}</span>
             {s.matches && s.matches.length > 1 ? ` (+${s.matches.length - 1} more)` : ''}
           </small>
         )}
@@ -361,8 +364,6 @@ function SessionLine({ project, session: s, search }: { project: Project; sessio
     </tr>
   )
 }
-
-const MATCH_WORDS: Record<string, string> = { visit: 'visited', click: 'clicked', error: 'error' }
 
 /** A moment as the replay's clock shows it: time since the session started. */
 function formatClockFrom(ts: number, startedAt: number): string {

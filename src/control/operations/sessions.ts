@@ -61,15 +61,20 @@ export function sessionView(session: SessionRecord, signals: SessionSignals, chu
 }
 
 /** The search by what happened of a sessions.list body, prepared once; undefined when it asks none. */
-function findQueryOf(b: { visited?: string; clicked?: string; error?: string }): FindQuery | undefined {
-  if (b.visited === undefined && b.clicked === undefined && b.error === undefined) return undefined
+function findQueryOf(b: { visited?: string; clicked?: string; error?: string; console?: string; request?: string; referrer?: string }): FindQuery | undefined {
+  if ([b.visited, b.clicked, b.error, b.console, b.request, b.referrer].every((member) => member === undefined)) return undefined
   let visited: FindQuery['visited']
   if (b.visited !== undefined) {
     const compiled = compileRule(b.visited)
     if (!compiled.ok) throw new ApiError('invalid_request', { error: `visited is not a path pattern: ${compiled.reason}.`, hint: 'Write it as a path rule: /settings/{id}/* (literal segments, {name} for one segment, a trailing *).' })
     visited = (path) => pathMatches(compiled.rule, path)
   }
-  return { visited, clicked: b.clicked?.toLowerCase(), error: b.error?.toLowerCase() }
+  // Only an origin is kept (the tracker strips the rest, for privacy): a text with a path, query or fragment would match nothing, silently.
+  if (b.referrer !== undefined && /[/?#]/.test(b.referrer.replace(/^[a-z][a-z0-9+.-]*:\/\//i, ''))) {
+    throw new ApiError('invalid_request', { error: 'referrer is matched against an origin: it can hold a scheme and a host, not a path, query or fragment.', hint: 'Send the site alone: google, or https://news.example.' })
+  }
+  const lower = (text?: string) => text?.toLowerCase()
+  return { visited, clicked: lower(b.clicked), error: lower(b.error), console: lower(b.console), request: lower(b.request), referrer: lower(b.referrer) }
 }
 
 function sessionOf(store: Store, project: ProjectRecord, sk: string): SessionRecord {
@@ -94,7 +99,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
       route: '/cli/sessions.list',
       credential: 'apiKey',
       minRole: 'viewer',
-      summary: 'Sessions newest first, filtered, `limit` at a time: follow nextCursor. The order is by start time, which never changes, so following it neither skips nor repeats a session while new ones arrive. A search by what happened (`visited`, `clicked`, `error`) answers each session\'s first matching moment (`match`) and every match (`matches`).',
+      summary: 'Sessions newest first, filtered, `limit` at a time: follow nextCursor. The order is by start time, which never changes, so following it neither skips nor repeats a session while new ones arrive. A search by what happened (`visited`, `clicked`, `error`, `console`, `request`, `referrer`) answers each session\'s first matching moment (`match`) and every match (`matches`).',
       body: sessionsListBody,
       response: sessionsListAnswer,
       errors: ['invalid_request', 'not_found'],

@@ -125,7 +125,7 @@ export function writeSessions(
     const span = spans.get(id)!.value
     const found = finds.get(id)?.value
     let kept = f
-    if (found && (found.u.size || found.c.size || found.e.size || found.d)) mergeFinds((kept ??= emptyFinds()), found.finds())
+    if (found?.any) mergeFinds((kept ??= emptyFinds()), found.finds())
     derived.put(key, { ...sums, from: Math.min(from, span.from), to: Math.max(to, span.to), ...(kept ? { f: kept } : {}) })
   }
 }
