@@ -59,6 +59,9 @@ async function record(cluster: Cluster, pk: string, sk: string, userId: string, 
     views: [{ url, startedAt: NOW - 60_000, activeMs: 5_000 }],
     clicks: [{ url, ts: NOW - 30_000, xRatio: 0.5, yDoc: 10, kind: 'rage', n: 3, selector: '#pay', label: `Pay ${marker}` }],
     errors: [{ url, ts: NOW - 20_000, message: 'TypeError: x is undefined' }],
+    // What search finds a session by (console text, failed request) goes with it too.
+    console: [{ ts: NOW - 15_000, level: 'error', text: `Order of ${marker} failed` }],
+    requests: [{ ts: NOW - 10_000, method: 'POST', url: `https://api.shop.test/orders/${marker}`, status: 503 }],
   })
   return [chunk, signals]
 }
