@@ -19,7 +19,7 @@ import { loadConfig } from '../src/config.js'
 import { ItemPreparer } from '../src/grouping/prepare-items.js'
 import { openStore } from '../src/store/open.js'
 import type { IngestItem } from '../src/store/store.js'
-import { signalsBody } from './payloads.js'
+import { signalsBody, signalsBodyWithTexts } from './payloads.js'
 import type { FoldCost } from './results.js'
 
 const [dir, batches, only] = [process.argv[2], Number(process.argv[3]), process.argv[4]]
@@ -29,7 +29,7 @@ if (!dir || !(batches > 0)) {
 }
 
 interface BenchBatch {
-  views: { url: string; startedAt: number }[]
+  views: unknown[]
   clicks: { kind?: string }[]
   errors: unknown[]
   console?: unknown[]
@@ -39,22 +39,14 @@ interface BenchBatch {
 const plainClicks = (b: BenchBatch) => b.clicks.forEach((click) => (click.kind = 'click'))
 
 /** The variants: what each changes in the benchmark's batch. */
-const VARIANTS: Record<FoldCost['variant'], { name: string; change: (batch: BenchBatch) => void }> = {
+const VARIANTS: Record<FoldCost['variant'], { name: string; change: (batch: BenchBatch) => void; from?: () => Buffer }> = {
   full: { name: 'the benchmark batch', change: () => {} },
   noRage: { name: 'its rage clicks made plain clicks', change: plainClicks },
   noErrors: { name: 'without its JS error', change: (b) => (b.errors = []) },
   noViews: { name: 'without its views', change: (b) => (b.views = []) },
   clicksOnly: { name: 'plain clicks only', change: (b) => ((b.errors = []), (b.views = []), plainClicks(b)) },
   empty: { name: 'no entry at all', change: (b) => ((b.errors = []), (b.views = []), (b.clicks = [])) },
-  texts: { name: 'with 5 console and 5 failed-request texts and a referrer, as many as the tracker sends', change: withTexts },
-}
-
-/** The benchmark batch plus the most search texts the tracker puts in one batch (tracker/src/config.ts MAX_FOUND_PER_BATCH), each different. */
-function withTexts(b: BenchBatch): void {
-  const at = b.views[0].startedAt
-  b.views[0] = { ...b.views[0], referrer: 'https://www.search.example' } as BenchBatch['views'][number]
-  b.console = Array.from({ length: 5 }, (_, i) => ({ ts: at + i, level: 'error', text: `"Failed to load the price of item ${i}: the server answered 503 Service Unavailable"` }))
-  b.requests = Array.from({ length: 5 }, (_, i) => ({ ts: at + i, method: 'GET', url: `https://api.shop.example.com/v2/products/${1000 + i}/price`, status: 503 }))
+  texts: { name: 'with 5 console and 5 failed-request texts and a referrer, as many as the tracker sends', change: () => {}, from: signalsBodyWithTexts },
 }
 
 const APPEND_BATCH = 64
@@ -62,8 +54,8 @@ const APPEND_BATCH = 64
 const { foldBatches } = loadConfig({})
 
 async function measure(variant: FoldCost['variant'], n: number, dirName: string = variant): Promise<FoldCost> {
-  const { name, change } = VARIANTS[variant]
-  const batch = JSON.parse(signalsBody().toString('utf8')) as BenchBatch
+  const { name, change, from = signalsBody } = VARIANTS[variant]
+  const batch = JSON.parse(from().toString('utf8')) as BenchBatch
   change(batch)
   const body = Buffer.from(JSON.stringify(batch))
   const dataDir = join(dir, dirName)

@@ -11,7 +11,7 @@ import { parseSignals } from '../src/contract/signals-checks.js'
 import { groupUrl } from '../src/grouping/group.js'
 import { decodeIngest, encodeIngest } from '../src/journal/entries.js'
 import { logSeal } from '../src/journal/seal.js'
-import { chunkBody, chunkMeta, signalsBody } from './payloads.js'
+import { chunkBody, chunkMeta, signalsBody, signalsBodyWithTexts } from './payloads.js'
 
 export interface MicroFigure {
   name: string
@@ -77,6 +77,7 @@ function runMicro(): MicroFigure[] {
   const meta = chunkMeta('micro', 7)
   const body = chunkBody()
   const signals = signalsBody()
+  const withTexts = signalsBodyWithTexts()
   const nested = Buffer.from('['.repeat(LIMITS.signalsBytes / 2) + ']'.repeat(LIMITS.signalsBytes / 2))
   const flatAtCap = flatSignalsBody(LIMITS.signalsBytes)
   const now = Date.now()
@@ -91,6 +92,7 @@ function runMicro(): MicroFigure[] {
     measure(`parseChunkMeta (valid X-Svc-Meta, ${meta.length} B)`, () => parseChunkMeta(meta)),
     measure('parseChunkMeta (header not JSON)', () => parseChunkMeta('{"sk":')),
     measure(`parseSignals (valid batch, ${signals.byteLength} B)`, () => parseSignals(signals, now)),
+    measure(`parseSignals (with 5 console texts, 5 failed requests, a referrer, ${withTexts.byteLength} B)`, () => parseSignals(withTexts, now)),
     // Flattened past the batch's depth before JSON.parse (src/contract/json-nesting.ts): the flat batch of the same size beside it is the bound.
     measure(`parseSignals (nested arrays, ${nested.byteLength} B)`, () => parseSignals(nested, now), 600),
     measure(`parseSignals (flat batch, ${flatAtCap.byteLength} B)`, () => parseSignals(flatAtCap, now), 600),

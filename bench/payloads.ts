@@ -95,6 +95,20 @@ export function signalsBody(now = Date.now()): Buffer {
   return Buffer.from(JSON.stringify(batch))
 }
 
+/**
+ * The benchmark's signals batch plus the most search texts the tracker puts in one batch
+ * (tracker/src/config.ts MAX_FOUND_PER_BATCH): 5 console texts, 5 failed requests, each different,
+ * and a referrer on its first view.
+ */
+export function signalsBodyWithTexts(now = Date.now()): Buffer {
+  const batch = JSON.parse(signalsBody(now).toString('utf8'))
+  const at = batch.views[0].startedAt
+  batch.views[0].referrer = 'https://www.search.example'
+  batch.console = Array.from({ length: 5 }, (_, i) => ({ ts: at + i, level: 'error', text: `"Failed to load the price of item ${i}: the server answered 503 Service Unavailable"` }))
+  batch.requests = Array.from({ length: 5 }, (_, i) => ({ ts: at + i, method: 'GET', url: `https://api.shop.example.com/v2/products/${1000 + i}/price`, status: 503 }))
+  return Buffer.from(JSON.stringify(batch))
+}
+
 /** The X-Svc-Meta of the n-th chunk of a run: 20 chunks per session, so sessions are updated as well as created. */
 export function chunkMeta(tag: string, n: number, now = Date.now()): string {
   return JSON.stringify({
