@@ -164,6 +164,8 @@ export function insightsSuite(t: Test, open: InsightsStoreFactory): void {
       }),
       // A later batch with an earlier occurrence of the same text moves its first time.
       signals(p.id, H0 + 6 * MIN, { sk: 'ada', console: [line('Cart failed to load: 503', 2)] }),
+      // The beacon as a tab closes: a loss report and a failed request, no other entry. Not a report alone: the request is kept.
+      signals(p.id, H0 + 7 * MIN, { sk: 'ada', lost: [{ reason: 'tab_closed', seq: 1, toSeq: 1 }], requests: [failed('https://api.shop.test/last-words', 6)] }),
       chunk(p.id, { sk: 'bob', startedAt: H0 + 1, firstTs: H0 + 1, lastTs: H0 + 5_000 }),
       signals(p.id, H0 + 6 * MIN, {
         sk: 'bob',
@@ -179,6 +181,7 @@ export function insightsSuite(t: Test, open: InsightsStoreFactory): void {
     t.same(search({ console: 'cart failed' }), [['ada', [['console', 'Cart failed to load: 503', 2 * MIN]]]], 'by console text: the first time, from the later batch')
     t.same(search({ console: 'ccc' }), [['ada', [['console', 'C'.repeat(MAX_FOUND_TEXT), 5 * MIN]]]], 'a text kept to its first MAX_FOUND_TEXT characters')
     t.same(search({ request: 'post https://api.shop.test/cart 503' }), [['ada', [['request', 'POST https://api.shop.test/cart 503', 3 * MIN]]]], 'by method, URL and status')
+    t.same(search({ request: 'last-words' }).map(([sk]) => sk), ['ada'], 'from a batch that also reports a loss')
     t.same(search({ request: 'x.js failed' }), [['ada', [['request', 'POST https://cdn.shop.test/x.js failed', 4 * MIN]]]], 'a network failure (status 0) reads failed')
     t.same(search({ referrer: 'google' }), [['ada', [['referrer', 'https://www.google.com', MIN]]]], 'by the referrer\'s origin, at its view')
     const combined = store.listSessionPage(p.id, { limit: 10, find: { referrer: 'google', console: 'cart', request: 'cart' } }).sessions
