@@ -15,7 +15,7 @@
  * through the API is the rebuild, and the node's own progress lines (every
  * 5 s, src/journal/node.ts) give the rate over time.
  *
- * Flags: --chunks=N, --signals=N (default 1,000,000 each), --group=N, --out=FILE (default
+ * Flags: --chunks=N, --signals=N (default 1,000,000 each), --group=N, --profile=DIR, --out=FILE (default
  * bench/rebuild-results.md). Bodies are small (about 1 KB each) so that the
  * disk holds millions: the rebuild applies entries, whose count is the cost;
  * a chunk's bytes stay in the log (NATS_CHUNK_BYTES=log) and are not copied.
@@ -206,7 +206,9 @@ async function main(): Promise<void> {
     // The last chunk the log took: the read that says the node serves what the log holds.
     const last = chunkItem(CHUNKS - 1) as Extract<IngestItem, { kind: 'chunk' }>
     const port = await freePort()
-    const [command, args] = serverCommand([join(ROOT, 'dist', 'main.js')])
+    // --profile=DIR: the node's processes write V8 CPU profiles there (node --cpu-prof), to see where a rebuild's time goes.
+    const profile = flag('profile')
+    const [command, args] = serverCommand([...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), join(ROOT, 'dist', 'main.js')])
     const loadBefore = loadavg()[0]
     // The node on the server's core, the nats-server on the other: each machine of a deployment has its own.
     if (PINNED) for (const pid of natsPids) execFileSync('taskset', ['-a', '-p', '-c', CLIENT_CPUS, String(pid)], { stdio: 'ignore' })

@@ -34,6 +34,8 @@ import { controlStream, controlSubject, streamNames, type JournalLayout } from '
  * of groups of chunks stays a few megabytes.
  */
 const APPLY_BATCH_BYTES = 4 * 1024 * 1024
+/** Ingest batches of one stream committing at once: the next is decoded and written while the last one syncs. */
+const INGEST_IN_FLIGHT = 4
 /**
  * How often the applier checks that every stream it is behind on moves. A
  * consumer whose NATS server died can stall without an error (seen with
@@ -97,7 +99,10 @@ export class Applier {
   start(): void {
     for (const stream of this.streams) {
       this.applied.set(stream, this.store.journalPosition(stream))
-      this.followers.push(this.follow(stream, stream === this.control ? (entries) => this.applyControl(entries) : (entries) => this.applyIngest(stream, entries)))
+      // Control entries one at a time, each with its effect; ingest batches pipelined.
+      this.followers.push(
+        stream === this.control ? this.follow(stream, (entries) => this.applyControl(entries), 1) : this.follow(stream, (entries, after) => this.applyIngest(stream, entries, after), INGEST_IN_FLIGHT),
+      )
     }
     const period = this.options.watchdogMs ?? WATCHDOG_MS
     if (period === 0) return
@@ -197,21 +202,34 @@ export class Applier {
 
   /**
    * Reads `stream` from the first entry not yet applied and applies what has
-   * arrived in batches. Any failure (the log's reader, or storage while
-   * applying, which commits nothing) ends this reader; after a pause the
-   * follower reads again from the store's position, so an entry is never
-   * skipped and the node never stops.
+   * arrived in batches, up to `inFlight` of them committing at once (each
+   * written only where the one before it ended: the store refuses a batch
+   * that does not continue its position). Any failure (the log's reader, or
+   * storage while applying, which commits nothing) ends this reader; once
+   * what was in flight has settled, and after a pause, the follower reads
+   * again from the store's position, so an entry is never skipped and the
+   * node never stops.
    */
-  private async follow(stream: string, apply: (entries: LogEntry[]) => Promise<void>): Promise<void> {
+  private async follow(stream: string, apply: (entries: LogEntry[], after: number) => Promise<void>, inFlight: number): Promise<void> {
     while (!this.stopped) {
-      const reader = this.log.read(stream, this.store.journalPosition(stream) + 1, APPLY_BATCH_BYTES)
+      let after = this.store.journalPosition(stream)
+      const reader = this.log.read(stream, after + 1, APPLY_BATCH_BYTES)
       this.restarts.set(stream, () => reader.stop())
+      const pending: Promise<void>[] = []
       try {
         for await (const entries of reader) {
           if (this.stopped) break
-          await apply(entries)
+          const applied = apply(entries, after)
+          // A batch that fails ends the reader at once (the loop may be waiting for entries that never come), and is
+          // handled here as well as where it is awaited: failing while another is awaited is no crash.
+          applied.catch(() => reader.stop())
+          pending.push(applied)
+          after = entries[entries.length - 1].seq
+          if (pending.length >= inFlight) await pending.shift()
         }
+        await Promise.all(pending)
       } catch (error) {
+        await Promise.allSettled(pending)
         if (this.stopped) return
         metrics.journalFollowerFailures.inc({ stream })
         log.error('journal follower failed; resuming from the applied position', { stream, error: String(error) })
@@ -222,13 +240,10 @@ export class Applier {
     }
   }
 
-  private async applyIngest(stream: string, entries: LogEntry[]): Promise<void> {
-    // A reader restarted mid-batch can hand back what this node already holds.
-    const fresh = entries.filter((entry) => entry.seq > this.position(stream))
-    if (fresh.length === 0) return
+  private async applyIngest(stream: string, entries: LogEntry[], after: number): Promise<void> {
     const items: IngestItem[] = []
-    let after = 0
-    for (const entry of fresh) {
+    let controlAfter = 0
+    for (const entry of entries) {
       const plain = this.opened('ingest', stream, entry)
       if (!plain) continue
       decodeIngestMessage(plain).forEach((decoded, part) => {
@@ -239,14 +254,14 @@ export class Applier {
           if (this.options.chunkBytesInLog) decoded.item.bytesInLog = true
         } else if (decoded.item.kind === 'signals') decoded.item.batch.journal = place
         items.push(decoded.item)
-        after = Math.max(after, decoded.after)
+        controlAfter = Math.max(controlAfter, decoded.after)
       })
     }
     // An item names a project, rules and pages as its publisher saw them: the control log comes first.
-    if (!(await this.until(() => this.position(this.control) >= after, Number.POSITIVE_INFINITY))) return
-    const last = fresh[fresh.length - 1].seq
+    if (!(await this.until(() => this.position(this.control) >= controlAfter, Number.POSITIVE_INFINITY))) return
+    const last = entries[entries.length - 1].seq
     const started = performance.now()
-    const outcomes = await this.store.appendBatch(items, { stream, seq: last })
+    const outcomes = await this.store.appendBatch(items, { stream, seq: last, after })
     // Storage failing for an item would leave it out of this node for good: the store refuses the whole batch then.
     if (outcomes.includes('unavailable')) throw new StorageUnavailable(new Error(`an item of ${stream} up to ${last} could not be stored`), false)
     // The embedded mode's write families: in the cluster mode this is where ingest items reach LMDB.

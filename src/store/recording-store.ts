@@ -10,6 +10,7 @@ import type {
   EvictionResult,
   IngestItem,
   IngestOutcome,
+  AppliedBatch,
   JournalPosition,
   PageRecord,
   PageSlice,
@@ -26,7 +27,7 @@ export interface RecordingStore {
    * once what was stored is durable (with durability "flush", synced to disk).
    * One item that cannot be stored never takes the others down.
    */
-  appendBatch(items: IngestItem[], applied?: JournalPosition): Promise<IngestOutcome[]>
+  appendBatch(items: IngestItem[], applied?: AppliedBatch): Promise<IngestOutcome[]>
   /**
    * Cluster mode (src/journal/): `applied` above is the log position the
    * items came from, recorded in the same write as they are, so that a node

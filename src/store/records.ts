@@ -305,6 +305,15 @@ export interface JournalPosition {
   part?: number
 }
 
+/** A batch of one stream's entries as the applier writes it: up to `seq`, continuing from `after` when given. */
+export interface AppliedBatch extends JournalPosition {
+  /**
+   * The position the store must stand at for the batch to be written: where the batch before it ended. Batches
+   * are written while earlier ones commit; one written after an earlier one failed writes nothing.
+   */
+  after?: number
+}
+
 export interface ProjectStats {
   sessionCount: number
   chunkCount: number

@@ -29,3 +29,10 @@ export class StorageUnavailable extends Error {
     super(`storage unavailable: ${String(cause)}`)
   }
 }
+
+/** A batch of the log that does not continue where the store stands (one before it failed): nothing of it was written. */
+export class BatchOutOfOrder extends Error {
+  constructor(batch: { stream: string; seq: number; after?: number }, position: number) {
+    super(`the batch of ${batch.stream} after ${batch.after} up to ${batch.seq} does not continue the store's position ${position}`)
+  }
+}

@@ -12,6 +12,7 @@ import { journalChunkBytes } from '../../src/journal/chunk-bytes.js'
 import { decodeIngestMessage } from '../../src/journal/entries.js'
 import { scrubLog } from '../../src/journal/log-scrub.js'
 import { chunkItem } from '../ingest-sink/sink.case.js'
+import { BatchOutOfOrder } from '../../src/store/store.js'
 import { testLogSeal } from '../helpers/log-secret.js'
 import { frictionBatch, journalSuite, projectOn, startNode } from './journal.case.js'
 
@@ -72,6 +73,31 @@ t.test('storage refusing an ingest batch mid-apply commits none of it; the follo
   t.ok(await a.applier.caughtUp(5_000), 'caught up once storage takes the batch')
   t.equal(refusals, -1, 'refused twice, then applied')
   t.equal([...a.local.listSignals(project.id)].length, 3, 'nothing skipped')
+})
+
+t.test('batches applied while earlier ones commit: one failing makes those after it write nothing, and every batch lands once', async (t) => {
+  const { log, layout } = memoryLog()
+  const a = await startNode(t, log, layout)
+  const project = await projectOn(a)
+  const appendBatch = a.local.appendBatch.bind(a.local)
+  let calls = 0
+  let outOfOrder = 0
+  a.local.appendBatch = async (items, applied) => {
+    if (!applied) return appendBatch(items, applied)
+    const call = ++calls
+    // Slow commits, so that several batches are in flight; the third fails as storage would.
+    await new Promise((resolve) => setTimeout(resolve, 15))
+    if (call === 3) return items.map(() => 'unavailable' as const)
+    return appendBatch(items, applied).catch((error: unknown) => {
+      if (error instanceof BatchOutOfOrder) outOfOrder += 1
+      throw error
+    })
+  }
+  const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24, group: { windowMs: 0, maxBytes: 1 << 20, inFlight: 1 } })
+  for (let i = 0; i < 30; i++) t.equal(await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: Date.now(), body: frictionBatch(`s${i}`, Date.now() - 60_000, 1) }), 'stored')
+  t.ok(await a.applier.caughtUp(10_000), 'caught up')
+  t.ok(outOfOrder > 0, `batches written after the failed one were refused (${outOfOrder})`)
+  t.same([...a.local.listSignals(project.id)].map((s) => s.batch.sk).sort(), Array.from({ length: 30 }, (_, i) => `s${i}`).sort(), 'every batch once')
 })
 
 t.test('two nodes scrubbing one erasure from the log at once: one copy of what else the messages held, nothing of the erased session, every kept chunk readable on both', async (t) => {

@@ -18,6 +18,7 @@ import type {
   EvictionResult,
   IngestItem,
   IngestOutcome,
+  AppliedBatch,
   JournalPosition,
   NewProject,
   PageRecord,
@@ -30,7 +31,7 @@ import type {
   SignalsRecord,
   StorageUse,
 } from '../records.js'
-import type { ProjectPatch, Store } from '../store.js'
+import { BatchOutOfOrder, type ProjectPatch, type Store } from '../store.js'
 import { appendAuditInTxn, deleteAuditInTxn, expiredAuditKeys, listAudit } from './audit.js'
 import { underQuota } from '../account-store.js'
 import { applyItems, pageIndexKey } from './append.js'
@@ -54,9 +55,15 @@ export class LmdbStore extends LmdbInsights implements Store {
     return this.tables.projectsByKey.get(publicKey)
   }
 
-  async appendBatch(items: IngestItem[], applied?: JournalPosition): Promise<IngestOutcome[]> {
+  async appendBatch(items: IngestItem[], applied?: AppliedBatch): Promise<IngestOutcome[]> {
     let outcomes: IngestOutcome[] = []
+    let discontinued: number | undefined
     const write = () => {
+      // A batch written while the one before it failed would record a position past entries never applied.
+      if (applied?.after !== undefined && this.journalPosition(applied.stream) !== applied.after) {
+        discontinued = this.journalPosition(applied.stream)
+        return ABORT
+      }
       if (applied) this.tables.journalPositions.put(applied.stream, applied.seq)
       outcomes = this.eachAloneOnFailure(this.root, items, (some) => this.apply(some), (item, error) => {
         // The disk or the environment failed, not the item: the client keeps it and sends it again.
@@ -70,6 +77,7 @@ export class LmdbStore extends LmdbInsights implements Store {
     }
     // Only a child transaction can be undone whole (ABORT); ingest from the fronts keeps the cheaper plain one.
     await this.settle(applied ? this.root.childTransaction(write) : this.root.transaction(write))
+    if (discontinued !== undefined) throw new BatchOutOfOrder(applied!, discontinued)
     return outcomes
   }
 

@@ -14,6 +14,7 @@ import type {
   EvictionResult,
   IngestItem,
   IngestOutcome,
+  AppliedBatch,
   JournalPosition,
   NewProject,
   PageRecord,
@@ -41,7 +42,7 @@ import type {
   TimeRange,
 } from '../insights.js'
 import { underQuota } from '../account-store.js'
-import { StorageUnavailable, type ProjectPatch, type Store } from '../store.js'
+import { BatchOutOfOrder, StorageUnavailable, type ProjectPatch, type Store } from '../store.js'
 import { MemoryAccounts } from './accounts.js'
 import { appendChunk, appendSignals, appendStyle } from './append.js'
 import { emptyStats } from '../recording-records.js'
@@ -118,7 +119,9 @@ export class MemoryStore extends MemoryAccounts implements Store {
 
   // ---- recordings ----
 
-  async appendBatch(items: IngestItem[], applied?: JournalPosition): Promise<IngestOutcome[]> {
+  async appendBatch(items: IngestItem[], applied?: AppliedBatch): Promise<IngestOutcome[]> {
+    // As lmdb/index.ts: a batch that does not continue where the store stands writes nothing.
+    if (applied?.after !== undefined && this.journalPosition(applied.stream) !== applied.after) throw new BatchOutOfOrder(applied, this.journalPosition(applied.stream))
     if (applied) this.journalPositions.set(applied.stream, applied.seq)
     return items.map((item) =>
       item.kind === 'chunk' ? appendChunk(this.data, copy(item)) : item.kind === 'style' ? appendStyle(this.data, copy(item)) : appendSignals(this.data, copy(item)),
