@@ -1,7 +1,7 @@
 /**
  * An erasure in the cluster mode reaches the log itself (issue 34). Every
  * message holding a chunk or signals batch the request names is rewritten
- * without them: what else it held goes out first as a new message (its id
+ * without them: what else it held (maybe nothing) goes out first as a new message (its id
  * derived from the one it replaces, so that nodes scrubbing the same message
  * at once add one copy), then the old message is removed with JetStream's
  * erase, which overwrites its bytes in the servers' files. Nodes that held
@@ -58,10 +58,10 @@ export async function scrubLog(log: Log, seal: LogSeal, layout: JournalLayout, r
     const entries = decodeIngestMessage(seal.open('ingest', data))
     const kept = entries.filter((entry) => !erases(request, entry.item))
     if (kept.length === entries.length) continue
-    if (kept.length > 0) {
-      const rest = seal.seal('ingest', encodeIngestGroup(kept.map((entry) => encodeIngest(entry))))
-      await publishUntil(log, subjectOf(layout, stream), rest, { id: `mv:${stream}:${seq}`, deadline: Date.now() + deadlineMs })
-    }
+    // Sent even when nothing is kept (an empty group): a stream whose last message was removed would say its last
+    // sequence is one no reader can reach, and a node rebuilt from it would wait for that sequence for ever.
+    const rest = seal.seal('ingest', encodeIngestGroup(kept.map((entry) => encodeIngest(entry))))
+    await publishUntil(log, subjectOf(layout, stream), rest, { id: `mv:${stream}:${seq}`, deadline: Date.now() + deadlineMs })
     await log.remove(stream, seq)
     result.rewritten += 1
     result.items += entries.length - kept.length

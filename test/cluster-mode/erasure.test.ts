@@ -8,10 +8,12 @@
  * are in no file of the NATS server's store (JetStream's erase), no file of
  * either node's DATA_DIR holds its marker (each node compacts), the kept
  * session still reads back whole through both nodes from its new place in
- * the log, and a third node rebuilt from the log never brings it back.
+ * the log, and a third node rebuilt from the log never brings it back. The
+ * node asked is stopped in the middle of its erasure and started again on
+ * its data, and finishes it.
  */
 import { randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { openJournal } from '../../src/journal/connect.js'
@@ -20,7 +22,7 @@ import { NatsLog } from '../../src/journal/nats-log.js'
 import { logSeal, readLogSecret } from '../../src/journal/seal.js'
 import { DEFAULT_LAYOUT, recordingStream, signalsStream } from '../../src/journal/streams.js'
 import { call } from '../helpers/api.js'
-import type { Cluster } from '../helpers/cluster.js'
+import { tempDataDir, type Cluster } from '../helpers/cluster.js'
 import { createProject, nodeOn, ownerWithKey } from '../helpers/cluster-mode.js'
 import { natsCluster } from '../helpers/nats.js'
 import { postChunk, postSignals } from '../helpers/read.js'
@@ -75,11 +77,19 @@ async function until<T>(what: () => Promise<T>, done: (value: T) => boolean, ms 
   return undefined
 }
 
-t.test('an erased session leaves the log, the NATS store files and every node\'s files; the session kept beside it stays whole', async (t) => {
+t.test('an erased session leaves the log, the NATS store files and every node\'s files, across a restart in the middle; the session kept beside it stays whole', async (t) => {
   const nats = await natsCluster(t, 1)
   // A window long enough that both sessions' items share messages; a compaction as soon as an erasure is done.
   const env = { NATS_REPLICAS: '1', NATS_GROUP_WINDOW_MS: '100', COMPACTION_DELAY_MS: '0' }
-  const [a, b] = await Promise.all([nodeOn(t, nats, { env }), nodeOn(t, nats, { env })])
+  // Node A erases in small slow steps, so that it is still erasing when it is stopped.
+  const slow = { ...env, BACKFILL_BATCH: '3', BACKFILL_PAUSE_MS: '25' }
+  const aDir = tempDataDir()
+  let a = await nodeOn(t, nats, { env: slow, dataDir: aDir })
+  const b = await nodeOn(t, nats, { env })
+  t.teardown(async () => {
+    await a.stop()
+    rmSync(aDir, { recursive: true, force: true })
+  })
   const owner = await ownerWithKey(a.url)
   const project = await createProject(a.url, owner.apiKey, 'Shop')
   const both = await Promise.all([record(a, project.publicKey, 's-gone', MARK), record(a, project.publicKey, 's-kept', KEPT)])
@@ -105,6 +115,10 @@ t.test('an erased session leaves the log, the NATS store files and every node\'s
 
   const asked = await call(a.url, '/cli/erasures.create', { token: owner.apiKey, body: { projectId: project.id, by: { sessionKey: 's-gone' } } })
   t.equal(asked.status, 200)
+  const underWay = await until(() => call(a.url, '/cli/erasures.get', { token: owner.apiKey, body: { erasureId: asked.body.erasure.id } }), (r) => r.body.erasure?.state === 'running' && r.body.erasure.phase !== 'sessions')
+  t.ok(underWay, 'node A has rewritten the log and is erasing its own records')
+  await a.stop()
+  a = await nodeOn(t, nats, { env: slow, dataDir: aDir })
   for (const node of [a, b]) {
     const done = await until(() => call(node.url, '/cli/erasures.get', { token: owner.apiKey, body: { erasureId: asked.body.erasure.id } }), (r) => r.body.erasure?.state === 'done' && r.body.erasure.scrubbed === true)
     t.ok(done, 'the erasure is done on each node, and the node compacted after it')

@@ -108,12 +108,14 @@ t.test('two nodes scrubbing one erasure from the log at once: one copy of what e
   const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24, group: { windowMs: 20, maxBytes: 1 << 20, inFlight: 1 } })
   const items = ['gone', 'kept'].flatMap((sk) => Array.from({ length: 6 }, (_, seq) => chunkItem(project.id, sk, seq, 500)))
   t.same(new Set(await Promise.all(items.map((item) => sink.enqueue(item)))), new Set(['stored']))
+  // Last, alone in its message: the tail of its stream holds only what is erased.
+  t.equal(await sink.enqueue(chunkItem(project.id, 'gone', 6, 500)), 'stored')
   for (const node of [a, b]) t.ok(await node.applier.caughtUp(5_000))
   const by = { sessionKey: 'gone' }
   const requests = [a, b].map((node) => ({ projectId: project.id, by, places: node.local.erasedPlaces(project.id, by) }))
   t.ok(requests[0].places.messages.length > 0, 'the read model says where the erased chunks are')
   const results = await Promise.all(requests.map((request) => scrubLog(log, testLogSeal, layout, request, 5_000)))
-  t.equal(results.reduce((sum, r) => sum + r.items, 0) >= 6, true, 'every erased chunk left the log')
+  t.equal(results.reduce((sum, r) => sum + r.items, 0) >= 7, true, 'every erased chunk left the log')
   const held: string[] = []
   const heads = await log.heads([recordingStream(layout, 0), recordingStream(layout, 1)])
   for (const [stream, last] of heads) {
@@ -128,4 +130,8 @@ t.test('two nodes scrubbing one erasure from the log at once: one copy of what e
     const bytes = journalChunkBytes(node.local, log, testLogSeal)
     for (const info of node.local.listChunks(project.id, 'kept')) t.ok(await bytes(project.id, 'kept', info), `kept/${info.seq} reads back from its new place`)
   }
+  // A node rebuilt from the log reaches the end of every stream (no removed message is a stream's last) and holds nothing erased.
+  const rebuilt = await startNode(t, log, layout, undefined, true)
+  t.same(rebuilt.local.listChunks(project.id, 'kept').map((c) => c.seq), [0, 1, 2, 3, 4, 5])
+  t.same(rebuilt.local.listChunks(project.id, 'gone'), [])
 })
