@@ -21,7 +21,7 @@ import { DEFAULT_LAYOUT, recordingStream } from '../src/journal/streams.js'
 import { freePort } from '../test/helpers/cluster.js'
 import { sampleApplyLag, type ApplyLag } from './apply-lag.js'
 import type { Figures } from './load.js'
-import { clientCommand, PINNED, SERVER_CPUS } from './pin.js'
+import { clientCommand, PINNED, SERVER_CPUS, serverCommand } from './pin.js'
 import { cpuSecondsOf } from './proc.js'
 import type { RawPublisherArgs, RawPublisherFigures } from './raw-publisher.js'
 import { CONNECTIONS, ingestSpec, MAIN_S, measure, progress, SERVICE_NODE_ARGS, signalsSpec, warm, WARM_S } from './scenarios.js'
@@ -44,6 +44,8 @@ export interface NatsModeResults {
   embedded: { ingest: Figures; signals: Figures }
   cluster: { ingest: Figures; signals: Figures }
   raw: RawFigures
+  /** The raw publisher again, its process on the NATS servers' core (as the service's node is). */
+  rawShared?: RawFigures
   lag: ApplyLag
   /** The cluster-mode /ingest run's server CPU by process, and the items per log message (svc_log_group_items). */
   breakdown: CpuShare[]
@@ -56,11 +58,15 @@ const REPLICAS = 3
 const PARTITIONS = 3
 const HERE = fileURLToPath(new URL('./', import.meta.url))
 
-/** The raw publisher in a process of its own on the load generator's core, the NATS servers' CPU read over its measured window. */
-function rawPublisher(nats: NatsCluster, natsPids: number[]): Promise<RawFigures> {
+/**
+ * The raw publisher in a process of its own, the NATS servers' CPU read over its measured window: on the load
+ * generator's core, or (`onServerCore`) on the NATS servers' core, which it then shares with them as the service's
+ * node does, so that both pay for their client on the core under test.
+ */
+function rawPublisher(nats: NatsCluster, natsPids: number[], onServerCore = false): Promise<RawFigures> {
   const args: RawPublisherArgs = { settings: nats.settings('node'), partitions: PARTITIONS, inFlight: CONNECTIONS, warmSeconds: WARM_S, seconds: MAIN_S }
-  progress(`  raw JetStream publisher: ${CONNECTIONS} publishes in flight, ${MAIN_S} s…`)
-  const [command, argv] = clientCommand([join(HERE, 'raw-publisher.js'), JSON.stringify(args)])
+  progress(`  raw JetStream publisher${onServerCore ? ' on the servers\' core' : ''}: ${CONNECTIONS} publishes in flight, ${MAIN_S} s…`)
+  const [command, argv] = (onServerCore ? serverCommand : clientCommand)([join(HERE, 'raw-publisher.js'), JSON.stringify(args)])
   const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] })
   return new Promise((resolve, reject) => {
     let cpuBefore = 0
@@ -143,7 +149,7 @@ export async function natsStage(workers: number | undefined): Promise<NatsModeRe
     const node = await startBenchCluster(workers, env, SERVICE_NODE_ARGS)
     const withNats: ClusterTarget = { ...node, pids: () => [...node.pids(), ...natsPids] }
     try {
-      const follower = await startFollower(env)
+      const follower = await startFollower(env, SERVICE_NODE_ARGS)
       const journal = await openJournal(nats.settings('node'), layout)
       try {
         await warm(withNats, ingestSpec('warm', withNats.publicKey, WARM_S))
@@ -172,7 +178,8 @@ export async function natsStage(workers: number | undefined): Promise<NatsModeRe
     }
     // With no node running, so that its entries (not sealed) are applied by none.
     const raw = await rawPublisher(nats, natsPids)
-    return { replicas: REPLICAS, partitions: PARTITIONS, embedded, cluster, raw, lag, breakdown, groupItems: groupSize, load: { before: loadBefore, after: loadavg()[0] } }
+    const rawShared = await rawPublisher(nats, natsPids, true)
+    return { replicas: REPLICAS, partitions: PARTITIONS, embedded, cluster, raw, rawShared, lag, breakdown, groupItems: groupSize, load: { before: loadBefore, after: loadavg()[0] } }
   } finally {
     await nats.stop()
     rmSync(dir, { recursive: true, force: true })

@@ -48,6 +48,12 @@ export function sectionRawAndLag(n: NatsModeResults): string[] {
     ),
     '',
     `R = service / raw = **${r.toFixed(2)}** (target ≥ 1.0). CPU per acknowledged chunk, NATS included: ${int(serviceCpu)} µs in the cluster mode, ${(serviceCpu / embeddedCpu).toFixed(1)} × the embedded mode's ${int(embeddedCpu)} µs (target ≤ 2 ×); the raw publisher's NATS servers alone ${int(rawCpu)} µs.`,
+    ...(n.rawShared
+      ? [
+          '',
+          `The raw publisher again with its process on the NATS servers' core, as the service's node is (its own CPU counted with theirs): ${int(n.rawShared.ackedPerSec)} acknowledged chunks/s, p99 ${n.rawShared.p99.toFixed(1)} ms, ${int(((n.rawShared.natsCpuPct + n.rawShared.clientCpuPct) / 100 * n.rawShared.seconds * 1e6) / Math.max(1, n.rawShared.acked))} µs per chunk; R against it = **${(service.okPerSec / Math.max(1, n.rawShared.ackedPerSec)).toFixed(2)}**.`,
+        ]
+      : []),
     '',
     ...(n.breakdown?.length
       ? [

@@ -124,10 +124,10 @@ export async function startBenchCluster(workers: number | undefined, env: Record
  * counted in the first node's figures. No project is seeded: it learns the
  * first node's from the log.
  */
-export async function startFollower(env: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startFollower(env: Record<string, string>, nodeArgs: string[] = []): Promise<{ url: string; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-follower-'))
   const port = await freePort()
-  const child = await startMain(port, dataDir, { WORKERS: '1', ...env }, [], clientCommand).catch((error: unknown) => {
+  const child = await startMain(port, dataDir, { WORKERS: '1', ...env }, nodeArgs, clientCommand).catch((error: unknown) => {
     rmSync(dataDir, { recursive: true, force: true })
     throw error
   })
