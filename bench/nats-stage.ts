@@ -50,6 +50,8 @@ export interface NatsModeResults {
   /** The cluster-mode /ingest run's server CPU by process, and the items per log message (svc_log_group_items). */
   breakdown: CpuShare[]
   groupItems: number
+  /** The second node's svc_journal_delivery_seconds and svc_journal_apply_seconds over the stage, ms. */
+  followerWaits?: { delivery: { meanMs: number; p99Ms: number }; apply: { meanMs: number; p99Ms: number } }
   /** 1-minute load average at the start and end of the stage. */
   load: { before: number; after: number }
 }
@@ -113,6 +115,16 @@ function readCmdline(pid: number): string {
   }
 }
 
+/** Mean and 99th percentile (the bucket it falls in) of a histogram on a node's /metrics, in ms. */
+async function histogramMs(url: string, name: string): Promise<{ meanMs: number; p99Ms: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const value = (suffix: string) => Number(new RegExp(`^${name}_${suffix} (\\S+)$`, 'm').exec(text)?.[1] ?? 0)
+  const count = value('count')
+  const buckets = [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\S+)$`, 'gm'))].map((m) => ({ le: Number(m[1]), n: Number(m[2]) }))
+  const p99 = buckets.find((b) => b.n >= 0.99 * count)?.le ?? Number.POSITIVE_INFINITY
+  return { meanMs: count > 0 ? (value('sum') / count) * 1000 : 0, p99Ms: p99 * 1000 }
+}
+
 /** svc_log_group_items' sum and count on the node's /metrics. */
 async function groupItems(url: string): Promise<{ sum: number; count: number }> {
   const text = await (await fetch(`${url}/metrics`)).text()
@@ -145,6 +157,7 @@ export async function natsStage(workers: number | undefined): Promise<NatsModeRe
     let cluster: NatsModeResults['cluster']
     let lag: ApplyLag
     let breakdown: CpuShare[] = []
+    let followerWaits: NatsModeResults['followerWaits']
     let groupSize = 0
     const node = await startBenchCluster(workers, env, SERVICE_NODE_ARGS)
     const withNats: ClusterTarget = { ...node, pids: () => [...node.pids(), ...natsPids] }
@@ -167,6 +180,8 @@ export async function natsStage(workers: number | undefined): Promise<NatsModeRe
         progress(`  CPU per acknowledged chunk: ${breakdown.map((b) => `${b.process} ${Math.round(b.usPerChunk)} µs`).join(', ')}; ${groupSize.toFixed(1)} items per log message`)
         sampler.loadEnds()
         lag = await sampler.finish(60_000)
+        followerWaits = { delivery: await histogramMs(follower.url, 'svc_journal_delivery_seconds'), apply: await histogramMs(follower.url, 'svc_journal_apply_seconds') }
+        progress(`  second node: entries reached it ${followerWaits.delivery.meanMs.toFixed(0)} ms after the log stored them (p99 under ${followerWaits.delivery.p99Ms} ms), and were committed ${followerWaits.apply.meanMs.toFixed(0)} ms after that (p99 under ${followerWaits.apply.p99Ms} ms)`)
         progress(`  second node: at most ${lag.maxEntries} entries and ${lag.maxSeconds.toFixed(2)} s behind, ${lag.endEntries} and ${lag.endSeconds.toFixed(2)} s at the end of the load, caught up ${lag.caughtUpAfter === undefined ? 'not within 60 s' : `${lag.caughtUpAfter.toFixed(1)} s after it`}`)
         cluster = { ingest, signals: await measure(withNats, signalsSpec('/signals, 5 KB batches (cluster mode)', withNats.publicKey, MAIN_S)) }
       } finally {
@@ -179,7 +194,7 @@ export async function natsStage(workers: number | undefined): Promise<NatsModeRe
     // With no node running, so that its entries (not sealed) are applied by none.
     const raw = await rawPublisher(nats, natsPids)
     const rawShared = await rawPublisher(nats, natsPids, true)
-    return { replicas: REPLICAS, partitions: PARTITIONS, embedded, cluster, raw, rawShared, lag, breakdown, groupItems: groupSize, load: { before: loadBefore, after: loadavg()[0] } }
+    return { replicas: REPLICAS, partitions: PARTITIONS, embedded, cluster, raw, rawShared, lag, followerWaits, breakdown, groupItems: groupSize, load: { before: loadBefore, after: loadavg()[0] } }
   } finally {
     await nats.stop()
     rmSync(dir, { recursive: true, force: true })

@@ -77,5 +77,11 @@ export function sectionRawAndLag(n: NatsModeResults): string[] {
     '',
     `Caught up ${lag.caughtUpAfter === undefined ? 'not within 60 s' : `${lag.caughtUpAfter.toFixed(1)} s`} after the load ended (target: under 2 s behind at that load).`,
     '',
+    ...(n.followerWaits
+      ? [
+          `Where the second node's entries waited (its svc_journal_delivery_seconds and svc_journal_apply_seconds over the stage): from the log storing them to the node receiving them, ${n.followerWaits.delivery.meanMs.toFixed(0)} ms on average (99% under ${n.followerWaits.delivery.p99Ms} ms); from receiving them to their commit, ${n.followerWaits.apply.meanMs.toFixed(0)} ms (99% under ${n.followerWaits.apply.p99Ms} ms).`,
+          '',
+        ]
+      : []),
   ]
 }

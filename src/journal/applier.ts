@@ -268,6 +268,12 @@ export class Applier {
     metrics.batchItems.observe(items.length)
     metrics.commitSeconds.observe((performance.now() - started) / 1000)
     this.itemsApplied += items.length
+    const now = Date.now()
+    for (const entry of entries) {
+      if (entry.storedAt === undefined || entry.receivedAt === undefined) continue
+      metrics.journalDelivery.observe(Math.max(0, entry.receivedAt - entry.storedAt) / 1000)
+      metrics.journalApply.observe((now - entry.receivedAt) / 1000)
+    }
     this.advanced(stream, last)
   }
 

@@ -11,6 +11,9 @@
 export interface LogEntry {
   seq: number
   data: Uint8Array
+  /** When the log stored it (its servers' clock, ms) and when this reader received it (this node's clock): where a follower's lag comes from. */
+  storedAt?: number
+  receivedAt?: number
 }
 
 export interface Appended {

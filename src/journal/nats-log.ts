@@ -57,7 +57,7 @@ export class NatsLog implements Log {
       stop = () => messages.stop()
       if (stopped) messages.stop()
       for await (const msg of messages) {
-        queue.push({ seq: msg.seq, data: msg.data })
+        queue.push({ seq: msg.seq, data: msg.data, storedAt: Number(msg.timestampNanos / 1_000_000n), receivedAt: Date.now() })
         await queue.room()
         if (stopped) break
       }

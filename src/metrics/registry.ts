@@ -23,6 +23,8 @@ export const metrics = {
   dropped: new LocalCounter('svc_ingest_dropped_total', 'Ingest payloads answered 200 but not stored (unusable: contract section 7, rule 2).'),
   refused: new LocalCounter('svc_ingest_refused_total', 'Ingest requests refused, by error code.', ['code']),
   batchItems: new LocalHistogram('svc_write_batch_items', 'Items per write transaction handed to a writer thread.', [], [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]),
+  journalDelivery: new LocalHistogram('svc_journal_delivery_seconds', 'Cluster mode: from the log storing an ingest entry to this node receiving it (the NATS servers\' clock against this node\'s).', [], [...SECONDS, 10, 30]),
+  journalApply: new LocalHistogram('svc_journal_apply_seconds', 'Cluster mode: from this node receiving an ingest entry to its commit in this node\'s LMDB.', [], [...SECONDS, 10, 30]),
   logGroupItems: new LocalHistogram('svc_log_group_items', 'Cluster mode: ingest items per log message (group commit).', [], [1, 2, 4, 8, 16, 32, 64, 128, 256]),
   commitSeconds: new LocalHistogram('svc_lmdb_commit_duration_seconds', 'Duration of one ingest write transaction in LMDB (appendBatch, commit included).', [], SECONDS),
   queueItems: new Gauge({ name: 'svc_write_queue_items', help: 'Ingest items held by the fronts\' write queues (waiting or being written).', registers: [registry] }),
@@ -61,7 +63,7 @@ export function onScrape(update: () => void | Promise<void>): void {
   beforeScrape.push(update)
 }
 
-const LOCAL = [metrics.requests, metrics.duration, metrics.bytesIn, metrics.stored, metrics.duplicates, metrics.dropped, metrics.refused, metrics.batchItems, metrics.logGroupItems, metrics.commitSeconds]
+const LOCAL = [metrics.requests, metrics.duration, metrics.bytesIn, metrics.stored, metrics.duplicates, metrics.dropped, metrics.refused, metrics.batchItems, metrics.logGroupItems, metrics.journalDelivery, metrics.journalApply, metrics.commitSeconds]
 
 export async function snapshot(): Promise<MetricObjectWithValues<MetricValue<string>>[]> {
   await Promise.all(beforeScrape.map((update) => update()))

@@ -2,7 +2,8 @@
  * /metrics in the cluster mode: the write families (items per write
  * transaction, LMDB commit time) count the node's applier, which is where
  * ingest items reach LMDB there (the fronts only publish to the log), and
- * svc_journal_behind_entries says how far the node runs behind each stream.
+ * svc_journal_behind_entries says how far the node runs behind each stream;
+ * each log message is timed to its arrival and to its commit.
  */
 import { jetstream } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node'
@@ -34,6 +35,10 @@ t.test('items applied from the log are counted as write batches, each commit tim
   t.ok(batches >= 2 && batches <= 3, `${batches} batches (one per stream at least)`)
   t.equal(m.value('svc_lmdb_commit_duration_seconds_count'), batches, 'one commit timed per batch')
   t.ok((m.value('svc_lmdb_commit_duration_seconds_sum') ?? 0) > 0, 'commits took time')
+  t.equal(m.value('svc_log_group_items_sum'), 3, 'the front published the three items in log messages (group commit)')
+  const messages = m.value('svc_log_group_items_count')
+  t.equal(m.value('svc_journal_delivery_seconds_count'), messages, 'each message timed from the log storing it to the node receiving it')
+  t.equal(m.value('svc_journal_apply_seconds_count'), messages, 'and from receiving it to its commit')
 })
 
 t.test('svc_journal_behind_entries is 0 on every stream once applied, and counts the entries a stream holds past what the node applied', async (t) => {
