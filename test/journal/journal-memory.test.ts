@@ -3,7 +3,7 @@
  * faults only it can inject on demand: an acknowledgement lost after the entry
  * landed, readers ended by the log, storage refusing a batch mid-apply.
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { ensureOrgAndUser } from '../../src/accounts/credentials.js'
 import { JournalIngestSink } from '../../src/ingest-sink/journal-sink.js'
 import { MemoryLog } from '../../src/journal/memory-log.js'
@@ -12,7 +12,8 @@ import { journalChunkBytes } from '../../src/journal/chunk-bytes.js'
 import { decodeIngestMessage } from '../../src/journal/entries.js'
 import { scrubLog } from '../../src/journal/log-scrub.js'
 import { chunkItem } from '../ingest-sink/sink.case.js'
-import { BatchOutOfOrder } from '../../src/store/store.js'
+import { BatchOutOfOrder, type Store } from '../../src/store/store.js'
+import type { GroupOptions } from '../../src/journal/group-commit.js'
 import { testLogSeal } from '../helpers/log-secret.js'
 import { frictionBatch, journalSuite, projectOn, startNode } from './journal.case.js'
 
@@ -58,17 +59,22 @@ t.test('a follower whose reader fails resumes from its position: the node lives 
   t.ok(a.local.getOrg(third.id))
 })
 
-t.test('storage refusing an ingest batch mid-apply commits none of it; the follower applies it again, whole', async (t) => {
+type Append = Store['appendBatch']
+
+/** A node whose store writes each batch from the log through `write` (storage faults, slow commits), and a sink onto its log. */
+async function nodeWritingThrough(t: Test, write: (append: Append, ...args: Parameters<Append>) => ReturnType<Append>, group?: GroupOptions) {
   const { log, layout } = memoryLog()
   const a = await startNode(t, log, layout)
   const project = await projectOn(a)
-  const appendBatch = a.local.appendBatch.bind(a.local)
+  const append: Append = a.local.appendBatch.bind(a.local)
+  a.local.appendBatch = (items, applied) => (applied ? write(append, items, applied) : append(items, applied))
+  const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24, group })
+  return { a, project, sink }
+}
+
+t.test('storage refusing an ingest batch mid-apply commits none of it; the follower applies it again, whole', async (t) => {
   let refusals = 2
-  a.local.appendBatch = async (items, applied) => {
-    if (applied && refusals-- > 0) return items.map(() => 'unavailable' as const)
-    return appendBatch(items, applied)
-  }
-  const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
+  const { a, project, sink } = await nodeWritingThrough(t, async (append, items, applied) => (refusals-- > 0 ? items.map(() => 'unavailable' as const) : append(items, applied)))
   for (let i = 0; i < 3; i++) await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: Date.now(), body: frictionBatch(`s${i}`, Date.now() - 60_000, 1) })
   t.ok(await a.applier.caughtUp(5_000), 'caught up once storage takes the batch')
   t.equal(refusals, -1, 'refused twice, then applied')
@@ -76,24 +82,22 @@ t.test('storage refusing an ingest batch mid-apply commits none of it; the follo
 })
 
 t.test('batches applied while earlier ones commit: one failing makes those after it write nothing, and every batch lands once', async (t) => {
-  const { log, layout } = memoryLog()
-  const a = await startNode(t, log, layout)
-  const project = await projectOn(a)
-  const appendBatch = a.local.appendBatch.bind(a.local)
   let calls = 0
   let outOfOrder = 0
-  a.local.appendBatch = async (items, applied) => {
-    if (!applied) return appendBatch(items, applied)
-    const call = ++calls
-    // Slow commits, so that several batches are in flight; the third fails as storage would.
-    await new Promise((resolve) => setTimeout(resolve, 15))
-    if (call === 3) return items.map(() => 'unavailable' as const)
-    return appendBatch(items, applied).catch((error: unknown) => {
-      if (error instanceof BatchOutOfOrder) outOfOrder += 1
-      throw error
-    })
-  }
-  const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24, group: { windowMs: 0, maxBytes: 1 << 20, inFlight: 1 } })
+  const { a, project, sink } = await nodeWritingThrough(
+    t,
+    async (append, items, applied) => {
+      const call = ++calls
+      // Slow commits, so that several batches are in flight; the third fails as storage would.
+      await new Promise((resolve) => setTimeout(resolve, 15))
+      if (call === 3) return items.map(() => 'unavailable' as const)
+      return append(items, applied).catch((error: unknown) => {
+        if (error instanceof BatchOutOfOrder) outOfOrder += 1
+        throw error
+      })
+    },
+    { windowMs: 0, maxBytes: 1 << 20, inFlight: 1 },
+  )
   for (let i = 0; i < 30; i++) t.equal(await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: Date.now(), body: frictionBatch(`s${i}`, Date.now() - 60_000, 1) }), 'stored')
   t.ok(await a.applier.caughtUp(10_000), 'caught up')
   t.ok(outOfOrder > 0, `batches written after the failed one were refused (${outOfOrder})`)
