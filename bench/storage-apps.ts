@@ -8,15 +8,17 @@
  * (an A/B is two labels run with the same seeds).
  *
  * Runs on its own (not in `npm test`), in real time: `npm run bench:storage --
- * [--label=NAME] [--minutes=1,3,10] [--runs=N] [--out=FILE|-] [--main=FILE]` (--main: another
+ * [--label=NAME] [--minutes=1,3,10] [--runs=N] [--apps=swagger,monaco] [--dump=DIR] [--out=FILE|-]
+ * [--main=FILE]` (--dump: each session's chunks as JSON; --main: another
  * build's main.js, for an A/B of two builds). The apps are
  * visited at the same time, each in its own browser context; the sessions of
  * one app one after the other. Defaults: minutes 1,3,10, 2 runs of the 1- and
  * 3-minute sessions and 1 of the 10-minute one.
  */
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { extname, join, normalize } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { chromium, type Browser } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
 import { ROOT, startCluster } from '../test/helpers/cluster.js'
@@ -30,6 +32,10 @@ const MINUTES = (arg('minutes') ?? '1,3,10').split(',').map(Number)
 const RUNS = arg('runs') ? Number(arg('runs')) : undefined
 const OUT = arg('out') ?? join(ROOT, 'bench', 'storage-results.md')
 const MAIN = arg('main')
+/** Only these apps (comma-separated names); all by default. */
+const ONLY = arg('apps')?.split(',')
+/** Writes each session's chunks as JSON (one file per session) into this folder, for a look at what was recorded. */
+const DUMP = arg('dump')
 const runsFor = (minutes: number) => RUNS ?? (minutes >= 10 ? 1 : 2)
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.html': 'text/html', '.json': 'application/json', '.ttf': 'font/ttf', '.svg': 'image/svg+xml', '.png': 'image/png' }
@@ -109,6 +115,15 @@ function writeSection(text: string): void {
   writeFileSync(OUT, next)
 }
 
+function dumpSession(store: ReturnType<typeof storeAt>, plan: Planned, sk: string): void {
+  mkdirSync(DUMP!, { recursive: true })
+  const chunks = [...store.listChunks(plan.projectId, sk)].map((info) => {
+    const raw = Buffer.from(store.getChunk(plan.projectId, sk, info.seq) ?? new Uint8Array())
+    return JSON.parse((info.encoding === 'gzip' ? gunzipSync(raw) : raw).toString('utf8'))
+  })
+  writeFileSync(join(DUMP!, `${plan.app.name}-${plan.minutes}-${sk}.json`), JSON.stringify(chunks))
+}
+
 async function main(): Promise<void> {
   const started = Date.now()
   const cluster = await startCluster({ workers: 1, main: MAIN })
@@ -121,7 +136,7 @@ async function main(): Promise<void> {
     const address = server.address()
     const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
     const plans: Planned[] = []
-    for (const app of APPS) {
+    for (const app of APPS.filter((a) => !ONLY || ONLY.includes(a.name))) {
       for (const minutes of MINUTES) {
         const { project } = await seedProject(cluster.dataDir, `${app.name} ${minutes}`, `${app.name}-${minutes}@bench.test`)
         plans.push({ app, minutes, projectId: project.id, publicKey: project.publicKey })
@@ -132,7 +147,7 @@ async function main(): Promise<void> {
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
     })
     await Promise.all(
-      APPS.map(async (app) => {
+      [...new Set(plans.map((p) => p.app))].map(async (app) => {
         for (const plan of plans.filter((p) => p.app === app)) {
           for (let run = 0; run < runsFor(plan.minutes); run++) {
             process.stderr.write(`${app.name} ${plan.minutes} min, run ${run + 1}\n`)
@@ -145,6 +160,7 @@ async function main(): Promise<void> {
     const store = storeAt(cluster.dataDir)
     const rows = plans.map((plan) => {
       const sessions = [...store.listSessions(plan.projectId)].map((s) => sessionFigures(store, plan.projectId, s.sk))
+      if (DUMP) for (const s of store.listSessions(plan.projectId)) dumpSession(store, plan, s.sk)
       return addUp(plan.app.name, plan.minutes, sessions, store.styleBytes(plan.projectId))
     })
     await store.close()

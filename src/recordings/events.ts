@@ -19,12 +19,15 @@
  * - an answer asked for with `maxBytes` stops at the last whole event that fits: `svc.answer_truncated`.
  *
  * Stylesheets the tracker sent once per project (styles.ts) are put back into
- * each event that refers to one, when a `styles` lookup is given.
+ * each event that refers to one, when a `styles` lookup is given, and the
+ * nodes the tracker wrote once per chunk (compact-mutations.ts) into each
+ * mutation event.
  */
 import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { log } from '../log.js'
 import { ArraySplitter } from './array-splitter.js'
+import { AddsExpander } from './compact-mutations.js'
 import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from './limits.js'
 import { restoreStyles } from './styles.js'
 
@@ -140,7 +143,6 @@ class Answer {
 
 async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Omit<EventLimits, 'styles'>>, styles?: EventLimits['styles']): AsyncGenerator<Buffer> {
   const answer = new Answer(limits.maxAnswerBytes)
-  const add = styles ? (event: Buffer) => answer.add(restoreStyles(event, styles, limits.maxEventBytes), event.subarray(-48)) : (event: Buffer) => answer.add(event)
   for (const chunk of chunks) {
     if (answer.full) break
     const bytes = await chunk.load()
@@ -151,6 +153,13 @@ async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Omit<
       log.warn('recording event over the size limit left out', { seq: chunk.seq, bytes: size, limit: limits.maxEventBytes })
       answer.lastTimestamp = timestampAtEnd(tail) ?? answer.lastTimestamp
       answer.note('svc.event_dropped', { seq: chunk.seq, bytes: size, limit: limits.maxEventBytes })
+    }
+    const expander = new AddsExpander(limits.maxEventBytes)
+    const add = (stored: Buffer) => {
+      const tail = stored.subarray(-48)
+      const expanded = expander.expand(stored)
+      if (!('event' in expanded)) return dropped(expanded.tooLarge, tail)
+      answer.add(styles ? restoreStyles(expanded.event, styles, limits.maxEventBytes) : expanded.event, tail)
     }
     try {
       for await (const piece of piecesOf(chunk, bytes, limits.maxChunkInflatedBytes, () => (cut = true))) {

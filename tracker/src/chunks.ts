@@ -25,6 +25,7 @@
  * they are sent, so that the server can name any that never arrives.
  */
 import type { ChunkMeta, RecordingLoss } from '../../src/schemas/types.js'
+import { compactAdds } from './compact.js'
 import { encode, utf8, type Encoding } from './compress.js'
 import { CHUNK_CAP_BYTES, FLUSH_BYTES, MAX_QUEUED_BYTES, MAX_URL, px } from './config.js'
 import type { Verdict } from './capture.js'
@@ -164,7 +165,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
     return asciiJson(meta)
   }
 
-  const text = (batch: Batch) => '[' + batch.parts.join(',') + ']'
+  const text = (batch: Batch) => '[' + compactAdds(batch.parts).join(',') + ']'
 
   /**
    * The tabs of a session take seqs from one counter in localStorage: a Web
