@@ -10,6 +10,8 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core'
 import { snippetFor } from '../../src/install/snippet.js'
+import { AddsExpander } from '../../src/recordings/compact-mutations.js'
+import { MAX_EVENT_BYTES } from '../../src/recordings/limits.js'
 import type { SignalsRecord, Store } from '../../src/store/store.js'
 import { ROOT } from './cluster.js'
 
@@ -168,7 +170,13 @@ export function storedChunks(store: Store, projectId: string): StoredChunk[] {
       if (!bytes) continue
       const raw = Buffer.from(bytes)
       const text = (info.encoding === 'gzip' ? gunzipSync(raw) : raw).toString('utf8')
-      chunks.push({ sk: session.sk, seq: info.seq, pageIndex: info.pageIndex, encoding: info.encoding, text, events: JSON.parse(text) })
+      // `text` as stored; `events` as sessions.events answers them, with the adds the tracker wrote compactly put back.
+      const expander = new AddsExpander(MAX_EVENT_BYTES)
+      const events = (JSON.parse(text) as unknown[]).map((event) => {
+        const expanded = expander.expand(Buffer.from(JSON.stringify(event)))
+        return 'event' in expanded ? JSON.parse(expanded.event.toString('utf8')) : event
+      })
+      chunks.push({ sk: session.sk, seq: info.seq, pageIndex: info.pageIndex, encoding: info.encoding, text, events })
     }
   }
   return chunks
