@@ -158,6 +158,52 @@ const rrwebEdits: RrwebEdit[] = [
     replace: '',
   },
   {
+    // The full snapshot in time slices (tracker/src/snapshot.ts, issue 33). takeFullSnapshot keeps its order
+    // (managers reset, buffers locked, the tree, Meta and the full snapshot, buffers unlocked) but hands the tree
+    // to `record.walk`, which serializes it over several tasks and then calls the rest; Meta moves to just before
+    // the full snapshot so that nothing lands between them. A snapshot asked for during a walk is the walk's.
+    what: 'takeFullSnapshot: one walk at a time, Meta after it',
+    find: /^ {4}if \(!recordDOM\) \{\n {6}return;\n {4}\}\n {4}wrappedEmit\(\n {6}\{\n {8}type: EventType\.Meta,\n(?:(?: {5}.*)?\n)*? {4}\);\n(?= {4}stylesheetManager\.reset\(\);\n {4}shadowDomManager\.init\(\);\n {4}mutationBuffers\.forEach\(\(buf\) => buf\.lock\(\)\);\n)/m,
+    replace: '    if (!recordDOM || record.walking) {\n      return;\n    }\n',
+  },
+  {
+    what: 'takeFullSnapshot: the tree from record.walk',
+    find: /^ {4}const node = snapshot\(document, \{\n(?= {6}mirror,\n)/m,
+    replace: '    record.walk(document, {\n',
+  },
+  {
+    what: 'takeFullSnapshot: Meta and the full snapshot once the walk is done',
+    find: /^ {4}\}\);\n {4}if \(!node\) \{\n {6}return console\.warn\("Failed to snapshot the document"\);\n {4}\}\n(?= {4}wrappedEmit\(\n {6}\{\n {8}type: EventType\.FullSnapshot,\n)/m,
+    replace:
+      '    }, mutationBuffers, serializeNodeWithId, (node) => {\n    wrappedEmit({ type: EventType.Meta, data: { href: window.location.href, width: getWindowWidth(), height: getWindowHeight() } }, isCheckout);\n',
+  },
+  {
+    what: "takeFullSnapshot: the walk's callback closed",
+    find: /^ {4}mutationBuffers\.forEach\(\(buf\) => buf\.unlock\(\)\);\n {4}if \(document\.adoptedStyleSheets && document\.adoptedStyleSheets\.length > 0\)\n {6}stylesheetManager\.adoptStyleSheets\(\n {8}document\.adoptedStyleSheets,\n {8}mirror\.getId\(document\)\n {6}\);\n {2}\};\n/m,
+    replace:
+      '    mutationBuffers.forEach((buf) => buf.unlock());\n    if (document.adoptedStyleSheets && document.adoptedStyleSheets.length > 0)\n      stylesheetManager.adoptStyleSheets(\n        document.adoptedStyleSheets,\n        mirror.getId(document)\n      );\n    });\n  };\n',
+  },
+  {
+    // A buffer created during a walk (the document's, when record() starts observing after the first slice; a
+    // shadow root's; a frame's) is locked like the rest, so that its changes too come after the full snapshot.
+    what: 'initMutationObserver: locked during a walk',
+    find: /^ {2}mutationBuffer\.init\(options\);\n/m,
+    replace: '  mutationBuffer.init(options);\n  if (record.walking) mutationBuffer.lock();\n',
+  },
+  {
+    // Observers start during the first walk, before there is a full snapshot to time a checkout from.
+    what: 'checkoutEveryNms before the first full snapshot',
+    find: /const exceedTime = checkoutEveryNms && e\.timestamp - lastFullSnapshotEvent\.timestamp > checkoutEveryNms;/,
+    replace: 'const exceedTime = checkoutEveryNms && lastFullSnapshotEvent && e.timestamp - lastFullSnapshotEvent.timestamp > checkoutEveryNms;',
+  },
+  {
+    // The walk serializes one node at a time (skipChild) and needs what rrweb hands that node's children: whether
+    // their text is masked, and whether the node is blocked (rrweb deletes needBlock from the node right after).
+    what: 'serializeNodeWithId telling onSerialize what the children inherit',
+    find: /^ {4}onSerialize\(n\);\n(?= {2}\}\n {2}let recordChild = !skipChild;\n)/m,
+    replace: '    onSerialize(n, needsMask, serializedNode.needBlock);\n',
+  },
+  {
     // rrweb's class fields, each emitted as a `__publicField` call, which assigns unless the name is already on
     // the object (a method or accessor of the class). No field shares a name with either and no class extends
     // another, so the plain assignment it makes anyway is written out, in fewer bytes.

@@ -2,12 +2,14 @@
  * rrweb recording: one full DOM snapshot, then the stream of changes (never
  * video). Masking options come from mask.ts; every event is scrubbed before it
  * is handed on. rrweb's own callbacks report faults through `errorHandler`,
- * which counts and swallows them.
+ * which counts and swallows them. The full snapshot is taken in time slices
+ * (snapshot.ts); what rrweb emits meanwhile is held and handed on after it.
  */
 import { record } from '@rrweb/record'
 import type { Guard } from './guard.js'
-import { CHECKPOINT_MS } from './config.js'
+import { CHECKPOINT_MS, SNAPSHOT_SLICE_MS } from './config.js'
 import { BLOCK_CLASS, IGNORE_CLASS, IGNORE_SELECTOR, maskInput, scrubEvent } from './mask.js'
+import { createWalker, type Slicing } from './snapshot.js'
 
 export interface RecordedEvent {
   type: number
@@ -23,26 +25,39 @@ export interface Recorder {
   stop(): void
   /** Whether rrweb runs: it does not while the page or session is not recorded, so it costs nothing there. */
   readonly running: boolean
-  /** Milliseconds the first full snapshot took on the main thread. */
+  /** Milliseconds the first full snapshot took on the main thread, all its slices together. */
   readonly snapshotMs: number
+  /** The longest slice of any full snapshot so far, in milliseconds: what the page waited for at most. */
+  readonly sliceMs: number
 }
 
 /** Every input type routes through maskInput, which decides per element. */
 const EVERY_INPUT: Record<string, boolean> = { input: true, textarea: true, select: true, password: true }
 for (const type of 'color date datetime-local email month number range search tel text time url week'.split(' ')) EVERY_INPUT[type] = true
 
-export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => void): Recorder {
+/** `sliceMs`: the walk's time slice (SNAPSHOT_SLICE_MS; a test makes it 0, one node a slice). */
+export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => void, sliceMs = SNAPSHOT_SLICE_MS): Recorder {
   const lookup = (id: number) => record.mirror.getNode(id) as Node | null
-  let metaAt = 0
   let snapshotMs = -1
+  let longestSlice = 0
   let stop: (() => void) | undefined
+  /** What rrweb emitted while a snapshot was walked: after it in the recording, so that a replay applies it to the new tree. */
+  let held: RecordedEvent[] = []
+  const walker = createWalker(guard, record as typeof record & Slicing, sliceMs, (workMs, longestMs) => {
+    if (snapshotMs < 0) snapshotMs = workMs
+    longestSlice = Math.max(longestSlice, longestMs)
+    // Stamped now, after the snapshot's: a replay orders by time, and the chunk's times stay in order.
+    const now = Date.now()
+    for (const event of held.splice(0)) {
+      event.timestamp = now
+      onEvent(event)
+    }
+  })
   const options: Parameters<typeof record>[0] = {
     emit: guard.wrap((event: any) => {
-      // rrweb emits Meta, serializes the document, then emits the full snapshot: the gap is the snapshot's cost.
-      if (event.type === 4) metaAt = performance.now()
-      if (event.type === 2 && snapshotMs < 0) snapshotMs = performance.now() - metaAt
       scrubEvent(event, lookup)
-      onEvent(event)
+      if (walker.busy) held.push(event)
+      else onEvent(event)
     }),
     blockClass: BLOCK_CLASS,
     blockSelector: '[data-svc-block]',
@@ -75,13 +90,20 @@ export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => 
     stop() {
       const running = stop
       stop = undefined
-      if (running) guard.run(running)
+      if (running) {
+        walker.cancel()
+        held = []
+        guard.run(running)
+      }
     },
     get running() {
       return !!stop
     },
     get snapshotMs() {
       return snapshotMs
+    },
+    get sliceMs() {
+      return longestSlice
     },
   }
 }
