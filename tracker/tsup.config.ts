@@ -204,6 +204,14 @@ const rrwebEdits: RrwebEdit[] = [
     replace: '    onSerialize(n, needsMask, serializedNode.needBlock);\n',
   },
   {
+    // A deleted property turns an object into a slow dictionary one in V8; every element node of a snapshot was
+    // one, which the tracker then scrubs, walks for stylesheets and stringifies. Left undefined, it is not in the
+    // JSON all the same.
+    what: 'serializeNodeWithId deleting needBlock',
+    find: /^ {4}delete serializedNode\.needBlock;\n/m,
+    replace: '    serializedNode.needBlock = void 0;\n',
+  },
+  {
     // rrweb's class fields, each emitted as a `__publicField` call, which assigns unless the name is already on
     // the object (a method or accessor of the class). No field shares a name with either and no class extends
     // another, so the plain assignment it makes anyway is written out, in fewer bytes.

@@ -108,47 +108,60 @@ export function createWalker(guard: Guard, hooks: Slicing, sliceMs: number, end:
     let root: SerializedNode | null = null
     const id = ++walk
 
+    /** Whether the walk has yielded to the page: then the full snapshot goes out in a task of its own. */
+    let sliced = false
+    const account = (from: number) => {
+      const ms = performance.now() - from
+      work += ms
+      longest = Math.max(longest, ms)
+    }
+
     next = (all) => {
       if (id !== walk) return
       const started = performance.now()
-      // A hidden page has nobody to keep waiting.
-      const deadline = all || document.visibilityState === 'hidden' ? Infinity : started + sliceMs
-      try {
-        let step: Step | undefined
-        let count = 0
-        while ((step = steps.pop())) {
-          const [node, holder, parentSn, opts] = step
-          if (parentSn && (node.parentNode !== holder || delivered(node))) continue
-          seen = undefined
-          const known = buffers.length
-          const sn = serialize(node, opts)
-          // A shadow root met on the way gets a buffer of its own: locked like the others.
-          for (let i = known; i < buffers.length; i++) buffers[i].lock()
-          if (!sn) continue
-          if (parentSn) parentSn.childNodes!.push(sn)
-          else root = sn
-          if (seen && !seen[1] && (sn.type === DOCUMENT || sn.type === ELEMENT)) {
-            const attributes = sn.attributes || {}
-            const own = childOptions(seen[0], opts.preserveWhiteSpace !== false && !(slim.headWhitespace && sn.tagName === 'head'), typeof attributes._cssText === 'string')
-            // Pushed in reverse, popped in order: the light children, then the shadow root's (rrweb's order).
-            const shadow = (node as Element).shadowRoot
-            if (shadow) push(shadow, sn, own)
-            if (!(sn.tagName === 'textarea' && attributes.value !== undefined)) push(node, sn, own)
+      if (steps.length) {
+        // A hidden page has nobody to keep waiting.
+        const deadline = all || document.visibilityState === 'hidden' ? Infinity : started + sliceMs
+        try {
+          let step: Step | undefined
+          let count = 0
+          while ((step = steps.pop())) {
+            const [node, holder, parentSn, opts] = step
+            if (parentSn && (node.parentNode !== holder || delivered(node))) continue
+            seen = undefined
+            const known = buffers.length
+            const sn = serialize(node, opts)
+            // A shadow root met on the way gets a buffer of its own: locked like the others.
+            for (let i = known; i < buffers.length; i++) buffers[i].lock()
+            if (!sn) continue
+            if (parentSn) parentSn.childNodes!.push(sn)
+            else root = sn
+            if (seen && !seen[1] && (sn.type === DOCUMENT || sn.type === ELEMENT)) {
+              const attributes = sn.attributes || {}
+              const own = childOptions(seen[0], opts.preserveWhiteSpace !== false && !(slim.headWhitespace && sn.tagName === 'head'), typeof attributes._cssText === 'string')
+              // Pushed in reverse, popped in order: the light children, then the shadow root's (rrweb's order).
+              const shadow = (node as Element).shadowRoot
+              if (shadow) push(shadow, sn, own)
+              if (!(sn.tagName === 'textarea' && attributes.value !== undefined)) push(node, sn, own)
+            }
+            // The clock every 128 nodes (1 to 3 ms of them): a small page is done in one slice, as by rrweb.
+            if (!(++count & 127) && performance.now() >= deadline) break
           }
-          // The clock every 128 nodes (1 to 3 ms of them): a small page is done in one slice, as by rrweb.
-          if (!(++count & 127) && performance.now() >= deadline) break
+        } catch (error) {
+          // rrweb's own snapshot would have thrown out of record(): this one ends without a tree.
+          steps.length = 0
+          root = null
+          guard.fault(error)
         }
-      } catch (error) {
-        // rrweb's own snapshot would have thrown out of record(): this one ends without a tree.
-        steps.length = 0
-        root = null
-        guard.fault(error)
+        // Handing the snapshot on costs a few ms per thousand nodes (scrubbed, stringified): not after a slice.
+        if (steps.length || (sliced && !all)) {
+          sliced = true
+          account(started)
+          return channel.port2.postMessage(0)
+        }
       }
-      const ms = performance.now() - started
-      work += ms
-      longest = Math.max(longest, ms)
-      if (steps.length) return channel.port2.postMessage(0)
       finish(root ? () => done(root!) : undefined)
+      account(started)
       end(work, longest)
     }
     // The first slice now: a small page is done at once, as with rrweb's own snapshot.

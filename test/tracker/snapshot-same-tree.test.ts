@@ -1,0 +1,148 @@
+/**
+ * The full snapshot the tracker takes in slices (tracker/src/snapshot.ts) is
+ * the tree rrweb's own snapshot() makes, node for node, each node keeping its
+ * id at a checkpoint (ids are compared by order of appearance: a frame's
+ * document, serialized when the frame loads, may take its ids between the
+ * walk's rather than after them): the
+ * tracker's recorder, built over rrweb as the build edits it and cut into
+ * slices of 128 nodes (a slice time of 0), against the same recorder over
+ * rrweb unedited, on a still page that has what the walk must reproduce:
+ * masked and blocked elements, a textarea's value, a `<style>` of several
+ * texts, head whitespace and slimmed tags, scripts and comments, SVG, custom
+ * elements, nested shadow roots, a frame, scrolled elements, all of it past
+ * the first slices.
+ */
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { build, type Plugin } from 'esbuild'
+import type { Browser } from 'playwright-core'
+import t from 'tap'
+import { editRrweb } from '../../tracker/tsup.config.js'
+import { launchBrowser } from '../helpers/browser.js'
+
+const filler = (n: number, from: number) => Array.from({ length: n }, (_, i) => `<div class="f${i % 5}">Filler <i>${from + i}</i></div>`).join('\n')
+
+const PAGE = `<!doctype html>
+<html><head>
+  <meta charset="utf-8">
+  <meta name="robots" content="noindex">
+  <meta property="og:title" content="social">
+  <title>Same tree</title>
+  <link rel="stylesheet" href="/linked.css">
+  <style id="split">.a { color: red; }</style>
+  <script>window.inHead = 1</script>
+</head><body>
+${filler(150, 0)}
+<!-- a comment -->
+<section class="svc-mask"><h2>Masked <em>heading</em></h2><p title="masked title">Masked text <b>bold</b></p><input placeholder="masked placeholder" value="masked value"></section>
+<div data-svc-mask><span>Data masked</span></div>
+<div class="svc-block" style="width: 50px; height: 20px"><p>blocked</p><input value="blocked value"></div>
+<form><input id="text" value="hello"><input type="password" value="secret"><input type="checkbox" checked>
+<select><option>a</option><option selected>b</option></select><textarea id="area">area text</textarea><textarea></textarea></form>
+<svg width="20" height="20"><g><circle cx="10" cy="10" r="5"></circle><text>svg text</text></g></svg>
+<x-custom><span>custom</span></x-custom>
+<div id="host"></div>
+<iframe id="frame" srcdoc="<p id=inner>frame</p>"></iframe>
+<div id="scroller" style="height: 60px; overflow: auto"><div style="height: 400px">tall</div></div>
+<dialog open>dialog</dialog>
+${filler(300, 150)}
+<script>
+  document.getElementById('split').appendChild(document.createTextNode('.b { color: blue; }'))
+  customElements.define('x-custom', class extends HTMLElement {})
+  const root = document.getElementById('host').attachShadow({ mode: 'open' })
+  root.innerHTML = '<span>shadow</span><style>span { color: green }</style><div id="inner-host"></div>'
+  root.getElementById('inner-host').attachShadow({ mode: 'open' }).innerHTML = '<b>nested shadow</b>'
+  document.getElementById('area').value = 'typed into the area'
+  document.getElementById('scroller').scrollTop = 50
+</script>
+</body></html>`
+
+/** The tracker's recorder over rrweb as `edit` leaves it, slices of `sliceMs`. */
+async function recorderScript(edit: (source: string) => string, sliceMs: number): Promise<string> {
+  const rrweb: Plugin = {
+    name: 'rrweb-source',
+    setup(b) {
+      b.onLoad({ filter: /@rrweb[\\/]record[\\/]dist[\\/]record\.js$/ }, (args) => ({ contents: edit(readFileSync(args.path, 'utf8')), loader: 'js' }))
+    },
+  }
+  const result = await build({
+    stdin: {
+      contents: [
+        "import { createGuard } from './tracker/src/guard.js'",
+        "import { createRecorder } from './tracker/src/recorder.js'",
+        'const w = window as any',
+        'w.recorded = []',
+        'w.guard = createGuard()',
+        `w.recorder = createRecorder(w.guard, (event) => w.recorded.push(JSON.parse(JSON.stringify(event))), ${sliceMs})`,
+      ].join('\n'),
+      resolveDir: fileURLToPath(new URL('../../', import.meta.url)),
+      loader: 'ts',
+    },
+    bundle: true,
+    format: 'iife',
+    target: 'es2020',
+    write: false,
+    plugins: [rrweb],
+  })
+  return result.outputFiles[0].text
+}
+
+/** The events with every node id replaced by the order it first appears in, across both snapshots. */
+function renumbered(events: any[]): any[] {
+  const ids = new Map<number, number>()
+  return JSON.parse(JSON.stringify(events, (key, value) => (key === 'id' && typeof value === 'number' ? ids.get(value) ?? ids.set(value, ids.size + 1).get(value) : value)))
+}
+
+interface Snapshots {
+  /** Meta and full snapshot events, without times. */
+  events: any[]
+  recorder: { snapshotMs: number; sliceMs: number }
+  faults: number
+  pageErrors: string[]
+}
+
+/** Starts recording, then asks for a checkpoint: the two full snapshots and their Meta events. */
+async function snapshots(browser: Browser, url: string, script: string): Promise<Snapshots> {
+  const context = await browser.newContext({ viewport: { width: 800, height: 600 } })
+  const page = await context.newPage()
+  const pageErrors: string[] = []
+  page.on('pageerror', (error) => pageErrors.push(String(error)))
+  try {
+    await page.goto(url, { waitUntil: 'load' })
+    await page.addScriptTag({ content: script })
+    await page.evaluate('recorder.start()')
+    await page.waitForFunction('recorded.filter((e) => e.type === 2).length === 1')
+    await page.evaluate('recorder.snapshot()')
+    await page.waitForFunction('recorded.filter((e) => e.type === 2).length === 2')
+    const events = ((await page.evaluate('recorded')) as any[]).filter((e) => e.type === 4 || e.type === 2).map(({ type, data }) => ({ type, data }))
+    return { events, recorder: (await page.evaluate('({ snapshotMs: recorder.snapshotMs, sliceMs: recorder.sliceMs })')) as Snapshots['recorder'], faults: (await page.evaluate('guard.faults')) as number, pageErrors }
+  } finally {
+    await context.close()
+  }
+}
+
+t.test("the full snapshot taken in slices is rrweb's own, node for node", async (t) => {
+  const server = createServer((req, res) => {
+    if (req.url === '/linked.css') res.writeHead(200, { 'content-type': 'text/css' }).end('body { margin: 4px } .x { color: #123 }')
+    else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => server.close(resolve)))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  const browser = await launchBrowser(t)
+
+  const [plain, sliced] = await Promise.all([recorderScript((source) => source, 0), recorderScript(editRrweb, 0)])
+  const reference = await snapshots(browser, url, plain)
+  const walked = await snapshots(browser, url, sliced)
+
+  t.same(reference.events.map((e) => e.type), [4, 2, 4, 2], 'rrweb emits Meta and a full snapshot, twice')
+  const text = JSON.stringify(reference.events)
+  for (const [what, needle] of [['masked text', '"****** "'], ['a placeholder', '"rr_width"'], ['the textarea', 'typed into the area'], ['nested shadow roots', 'nested shadow'], ['the split style', '/* rr_split */'], ['a scrolled element', '"rr_scrollTop":50']] as const) {
+    t.ok(text.includes(needle), `the reference has ${what}`)
+  }
+  t.ok(walked.recorder.sliceMs < walked.recorder.snapshotMs, `the walk took several slices (${walked.recorder.sliceMs.toFixed(1)} ms at most, ${walked.recorder.snapshotMs.toFixed(1)} ms in all)`)
+  t.same(renumbered(walked.events), renumbered(reference.events), 'the same Meta and full snapshot events at the start and at a checkpoint, each node keeping its id at the checkpoint')
+  t.same([walked.faults, walked.pageErrors], [0, []], 'no fault, no page error')
+})
