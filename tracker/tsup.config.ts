@@ -204,6 +204,16 @@ const rrwebEdits: RrwebEdit[] = [
     replace: '    onSerialize(n, needsMask, serializedNode.needBlock);\n',
   },
   {
+    // rrweb reads the DOM through "untainted" prototypes, and builds a hidden iframe to take them from when a page
+    // has patched one; it tests Element's querySelector and querySelectorAll as accessors, which they are not, so
+    // every page looked patched: an iframe added to the page and 15 to 20 ms in the first snapshot. Tested as the
+    // methods they are.
+    what: "Element's untainted accessors and methods",
+    find: /^ {2}Element: \["shadowRoot", "querySelector", "querySelectorAll"\],\n {2}MutationObserver: \[\]\n\};\nconst testableMethods = \{\n {2}Node: \["contains", "getRootNode"\],\n {2}ShadowRoot: \["getSelection"\],\n {2}Element: \[\],\n/m,
+    replace:
+      '  Element: ["shadowRoot"],\n  MutationObserver: []\n};\nconst testableMethods = {\n  Node: ["contains", "getRootNode"],\n  ShadowRoot: ["getSelection"],\n  Element: ["querySelector", "querySelectorAll"],\n',
+  },
+  {
     // A deleted property turns an object into a slow dictionary one in V8; every element node of a snapshot was
     // one, which the tracker then scrubs, walks for stylesheets and stringifies. Left undefined, it is not in the
     // JSON all the same.

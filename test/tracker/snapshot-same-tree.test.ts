@@ -75,7 +75,7 @@ async function recorderScript(edit: (source: string) => string, sliceMs: number)
         'const w = window as any',
         'w.recorded = []',
         'w.guard = createGuard()',
-        `w.recorder = createRecorder(w.guard, (event) => w.recorded.push(JSON.parse(JSON.stringify(event))), ${sliceMs})`,
+        `w.recorder = createRecorder(w.guard, (event) => w.recorded.push(JSON.parse(JSON.stringify(event))), ${sliceMs}, 0)`,
       ].join('\n'),
       resolveDir: fileURLToPath(new URL('../../', import.meta.url)),
       loader: 'ts',

@@ -18,6 +18,11 @@ export const CHECKPOINT_BYTES = 4 * 1024 * 1024
  * 394 ms on a page of 10,000 elements (issue 33).
  */
 export const SNAPSHOT_SLICE_MS = 8
+/**
+ * A page of up to 300 elements is serialized in the task that asks, as rrweb did: a few ms (at most 20 cold, on
+ * a page just laid out again), and nothing between a small page's snapshot and its first changes.
+ */
+export const SNAPSHOT_SMALL_PAGE = 300
 
 /** Contract, section 8: "flush every 10 seconds or at 256 KB, whichever comes first". */
 export const FLUSH_INTERVAL_MS = 10_000

@@ -7,7 +7,7 @@
  */
 import { record } from '@rrweb/record'
 import type { Guard } from './guard.js'
-import { CHECKPOINT_MS, SNAPSHOT_SLICE_MS } from './config.js'
+import { CHECKPOINT_MS, SNAPSHOT_SLICE_MS, SNAPSHOT_SMALL_PAGE } from './config.js'
 import { BLOCK_CLASS, IGNORE_CLASS, IGNORE_SELECTOR, maskInput, scrubEvent } from './mask.js'
 import { createWalker, type Slicing } from './snapshot.js'
 
@@ -35,27 +35,37 @@ export interface Recorder {
 const EVERY_INPUT: Record<string, boolean> = { input: true, textarea: true, select: true, password: true }
 for (const type of 'color date datetime-local email month number range search tel text time url week'.split(' ')) EVERY_INPUT[type] = true
 
-/** `sliceMs`: the walk's time slice (SNAPSHOT_SLICE_MS; a test makes it 0, one node a slice). */
-export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => void, sliceMs = SNAPSHOT_SLICE_MS): Recorder {
+/** `sliceMs` and `smallPage`: the walk's time slice and the page size it walks in one go (a test makes both 0). */
+export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => void, sliceMs = SNAPSHOT_SLICE_MS, smallPage = SNAPSHOT_SMALL_PAGE): Recorder {
   const lookup = (id: number) => record.mirror.getNode(id) as Node | null
   let snapshotMs = -1
   let longestSlice = 0
   let stop: (() => void) | undefined
   /** What rrweb emitted while a snapshot was walked: after it in the recording, so that a replay applies it to the new tree. */
   let held: RecordedEvent[] = []
-  const walker = createWalker(guard, record as typeof record & Slicing, sliceMs, (workMs, longestMs) => {
-    if (snapshotMs < 0) snapshotMs = workMs
-    longestSlice = Math.max(longestSlice, longestMs)
-    // Stamped now, after the snapshot's: a replay orders by time, and the chunk's times stay in order.
-    const now = Date.now()
-    for (const event of held.splice(0)) {
-      event.timestamp = now
-      onEvent(event)
-    }
+  /** The tree the walker had scrubbed before rrweb emits it. */
+  let scrubbed: unknown
+  const walker = createWalker(guard, record as typeof record & Slicing, {
+    sliceMs,
+    smallPage,
+    ready(tree) {
+      scrubEvent({ type: 2, data: { node: tree } }, lookup)
+      scrubbed = tree
+    },
+    end(workMs, longestMs) {
+      if (snapshotMs < 0) snapshotMs = workMs
+      longestSlice = Math.max(longestSlice, longestMs)
+      // Stamped now, after the snapshot's: a replay orders by time, and the chunk's times stay in order.
+      const now = Date.now()
+      for (const event of held.splice(0)) {
+        event.timestamp = now
+        onEvent(event)
+      }
+    },
   })
   const options: Parameters<typeof record>[0] = {
     emit: guard.wrap((event: any) => {
-      scrubEvent(event, lookup)
+      if (event.type !== 2 || event.data.node !== scrubbed) scrubEvent(event, lookup)
       if (walker.busy) held.push(event)
       else onEvent(event)
     }),
