@@ -10,11 +10,13 @@
  * run: each chunk's JSON with brotli instead of the browser's gzip, and the
  * whole session's JSON as one brotli stream with a 16 MiB window (what storing
  * a session as one longer segment, compacted on the server, would keep).
- * And how much of the mutations repeats: the JSON of added nodes that, ids
- * left out, the session already added before (what sending a re-rendered
- * subtree once could save at most).
+ * And how much of the mutations repeats: the JSON of added nodes (as rrweb
+ * emitted them, before the tracker wrote them compactly) that, ids left out,
+ * the session already added before. Event JSON is counted as sent.
  */
 import { brotliCompressSync, constants, gunzipSync, gzipSync } from 'node:zlib'
+import { AddsExpander } from '../src/recordings/compact-mutations.js'
+import { MAX_EVENT_BYTES } from '../src/recordings/limits.js'
 import type { Store } from '../src/store/store.js'
 
 /** rrweb's IncrementalSource, by number (rrweb types, `IncrementalSource`). */
@@ -73,12 +75,16 @@ export function sessionFigures(store: Store, projectId: string, sk: string): Ses
     figures.brotliChunks += brotli(json, 22)
     session.push(json)
     const events = JSON.parse(json) as { type: number; data?: { source?: number } }[]
+    const expander = new AddsExpander(MAX_EVENT_BYTES)
     const parts = new Map<string, string[]>()
     for (const event of events) {
       const kind = kindOf(event)
       if (event.type === 2) figures.fullSnapshots++
       if (event.type === 3 && event.data?.source === 0) {
-        for (const add of (event.data as { adds?: { node?: Record<string, unknown> }[] }).adds ?? []) {
+        // The adds as rrweb emitted them, before the tracker wrote them compactly.
+        const expanded = expander.expand(Buffer.from(JSON.stringify(event)))
+        const asEmitted = 'event' in expanded ? JSON.parse(expanded.event.toString('utf8')) : event
+        for (const add of (asEmitted.data as { adds?: { node?: Record<string, unknown> }[] }).adds ?? []) {
           const key = withoutIds(add)
           const bytes = Buffer.byteLength(JSON.stringify(add))
           figures.addedJson += bytes
