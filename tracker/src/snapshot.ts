@@ -6,7 +6,9 @@
  * options rrweb would have given its snapshot(). The walk serializes node by
  * node with rrweb's own serializeNodeWithId (children left to the walk), in
  * rrweb's order and with its ids, and yields to the page every
- * SNAPSHOT_SLICE_MS; rrweb then emits Meta and the full snapshot as usual.
+ * SNAPSHOT_SLICE_MS; the recorder then scrubs the tree, and rrweb emits Meta
+ * and the full snapshot, each in a task of its own. A page of up to
+ * SNAPSHOT_SMALL_PAGE elements, or a hidden one, is done in one go, as before.
  *
  * Why the replay stays right while the page changes under the walk: rrweb's
  * mutation buffers stay locked throughout (and so does any buffer created
@@ -82,8 +84,10 @@ export function createWalker(guard: Guard, hooks: Slicing, { sliceMs, smallPage,
     ;(done || (() => buffers.forEach((b) => b.unlock())))()
     hooks.walking = false
   }
-  // Leaving the page (pagehide comes before its visibilitychange): the rest now, so the recording keeps its snapshot.
+  // Hidden or leaving (pagehide comes before its visibilitychange): nobody waits for the page, and a page left
+  // mid-walk keeps its snapshot. The rest now, before the tracker's own listeners flush.
   listen(guard, window, 'pagehide', () => next(true))
+  listen(guard, document, 'visibilitychange', () => document.visibilityState === 'hidden' && next(true))
 
   hooks.walk = (doc, options, mutationBuffers, serialize, done) => {
     buffers = mutationBuffers
@@ -154,8 +158,7 @@ export function createWalker(guard: Guard, hooks: Slicing, { sliceMs, smallPage,
       do {
         if (stage === 0) {
           try {
-            // A hidden page has nobody to keep waiting.
-            slice(all || document.visibilityState === 'hidden' ? Infinity : started + sliceMs)
+            slice(all ? Infinity : started + sliceMs)
           } catch (error) {
             // rrweb's own snapshot would have thrown out of record(): this one ends without a tree.
             steps.length = 0
@@ -178,11 +181,10 @@ export function createWalker(guard: Guard, hooks: Slicing, { sliceMs, smallPage,
       if (stage < 3) later()
       else end(work, longest)
     }
-    // A small page is done at once, as by rrweb's own snapshot. A larger one starts after the page's next frame:
-    // not in the task that asked (the tracker's start, long already), nor on a layout left to redo (the first
-    // element's scroll position would force it into the slice: 13 ms on 10,000 elements).
-    if (doc.getElementsByTagName('*').length <= smallPage) guard.run(() => next(true))
-    else if (document.visibilityState === 'hidden') later()
+    // A small page is done at once, as by rrweb's own snapshot, and so is a hidden one. A larger one starts after
+    // the page's next frame: not in the task that asked (the tracker's start, long already), nor on a layout left
+    // to redo (the first scroll position read would force it into the slice).
+    if (doc.getElementsByTagName('*').length <= smallPage || document.visibilityState === 'hidden') guard.run(() => next(true))
     else requestAnimationFrame(later)
   }
 
