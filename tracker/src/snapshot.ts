@@ -156,24 +156,23 @@ export function createWalker(guard: Guard, hooks: Slicing, { sliceMs, smallPage,
       if (id !== walk) return
       const started = performance.now()
       do {
-        if (stage === 0) {
-          try {
-            slice(all ? Infinity : started + sliceMs)
-          } catch (error) {
-            // rrweb's own snapshot would have thrown out of record(): this one ends without a tree.
-            steps.length = 0
-            root = null
-            guard.fault(error)
+        try {
+          if (stage === 0) slice(all ? Infinity : started + sliceMs)
+          else if (stage === 1) {
+            stage = 2
+            if (root) ready(root)
+          } else {
+            stage = 3
+            all = false
+            finish(root ? () => done(root!) : undefined)
           }
-          if (!steps.length) stage = 1
-        } else if (stage === 1) {
-          if (root) ready(root)
-          stage = 2
-        } else {
-          finish(root ? () => done(root!) : undefined)
-          all = false
-          stage = 3
+        } catch (error) {
+          // rrweb's own snapshot would have thrown out of record(): this one goes on to its end without a tree.
+          steps.length = 0
+          root = null
+          guard.fault(error)
         }
+        if (!stage && !steps.length) stage = 1
       } while (all)
       const ms = performance.now() - started
       work += ms
