@@ -10,7 +10,7 @@
  * masked and blocked elements, a textarea's value, a `<style>` of several
  * texts, head whitespace and slimmed tags, scripts and comments, SVG, custom
  * elements, nested shadow roots, a frame, scrolled elements, all of it past
- * the first slices.
+ * the first slices. And a fault in the walk leaves nothing stuck.
  */
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -60,7 +60,7 @@ ${filler(300, 150)}
 </body></html>`
 
 /** The tracker's recorder over rrweb as `edit` leaves it, slices of `sliceMs`. */
-async function recorderScript(edit: (source: string) => string, sliceMs: number): Promise<string> {
+async function recorderScript(edit: (source: string) => string, sliceMs: number, smallPage = 0): Promise<string> {
   const rrweb: Plugin = {
     name: 'rrweb-source',
     setup(b) {
@@ -75,7 +75,7 @@ async function recorderScript(edit: (source: string) => string, sliceMs: number)
         'const w = window as any',
         'w.recorded = []',
         'w.guard = createGuard()',
-        `w.recorder = createRecorder(w.guard, (event) => w.recorded.push(JSON.parse(JSON.stringify(event))), ${sliceMs}, 0)`,
+        `w.recorder = createRecorder(w.guard, (event) => w.recorded.push(JSON.parse(JSON.stringify(event))), ${sliceMs}, ${smallPage})`,
       ].join('\n'),
       resolveDir: fileURLToPath(new URL('../../', import.meta.url)),
       loader: 'ts',
@@ -145,4 +145,33 @@ t.test("the full snapshot taken in slices is rrweb's own, node for node", async 
   t.ok(walked.recorder.sliceMs < walked.recorder.snapshotMs, `the walk took several slices (${walked.recorder.sliceMs.toFixed(1)} ms at most, ${walked.recorder.snapshotMs.toFixed(1)} ms in all)`)
   t.same(renumbered(walked.events), renumbered(reference.events), 'the same Meta and full snapshot events at the start and at a checkpoint, each node keeping its id at the checkpoint')
   t.same([walked.faults, walked.pageErrors], [0, []], 'no fault, no page error')
+})
+
+t.test('a fault in the walk ends it without a snapshot, and holds nothing back: the changes flow and the next snapshot is taken', async (t) => {
+  // rrweb reads every element's attributes: this one throws when it does.
+  const page = `<!doctype html><html><head><title>Fault</title></head><body>${filler(200, 0)}<p id="bad">bad</p>${filler(200, 200)}
+<script>Object.defineProperty(document.getElementById('bad'), 'attributes', { get() { throw new Error('boom') } })</script></body></html>`
+  const server = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise((resolve) => server.close(resolve)))
+  const browser = await launchBrowser(t)
+  const context = await browser.newContext()
+  t.teardown(() => context.close())
+  const tab = await context.newPage()
+  const pageErrors: string[] = []
+  tab.on('pageerror', (error) => pageErrors.push(String(error)))
+  await tab.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { waitUntil: 'load' })
+  await tab.addScriptTag({ content: await recorderScript(editRrweb, 8) })
+  await tab.evaluate('recorder.start()')
+  await tab.waitForFunction('guard.faults > 0')
+  await tab.waitForTimeout(200)
+  t.notOk(((await tab.evaluate('recorded')) as any[]).some((e) => e.type === 2), 'no full snapshot')
+  await tab.evaluate('document.getElementById("bad").remove(); document.body.appendChild(document.createElement("hr"))')
+  await tab.waitForFunction('recorded.some((e) => e.type === 3 && e.data.source === 0)')
+  t.pass('the changes made since come out')
+  await tab.evaluate('recorder.snapshot()')
+  await tab.waitForFunction('recorded.some((e) => e.type === 2)')
+  const types = ((await tab.evaluate('recorded')) as any[]).map((e) => e.type)
+  t.same(types.slice(types.indexOf(2) - 1, types.indexOf(2) + 1), [4, 2], 'and the next snapshot is taken, Meta first')
+  t.same(pageErrors, [], 'no error reached the page')
 })
