@@ -3,9 +3,9 @@
  * the tree rrweb's own snapshot() makes, node for node, each node keeping its
  * id at a checkpoint (ids are compared by order of appearance: a frame's
  * document, serialized when the frame loads, may take its ids between the
- * walk's rather than after them): the
- * tracker's recorder, built over rrweb as the build edits it and cut into
- * slices of 128 nodes (a slice time of 0), against the same recorder over
+ * walk's rather than after them): the tracker's recorder, built over rrweb
+ * as the build edits it and cut into slices of 16 nodes (a slice time of 0,
+ * every page walked in slices), against the same recorder over
  * rrweb unedited, on a still page that has what the walk must reproduce:
  * masked and blocked elements, a textarea's value, a `<style>` of several
  * texts, head whitespace and slimmed tags, scripts and comments, SVG, custom
