@@ -6,15 +6,13 @@
  * out of the comparison: which positions a sample holds depends on timing, and
  * differs between two runs of the same build.
  */
-import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { fileURLToPath } from 'node:url'
-import { build, type Plugin } from 'esbuild'
 import type { Browser } from 'playwright-core'
 import t from 'tap'
 import { editRrweb } from '../../tracker/tsup.config.js'
 import { launchBrowser } from '../helpers/browser.js'
+import { recorderScript } from '../helpers/recorder-bundle.js'
 
 /** Every kind of content and change the tracker's options leave recorded, and some they leave out (canvas pixels, inlined images, fonts). */
 const PAGE = `<!doctype html>
@@ -64,36 +62,6 @@ const CHANGES = `(() => {
   const range = document.createRange(); range.selectNodeContents(document.getElementById('plain')); getSelection().removeAllRanges(); getSelection().addRange(range)
   const video = document.getElementById('video'); video.dispatchEvent(new Event('play')); video.dispatchEvent(new Event('volumechange'))
 })()`
-
-/** The tracker's recorder (tracker/src/recorder.ts, its options as shipped) over rrweb's bundle as `edit` leaves it. */
-async function recorderScript(edit: (source: string) => string): Promise<string> {
-  const rrweb: Plugin = {
-    name: 'rrweb-source',
-    setup(b) {
-      b.onLoad({ filter: /@rrweb[\\/]record[\\/]dist[\\/]record\.js$/ }, (args) => ({ contents: edit(readFileSync(args.path, 'utf8')), loader: 'js' }))
-    },
-  }
-  const result = await build({
-    stdin: {
-      contents: [
-        "import { createGuard } from './tracker/src/guard.js'",
-        "import { createRecorder } from './tracker/src/recorder.js'",
-        'const w = window as any',
-        'w.recorded = []',
-        'w.guard = createGuard()',
-        'w.recorder = createRecorder(w.guard, (event) => w.recorded.push(JSON.parse(JSON.stringify(event))))',
-      ].join('\n'),
-      resolveDir: fileURLToPath(new URL('../../', import.meta.url)),
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'iife',
-    target: 'es2020',
-    write: false,
-    plugins: [rrweb],
-  })
-  return result.outputFiles[0].text
-}
 
 interface Recording {
   events: any[]

@@ -12,15 +12,13 @@
  * elements, nested shadow roots, a frame, scrolled elements, all of it past
  * the first slices. And a fault in the walk leaves nothing stuck.
  */
-import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { fileURLToPath } from 'node:url'
-import { build, type Plugin } from 'esbuild'
 import type { Browser } from 'playwright-core'
 import t from 'tap'
 import { editRrweb } from '../../tracker/tsup.config.js'
 import { launchBrowser } from '../helpers/browser.js'
+import { recorderScript } from '../helpers/recorder-bundle.js'
 
 const filler = (n: number, from: number) => Array.from({ length: n }, (_, i) => `<div class="f${i % 5}">Filler <i>${from + i}</i></div>`).join('\n')
 
@@ -58,36 +56,6 @@ ${filler(300, 150)}
   document.getElementById('scroller').scrollTop = 50
 </script>
 </body></html>`
-
-/** The tracker's recorder over rrweb as `edit` leaves it, slices of `sliceMs`. */
-async function recorderScript(edit: (source: string) => string, sliceMs: number, smallPage = 0): Promise<string> {
-  const rrweb: Plugin = {
-    name: 'rrweb-source',
-    setup(b) {
-      b.onLoad({ filter: /@rrweb[\\/]record[\\/]dist[\\/]record\.js$/ }, (args) => ({ contents: edit(readFileSync(args.path, 'utf8')), loader: 'js' }))
-    },
-  }
-  const result = await build({
-    stdin: {
-      contents: [
-        "import { createGuard } from './tracker/src/guard.js'",
-        "import { createRecorder } from './tracker/src/recorder.js'",
-        'const w = window as any',
-        'w.recorded = []',
-        'w.guard = createGuard()',
-        `w.recorder = createRecorder(w.guard, (event) => w.recorded.push(JSON.parse(JSON.stringify(event))), ${sliceMs}, ${smallPage})`,
-      ].join('\n'),
-      resolveDir: fileURLToPath(new URL('../../', import.meta.url)),
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'iife',
-    target: 'es2020',
-    write: false,
-    plugins: [rrweb],
-  })
-  return result.outputFiles[0].text
-}
 
 /** The events with every node id replaced by the order it first appears in, across both snapshots. */
 function renumbered(events: any[]): any[] {
@@ -133,7 +101,7 @@ t.test("the full snapshot taken in slices is rrweb's own, node for node", async 
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
   const browser = await launchBrowser(t)
 
-  const [plain, sliced] = await Promise.all([recorderScript((source) => source, 0), recorderScript(editRrweb, 0)])
+  const [plain, sliced] = await Promise.all([recorderScript((source) => source, [0, 0]), recorderScript(editRrweb, [0, 0])])
   const reference = await snapshots(browser, url, plain)
   const walked = await snapshots(browser, url, sliced)
 
@@ -161,7 +129,7 @@ t.test('a fault in the walk ends it without a snapshot, and holds nothing back: 
   const pageErrors: string[] = []
   tab.on('pageerror', (error) => pageErrors.push(String(error)))
   await tab.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { waitUntil: 'load' })
-  await tab.addScriptTag({ content: await recorderScript(editRrweb, 8) })
+  await tab.addScriptTag({ content: await recorderScript(editRrweb, [8, 0]) })
   await tab.evaluate('recorder.start()')
   await tab.waitForFunction('guard.faults > 0')
   await tab.waitForTimeout(200)
