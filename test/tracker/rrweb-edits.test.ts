@@ -6,13 +6,11 @@
  * out of the comparison: which positions a sample holds depends on timing, and
  * differs between two runs of the same build.
  */
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { Browser } from 'playwright-core'
 import t from 'tap'
 import { editRrweb } from '../../tracker/tsup.config.js'
 import { launchBrowser } from '../helpers/browser.js'
-import { recorderScript } from '../helpers/recorder-bundle.js'
+import { recorderScript, recordingPage, servePage } from '../helpers/recorder-bundle.js'
 
 /** Every kind of content and change the tracker's options leave recorded, and some they leave out (canvas pixels, inlined images, fonts). */
 const PAGE = `<!doctype html>
@@ -70,14 +68,8 @@ interface Recording {
 }
 
 async function record(browser: Browser, url: string, script: string): Promise<Recording> {
-  const context = await browser.newContext({ viewport: { width: 800, height: 600 } })
-  const page = await context.newPage()
-  const pageErrors: string[] = []
-  page.on('pageerror', (error) => pageErrors.push(String(error)))
+  const { context, page, pageErrors } = await recordingPage(browser, url, script)
   try {
-    await page.goto(url, { waitUntil: 'load' })
-    await page.addScriptTag({ content: script })
-    await page.evaluate('recorder.start()')
     await page.mouse.move(100, 100)
     await page.click('#text')
     await page.keyboard.type('abc')
@@ -109,13 +101,7 @@ const comparable = (events: any[]) =>
   JSON.parse(JSON.stringify(events.filter((e) => !(e.type === 3 && e.data.source === 1)), (key, value) => (key === 'timestamp' || key === 'timeOffset' ? undefined : value)))
 
 t.test("rrweb with the build's edits records what rrweb without them records", async (t) => {
-  const server = createServer((req, res) => {
-    if (req.url === '/linked.css') res.writeHead(200, { 'content-type': 'text/css' }).end('body { margin: 4px } .x { color: #123 }')
-    else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise((resolve) => server.close(resolve)))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  const url = await servePage(t, PAGE)
   const browser = await launchBrowser(t)
 
   const [plain, edited] = await Promise.all([recorderScript((source) => source), recorderScript(editRrweb)])

@@ -18,7 +18,7 @@ import type { Browser } from 'playwright-core'
 import t from 'tap'
 import { editRrweb } from '../../tracker/tsup.config.js'
 import { launchBrowser } from '../helpers/browser.js'
-import { recorderScript } from '../helpers/recorder-bundle.js'
+import { recorderScript, recordingPage, servePage } from '../helpers/recorder-bundle.js'
 
 const filler = (n: number, from: number) => Array.from({ length: n }, (_, i) => `<div class="f${i % 5}">Filler <i>${from + i}</i></div>`).join('\n')
 
@@ -73,14 +73,8 @@ interface Snapshots {
 
 /** Starts recording, then asks for a checkpoint: the two full snapshots and their Meta events. */
 async function snapshots(browser: Browser, url: string, script: string): Promise<Snapshots> {
-  const context = await browser.newContext({ viewport: { width: 800, height: 600 } })
-  const page = await context.newPage()
-  const pageErrors: string[] = []
-  page.on('pageerror', (error) => pageErrors.push(String(error)))
+  const { context, page, pageErrors } = await recordingPage(browser, url, script)
   try {
-    await page.goto(url, { waitUntil: 'load' })
-    await page.addScriptTag({ content: script })
-    await page.evaluate('recorder.start()')
     await page.waitForFunction('recorded.filter((e) => e.type === 2).length === 1')
     await page.evaluate('recorder.snapshot()')
     await page.waitForFunction('recorded.filter((e) => e.type === 2).length === 2')
@@ -92,13 +86,7 @@ async function snapshots(browser: Browser, url: string, script: string): Promise
 }
 
 t.test("the full snapshot taken in slices is rrweb's own, node for node", async (t) => {
-  const server = createServer((req, res) => {
-    if (req.url === '/linked.css') res.writeHead(200, { 'content-type': 'text/css' }).end('body { margin: 4px } .x { color: #123 }')
-    else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise((resolve) => server.close(resolve)))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  const url = await servePage(t, PAGE)
   const browser = await launchBrowser(t)
 
   const [plain, sliced] = await Promise.all([recorderScript((source) => source, [0, 0]), recorderScript(editRrweb, [0, 0])])
