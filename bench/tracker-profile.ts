@@ -1,0 +1,117 @@
+/**
+ * What the tracker's recording costs a real single-page application, by
+ * attribution rather than by difference (issue 33): Chromium's CPU profiler
+ * runs through seeded Swagger UI visits (bench/storage-apps-visitors.ts), the
+ * same seeds with and without the tracker, interleaved, and each variant's
+ * main-thread time is split by script. The tracker's share is what runs in
+ * tracker.js (Blink work it calls, forced layouts included, is sampled under
+ * its frames), the browser APIs it calls itself (Blob, fetch), and the garbage
+ * collector's time beyond the visit without it. Comparing totals instead
+ * (bench/tracker-cost.ts) carries the page's own run-to-run spread: what a
+ * click finds depends on timing. `npm run bench:tracker-profile -- [--visits=N]`;
+ * prints a markdown table.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { createServer } from 'node:http'
+import { extname, join, normalize } from 'node:path'
+import { chromium, type Browser } from 'playwright-core'
+import { snippetFor } from '../src/install/snippet.js'
+import { startCluster } from '../test/helpers/cluster.js'
+import { seedProject } from '../test/helpers/seed.js'
+import { swagger, visitFor } from './storage-apps-visitors.js'
+
+const VISITS = Number(process.argv.find((a) => a.startsWith('--visits='))?.slice(9) ?? 3)
+const VISIT_MS = 20_000
+/** Browser APIs the tracker calls itself: their samples are its time (the page without it calls them far less). */
+const TRACKER_APIS = new Set(['Blob', 'fetch'])
+
+type Split = Map<string, number>
+
+async function visit(browser: Browser, url: string, seed: number): Promise<Split> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  try {
+    const page = await context.newPage()
+    await page.addInitScript('window.requestIdleCallback = function () { return 0 }')
+    const cdp = await context.newCDPSession(page)
+    await page.goto(url, { waitUntil: 'load' })
+    await swagger.ready(page)
+    await page.waitForTimeout(1000)
+    await cdp.send('Profiler.enable')
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 })
+    await cdp.send('Profiler.start')
+    const visitor = visitFor(page, seed)
+    await visitor.moveTo(300, 200) // loads the tracker where there is one
+    const end = Date.now() + VISIT_MS
+    while (Date.now() < end) {
+      await swagger.act(visitor).catch(() => undefined) // an action that found nothing to do is no failure of the bench
+      await visitor.pause()
+    }
+    const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: { id: number; callFrame: { url: string; functionName: string } }[]; samples: number[]; timeDeltas: number[] } }
+    const byNode = new Map<number, number>()
+    profile.samples.forEach((id, i) => byNode.set(id, (byNode.get(id) ?? 0) + profile.timeDeltas[i] / 1000))
+    const split: Split = new Map()
+    for (const node of profile.nodes) {
+      const name = node.callFrame.url.replace(/^.*\//, '') || node.callFrame.functionName || '(native)'
+      split.set(name, (split.get(name) ?? 0) + (byNode.get(node.id) ?? 0))
+    }
+    return split
+  } finally {
+    await context.close()
+  }
+}
+
+const cluster = await startCluster({ workers: 1 })
+const server = createServer()
+let browser: Browser | undefined
+try {
+  const { project } = await seedProject(cluster.dataDir, 'Profile', 'profile@bench.test')
+  const spec = await (await fetch(`${cluster.url}/openapi.json`)).text()
+  const pages: Record<string, string> = { '/swagger/tracked': swagger.html(snippetFor(project.publicKey, cluster.url)), '/swagger/bare': swagger.html('') }
+  server.on('request', (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname
+    if (pages[path]) return void res.writeHead(200, { 'content-type': 'text/html' }).end(pages[path])
+    if (path === '/swagger/spec.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(spec)
+    const file = normalize(join(swagger.root, path.replace(/^\/swagger\//, '')))
+    if (!path.startsWith('/swagger/') || !file.startsWith(swagger.root) || !existsSync(file) || !statSync(file).isFile()) return void res.writeHead(404).end()
+    res.writeHead(200, { 'content-type': extname(file) === '.css' ? 'text/css' : 'text/javascript' }).end(readFileSync(file))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  })
+  await visit(browser, `${base}/swagger/bare`, 1) // warm-up
+  const sums = { bare: new Map() as Split, tracked: new Map() as Split }
+  for (let i = 0; i < VISITS; i++) {
+    for (const variant of ['bare', 'tracked'] as const) {
+      for (const [name, ms] of await visit(browser, `${base}/swagger/${variant}`, 33 + i)) sums[variant].set(name, (sums[variant].get(name) ?? 0) + ms / VISITS)
+    }
+    process.stderr.write('.')
+  }
+  process.stderr.write('\n')
+  const busy = (split: Split) => [...split].filter(([name]) => name !== '(idle)').reduce((sum, [, ms]) => sum + ms, 0)
+  const get = (split: Split, name: string) => split.get(name) ?? 0
+  const apis = [...TRACKER_APIS].reduce((sum, name) => sum + get(sums.tracked, name) - get(sums.bare, name), 0)
+  const gc = get(sums.tracked, '(garbage collector)') - get(sums.bare, '(garbage collector)')
+  const tracker = get(sums.tracked, 'tracker.js') + apis + gc
+  const ms = (n: number) => `${n.toFixed(1)} ms`
+  const rows = ['(program)', 'swagger-ui-bundle.js', 'tracker.js', '(garbage collector)', ...TRACKER_APIS]
+  process.stdout.write(
+    [
+      `Swagger UI, ${VISITS} seeded visits of ${VISIT_MS / 1000} s per variant (seeds 33 to ${32 + VISITS}), interleaved; CPU profile sampled every 0.2 ms; per visit, averaged:`,
+      '',
+      '| Main-thread time by script | Without tracker | With tracker |',
+      '| --- | ---: | ---: |',
+      ...rows.map((name) => `| ${name} | ${ms(get(sums.bare, name))} | ${ms(get(sums.tracked, name))} |`),
+      `| All but idle | ${ms(busy(sums.bare))} | ${ms(busy(sums.tracked))} |`,
+      '',
+      `The tracker's share: tracker.js ${ms(get(sums.tracked, 'tracker.js'))}, the browser APIs it calls ${ms(apis)}, garbage collection beyond the visit without it ${ms(gc)}: ${ms(tracker)}, ${((tracker / busy(sums.bare)) * 100).toFixed(1)} % of the page's main-thread time without it. The totals differ by ${(((busy(sums.tracked) - busy(sums.bare)) / busy(sums.bare)) * 100).toFixed(1)} %.`,
+      '',
+    ].join('\n'),
+  )
+} finally {
+  await browser?.close()
+  server.close()
+  await cluster.stop()
+}
