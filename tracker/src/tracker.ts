@@ -313,6 +313,7 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
           ...chunks.stats,
           droppedSignals: signals.dropped,
           snapshotMs: recorder.snapshotMs,
+          sliceMs: recorder.sliceMs,
           recording: recorder.running,
           sk: ctx.sk,
           vid: ctx.vid,
