@@ -7,8 +7,9 @@
  * actions drawn from a seeded generator, so two runs with one seed make the
  * same moves and an A/B compares like with like.
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import type { ServerResponse } from 'node:http'
+import { extname, join, normalize } from 'node:path'
 import type { Page } from 'playwright-core'
 import { ROOT } from '../test/helpers/cluster.js'
 import { generator } from './payloads.js'
@@ -154,3 +155,13 @@ require(['vs/editor/editor.main'], function () {
 }
 
 export const APPS: App[] = [swagger, monaco]
+
+/** Answers a request for the page `pages` holds at `path`, Swagger UI's spec, or one of its own files (under /swagger/); 404 otherwise. */
+export function servePages(pages: Record<string, string>, spec: string, path: string, res: ServerResponse): void {
+  if (pages[path]) return void res.writeHead(200, { 'content-type': 'text/html' }).end(pages[path])
+  if (path === '/swagger/spec.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(spec)
+  // Swagger UI's own files, from its npm package.
+  const file = normalize(join(swagger.root, path.replace(/^\/swagger\//, '')))
+  if (!path.startsWith('/swagger/') || !file.startsWith(swagger.root) || !existsSync(file) || !statSync(file).isFile()) return void res.writeHead(404).end()
+  res.writeHead(200, { 'content-type': extname(file) === '.css' ? 'text/css' : 'text/javascript' }).end(readFileSync(file))
+}

@@ -32,15 +32,15 @@
  * Runs on its own (not in `npm test`): `npm run bench:tracker`; `RUNS=2
  * OUT=- npm run bench:tracker` is a smoke run that prints and writes nothing.
  */
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { extname, join, normalize } from 'node:path'
+import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
 import { DIST, ROOT, startCluster } from '../test/helpers/cluster.js'
 import { seedProject, storeAt } from '../test/helpers/seed.js'
 import { measure } from '../tracker/report-sizes.js'
-import { swagger, visitFor } from './storage-apps-visitors.js'
+import { servePages, swagger, visitFor } from './storage-apps-visitors.js'
 
 const RUNS = Number(process.env.RUNS || 7)
 /** Where the report goes; `-` prints it only (a smoke run must not overwrite the figures). */
@@ -254,15 +254,7 @@ async function main(): Promise<void> {
       '/swagger/bare': swagger.html(''),
     }
     const spec = await (await fetch(`${cluster.url}/openapi.json`)).text()
-    server.on('request', (req, res) => {
-      const path = new URL(req.url ?? '/', 'http://x').pathname
-      if (pages[path]) return void res.writeHead(200, { 'content-type': 'text/html' }).end(pages[path])
-      if (path === '/swagger/spec.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(spec)
-      // Swagger UI's own files, from its npm package.
-      const file = normalize(join(swagger.root, path.replace(/^\/swagger\//, '')))
-      if (!path.startsWith('/swagger/') || !file.startsWith(swagger.root) || !existsSync(file) || !statSync(file).isFile()) return void res.writeHead(404).end()
-      res.writeHead(200, { 'content-type': extname(file) === '.css' ? 'text/css' : 'text/javascript' }).end(readFileSync(file))
-    })
+    server.on('request', (req, res) => servePages(pages, spec, new URL(req.url ?? '/', 'http://x').pathname, res))
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const address = server.address()
     const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`

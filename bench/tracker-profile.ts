@@ -11,14 +11,12 @@
  * click finds depends on timing. `npm run bench:tracker-profile -- [--visits=N]`;
  * prints a markdown table.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { extname, join, normalize } from 'node:path'
 import { chromium, type Browser } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
 import { startCluster } from '../test/helpers/cluster.js'
 import { seedProject } from '../test/helpers/seed.js'
-import { swagger, visitFor } from './storage-apps-visitors.js'
+import { servePages, swagger, visitFor } from './storage-apps-visitors.js'
 
 const VISITS = Number(process.argv.find((a) => a.startsWith('--visits='))?.slice(9) ?? 3)
 const VISIT_MS = 20_000
@@ -67,14 +65,7 @@ try {
   const { project } = await seedProject(cluster.dataDir, 'Profile', 'profile@bench.test')
   const spec = await (await fetch(`${cluster.url}/openapi.json`)).text()
   const pages: Record<string, string> = { '/swagger/tracked': swagger.html(snippetFor(project.publicKey, cluster.url)), '/swagger/bare': swagger.html('') }
-  server.on('request', (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname
-    if (pages[path]) return void res.writeHead(200, { 'content-type': 'text/html' }).end(pages[path])
-    if (path === '/swagger/spec.json') return void res.writeHead(200, { 'content-type': 'application/json' }).end(spec)
-    const file = normalize(join(swagger.root, path.replace(/^\/swagger\//, '')))
-    if (!path.startsWith('/swagger/') || !file.startsWith(swagger.root) || !existsSync(file) || !statSync(file).isFile()) return void res.writeHead(404).end()
-    res.writeHead(200, { 'content-type': extname(file) === '.css' ? 'text/css' : 'text/javascript' }).end(readFileSync(file))
-  })
+  server.on('request', (req, res) => servePages(pages, spec, new URL(req.url ?? '/', 'http://x').pathname, res))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
   browser = await chromium.launch({
