@@ -19,6 +19,7 @@
  * - dashboard/*, tracker/*: Chromium, too slow for npm test's budget.
  * - Passing in the cluster mode (measured) but left out for the time budget, each a cluster start per test for little contract of its own:
  *   control/{snippet,sessions-by-element,recording-bomb,fold-thread,login-csrf,login-throttle,dashboard-files},
+ *   control/credentials (26 s; API keys made through the log are used on every node in two-nodes.test.ts),
  *   front/{body-caps,body-caps-early-answer,artifacts,garbage-structure,hostile-requests,parser-refusals,long-headers,nosniff,aborted-clients,slow-inputs,ingest-overload},
  *   cli/{projects,sessions,members,capture,terminal}, public/documents, site/pages, grouping/backfill.
  */
@@ -30,7 +31,6 @@ t.setTimeout(400_000)
 process.env.SVC_TEST_CLUSTER_MODE = '1'
 await importInTurn(t, [
   new URL('../control/projects.test.js', import.meta.url),
-  new URL('../control/credentials.test.js', import.meta.url),
   new URL('../control/accounts.test.js', import.meta.url),
   new URL('../control/members.test.js', import.meta.url),
   // Credentials created while a removal commits, and quotas: decided where each node applies the log, in its order.
