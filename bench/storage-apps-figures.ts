@@ -15,8 +15,7 @@
  * the session already added before. Event JSON is counted as sent.
  */
 import { brotliCompressSync, constants, gunzipSync, gzipSync } from 'node:zlib'
-import { AddsExpander } from '../src/recordings/compact-mutations.js'
-import { MAX_EVENT_BYTES } from '../src/recordings/limits.js'
+import { expandedEvents } from '../src/recordings/compact-mutations.js'
 import type { Store } from '../src/store/store.js'
 
 /** rrweb's IncrementalSource, by number (rrweb types, `IncrementalSource`). */
@@ -75,16 +74,14 @@ export function sessionFigures(store: Store, projectId: string, sk: string): Ses
     figures.brotliChunks += brotli(json, 22)
     session.push(json)
     const events = JSON.parse(json) as { type: number; data?: { source?: number } }[]
-    const expander = new AddsExpander(MAX_EVENT_BYTES)
+    // The adds as rrweb emitted them, before the tracker wrote them compactly.
+    const asEmitted = expandedEvents(events)
     const parts = new Map<string, string[]>()
-    for (const event of events) {
+    for (const [i, event] of events.entries()) {
       const kind = kindOf(event)
       if (event.type === 2) figures.fullSnapshots++
       if (event.type === 3 && event.data?.source === 0) {
-        // The adds as rrweb emitted them, before the tracker wrote them compactly.
-        const expanded = expander.expand(Buffer.from(JSON.stringify(event)))
-        const asEmitted = 'event' in expanded ? JSON.parse(expanded.event.toString('utf8')) : event
-        for (const add of (asEmitted.data as { adds?: { node?: Record<string, unknown> }[] }).adds ?? []) {
+        for (const add of (asEmitted[i].data as { adds?: { node?: Record<string, unknown> }[] }).adds ?? []) {
           const key = withoutIds(add)
           const bytes = Buffer.byteLength(JSON.stringify(add))
           figures.addedJson += bytes

@@ -14,13 +14,15 @@
  * object (the node as rrweb serialized it, without its id).
  */
 
+import { MAX_EVENT_BYTES } from './limits.js'
+
 /** The start every mutation event has as the tracker serializes it. */
 const MUTATION = Buffer.from('{"type":3,"data":{"source":0,')
 const COMPACT = Buffer.from('"a":[')
 
 type Node = Record<string, unknown>
 
-/** What one event may grow to; the caller's bound on events. */
+/** An event with its adds put back, or the size it would have passed the caller's bound with. */
 export type Expanded = { event: Buffer } | { tooLarge: number }
 
 export class AddsExpander {
@@ -80,6 +82,15 @@ export class AddsExpander {
     const size = this.sizes[index] + 60
     return { add: { parentId: id - minusParent, nextId: minusNext === 0 ? null : id - minusNext, node: { ...node, id } }, size }
   }
+}
+
+/** One chunk's events, parsed, as sessions.events answers them (an event past the bound stays as stored). */
+export function expandedEvents<T>(events: T[], maxEventBytes = MAX_EVENT_BYTES): T[] {
+  const expander = new AddsExpander(maxEventBytes)
+  return events.map((event) => {
+    const expanded = expander.expand(Buffer.from(JSON.stringify(event)))
+    return 'event' in expanded ? (JSON.parse(expanded.event.toString('utf8')) as T) : event
+  })
 }
 
 /** A node's content as the tracker wrote it the first time, as rrweb's serialized node without its id. */

@@ -10,8 +10,7 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core'
 import { snippetFor } from '../../src/install/snippet.js'
-import { AddsExpander } from '../../src/recordings/compact-mutations.js'
-import { MAX_EVENT_BYTES } from '../../src/recordings/limits.js'
+import { expandedEvents } from '../../src/recordings/compact-mutations.js'
 import type { SignalsRecord, Store } from '../../src/store/store.js'
 import { ROOT } from './cluster.js'
 
@@ -171,11 +170,7 @@ export function storedChunks(store: Store, projectId: string): StoredChunk[] {
       const raw = Buffer.from(bytes)
       const text = (info.encoding === 'gzip' ? gunzipSync(raw) : raw).toString('utf8')
       // `text` as stored; `events` as sessions.events answers them, with the adds the tracker wrote compactly put back.
-      const expander = new AddsExpander(MAX_EVENT_BYTES)
-      const events = (JSON.parse(text) as unknown[]).map((event) => {
-        const expanded = expander.expand(Buffer.from(JSON.stringify(event)))
-        return 'event' in expanded ? JSON.parse(expanded.event.toString('utf8')) : event
-      })
+      const events = expandedEvents(JSON.parse(text) as unknown[])
       chunks.push({ sk: session.sk, seq: info.seq, pageIndex: info.pageIndex, encoding: info.encoding, text, events })
     }
   }
