@@ -188,8 +188,9 @@ export async function runPrimary(config: Config): Promise<void> {
 
   // An erasure finished but the service stopped before its compaction: nothing has the store open yet.
   if ((await import('../store/lmdb/compaction.js')).compactionWanted(config.dataDir)) await compact(config)
-  await launch('control', CONTROL_ENTRY)
-  const fronts = await Promise.all(Array.from({ length: config.workers }, (_, i) => launch(`front-${i + 1}`, FRONT_ENTRY)))
+  // The fronts start beside the control worker, not after it: each takes a second or so to load, and the
+  // service announces itself only once all are ready (a control route asked meanwhile is answered 500 with a retry hint).
+  const [, ...fronts] = await Promise.all([launch('control', CONTROL_ENTRY), ...Array.from({ length: config.workers }, (_, i) => launch(`front-${i + 1}`, FRONT_ENTRY))])
   started = true
   if (compactOnceStarted) compactOnline()
   const native = fronts.every((m) => m.native === true)

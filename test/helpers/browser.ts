@@ -13,6 +13,7 @@ import { snippetFor } from '../../src/install/snippet.js'
 import { expandedEvents } from '../../src/recordings/compact-mutations.js'
 import type { SignalsRecord, Store } from '../../src/store/store.js'
 import { ROOT } from './cluster.js'
+import { profiled } from '../support/profile-events.js'
 
 export const FIXTURES = join(ROOT, 'test', 'fixtures', 'tracker')
 export const ARTIFACTS = join(ROOT, 'test', 'artifacts')
@@ -22,10 +23,12 @@ interface Teardown {
 }
 
 export async function launchBrowser(t: Teardown): Promise<Browser> {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  })
+  const browser = await profiled('browser', () =>
+    chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    }),
+  )
   t.teardown(() => browser.close())
   return browser
 }

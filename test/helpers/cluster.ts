@@ -15,6 +15,7 @@ import type { NatsSettings } from '../../src/journal/connect.js'
 import { startNatsCluster, type NatsCluster } from '../../src/journal/nats-servers.js'
 import { logSealOf } from '../../src/journal/node.js'
 import type { LogSeal } from '../../src/journal/seal.js'
+import { profiled } from '../support/profile-events.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const DIST = join(ROOT, 'dist')
@@ -91,7 +92,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const dataDir = options.dataDir ?? tempDataDir()
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startClusterOnce(options, dataDir)
+      return await profiled('service', () => startClusterOnce(options, dataDir))
     } catch (error) {
       if (attempt >= 3 || !/could not listen/.test(String(error))) throw error
     }
@@ -105,7 +106,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
  */
 async function logFor(options: ClusterOptions, dataDir: string): Promise<NatsCluster | undefined> {
   if (process.env.SVC_TEST_CLUSTER_MODE !== '1' || options.env?.NATS_URL) return undefined
-  return startNatsCluster({ dir: join(dataDir, 'nats'), size: 1, freePort, secretsDir: sharedSecrets() })
+  return profiled('nats', () => startNatsCluster({ dir: join(dataDir, 'nats'), size: 1, freePort, secretsDir: sharedSecrets() }))
 }
 
 let secretsDir: string | undefined
