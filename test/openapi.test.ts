@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats'
 import t from 'tap'
 import { INGEST_OPERATIONS, PUBLIC_ARTIFACTS } from '../src/front/operations.js'
 import { controlOperations } from '../src/control/control.js'
+import { createAjv } from '../src/contract/validators.js'
 import { call } from './helpers/api.js'
 import { clusterFor } from './helpers/cluster.js'
 import { seedProject } from './helpers/seed.js'
@@ -45,6 +46,12 @@ t.test('the OpenAPI document is valid, complete and true to the running server',
     t.equal(document.paths[op.route]?.[op.method.toLowerCase()]?.operationId, op.operationId, `${op.method} ${op.route} is documented`)
   }
   t.equal(operations.length, registered.length, 'and nothing else is')
+  // The control worker compiles a route's schemas when the route is first asked: each must compile under the service's strict AJV.
+  const strict = createAjv()
+  for (const op of registered) {
+    const { body, query } = op as { body?: object; query?: object }
+    for (const schema of [body, query].filter(Boolean)) t.doesNotThrow(() => strict.compile(schema as object), `${op.operationId}'s schema compiles`)
+  }
 
   // Every operation in the document is served (answered by its handler, not by the 404 of an unknown route).
   for (const { path, method } of operations) {

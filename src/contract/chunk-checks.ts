@@ -2,7 +2,8 @@
 import { chunkMetaSchema } from '../schemas/tracker-payloads.js'
 import type { ChunkMeta } from '../store/store.js'
 import { flattenDeeperThan, schemaDepth } from './json-nesting.js'
-import { describeErrors, validators } from './validators.js'
+import { validators } from './payload-validators.js'
+import { describeErrors } from './validators.js'
 
 export const PUBLIC_KEY_RE = /^svc_pk_[0-9a-f]+$/
 /**

@@ -8,7 +8,8 @@ import { LIMITS } from '../config.js'
 import { clickSchema, consoleEntrySchema, errorEntrySchema, MAX_LOSSES_PER_BATCH, requestEntrySchema, signalsBatchSchema, viewSchema } from '../schemas/tracker-payloads.js'
 import type { Click, ConsoleEntry, ErrorEntry, RecordingLoss, RequestEntry, SignalsRecord, View } from '../store/store.js'
 import { flattenDeeperThan, schemaDepth } from './json-nesting.js'
-import { describeErrors, validators } from './validators.js'
+import { validators } from './payload-validators.js'
+import { describeErrors } from './validators.js'
 
 /** Search texts per batch (the schema's bound): past it, entries are dropped and counted like any other. */
 const MAX_CONSOLE = signalsBatchSchema.properties.console.maxItems

@@ -91,8 +91,19 @@ export function operation<C, S extends JSONSchema | undefined = undefined, R ext
 
 interface Compiled {
   op: Operation<any>
-  validate?: ValidateFunction
-  validateQuery?: ValidateFunction
+  validate?: () => ValidateFunction
+  validateQuery?: () => ValidateFunction
+}
+
+/**
+ * A schema's validator, compiled when its route is first asked (a few ms),
+ * not at start-up: compiling the whole table took a third of the control
+ * worker's start, for routes most deployments call rarely or never.
+ * test/openapi.test.ts compiles every one, so a schema AJV refuses fails there.
+ */
+function compiledOnFirstUse(schema: object): () => ValidateFunction {
+  let validate: ValidateFunction | undefined
+  return () => (validate ??= ajv.compile(schema))
 }
 
 export type Authenticate = (req: IncomingMessage, query: URLSearchParams, credential: Credential) => unknown
@@ -127,7 +138,7 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
     if (table.has(key)) throw new Error(`duplicate route ${key}`)
     // The table is the one place roles are decided: an operation a member calls that names no role would be open to every role.
     if (op.credential === 'apiKey' && !op.minRole) throw new Error(`${op.operationId} takes an API key but names no minRole`)
-    table.set(key, { op, validate: op.body ? ajv.compile(op.body as object) : undefined, validateQuery: op.query ? ajv.compile(op.query) : undefined })
+    table.set(key, { op, validate: op.body ? compiledOnFirstUse(op.body as object) : undefined, validateQuery: op.query ? compiledOnFirstUse(op.query) : undefined })
   }
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -141,7 +152,9 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
       await drain(req)
       return writeError(res, 'not_found')
     }
-    const { op, validate, validateQuery } = entry
+    const { op } = entry
+    const validate = entry.validate?.()
+    const validateQuery = entry.validateQuery?.()
     routes.set(res, op.operationId)
     const auth = await authenticate(req, url.searchParams, op.credential)
     if (op.minRole) {

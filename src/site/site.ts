@@ -56,21 +56,24 @@ export interface SiteOptions extends DocumentOptions {
 export type SiteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean
 
 /**
- * A page's bytes; its gzip and br twins are made when first asked for and kept:
- * made for every page at start-up they took about 0.23 s of each control
- * worker's CPU (brotli at quality 11), for pages most starts never serve.
+ * A page's bytes, made when first asked for and kept, and its gzip and br
+ * twins likewise: rendered and compressed for every page at start-up they took
+ * a quarter of each control worker's start-up CPU, for pages most starts never serve.
  */
-function encode(text: string): Encoded {
-  const identity = Buffer.from(text, 'utf8')
+function encode(text: () => string): Encoded {
+  let identity: Buffer | undefined
   let gzip: Buffer | undefined
   let br: Buffer | undefined
   return {
-    identity,
+    get identity() {
+      return (identity ??= Buffer.from(text(), 'utf8'))
+    },
     get gzip() {
-      return (gzip ??= gzipSync(identity, { level: 9 }))
+      return (gzip ??= gzipSync(this.identity, { level: 9 }))
     },
     get br() {
-      return (br ??= brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } }))
+      const bytes = this.identity
+      return (br ??= brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }))
     },
   }
 }
@@ -99,7 +102,7 @@ export function errorsMarkdown(): string {
   return lines.join('\n')
 }
 
-/** Reads, fills and renders every page; throws at start-up if a source or a placeholder is missing. */
+/** Reads and fills every page (throwing at start-up if a source or a placeholder is missing); each is rendered when first asked for. */
 export function buildPages(options: SiteOptions): Map<string, Built> {
   const placeholders = {
     ...documentPlaceholders(options),
@@ -112,7 +115,6 @@ export function buildPages(options: SiteOptions): Map<string, Built> {
   for (const page of PAGES) {
     const dir = page.source === 'site' ? options.pagesDir : options.publicDir
     const markdown = fillPlaceholders(readFileSync(new URL(page.file, dir), 'utf8'), placeholders, page.file)
-    const html = renderHtml(markdown, { path: page.path, nav, siteName: SITE_NAME })
     const common = { 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'X-Content-Type-Options': 'nosniff' }
     pages.set(page.path, {
       title: titleOf(markdown),
@@ -120,11 +122,11 @@ export function buildPages(options: SiteOptions): Map<string, Built> {
       variants: {
         'text/html': {
           contentType: 'text/html; charset=utf-8',
-          bodies: encode(html),
+          bodies: encode(() => renderHtml(markdown, { path: page.path, nav, siteName: SITE_NAME })),
           // The pages are static: no script runs, nothing is framed, only the inline style applies.
           headers: { ...common, 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'" },
         },
-        'text/markdown': { contentType: 'text/markdown; charset=utf-8', bodies: encode(markdown), headers: common },
+        'text/markdown': { contentType: 'text/markdown; charset=utf-8', bodies: encode(() => markdown), headers: common },
       },
     })
   }

@@ -34,6 +34,7 @@ export interface Cluster {
 }
 
 export interface ClusterOptions {
+  /** Fronts (WORKERS): one unless told; the files about several fronts (sharing a port, one killed, limits across them) ask for two. */
   workers?: number
   dataDir?: string
   env?: Record<string, string>
@@ -130,7 +131,7 @@ async function startClusterOnce(options: ClusterOptions, dataDir: string): Promi
   const nats = await logFor(options, dataDir)
   const clusterEnv: Record<string, string> = nats ? { ...nats.env(), NATS_REPLICAS: '1', NATS_PARTITIONS: '2' } : {}
   const child = spawn(process.execPath, [options.main ?? join(DIST, 'main.js')], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: String(options.workers ?? 2), ...clusterEnv, ...options.env },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: String(options.workers ?? 1), ...clusterEnv, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true, // its own process group, so kill() reaches every process of the cluster
   })
