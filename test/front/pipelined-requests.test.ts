@@ -68,7 +68,7 @@ t.test('on the fallback, pipelined requests behind one answered later are answer
     expected.forEach(([, body], i) => t.match(answers[i]?.json, body, `${what}: answer ${i + 1}`))
   }
   t.equal(store.getSession(projectId, 'later')?.chunkCount, 3, 'the three chunks are stored')
-  t.same(await projectNames(fallback), ['Acme site', 'piped'], 'the project was created once')
+  t.same(await projectNames(fallback), [fallback.seeded.project.name, 'piped'].sort(), 'the project was created once')
 })
 
 t.test('on uWebSockets.js, a request pipelined behind one answered later closes the connection unanswered; a proxied one is not carried out', { skip: nativeEngine === 'fallback' && 'no native build loads here' }, async (t) => {
@@ -77,10 +77,10 @@ t.test('on uWebSockets.js, a request pipelined behind one answered later closes 
   t.not(created.end, 'complete', `closed (${created.end})`)
   t.same(created.answers, [], 'not a byte of an answer')
   await new Promise((resolve) => setTimeout(resolve, 500)) // time for the control worker to have created it, were it forwarded
-  t.same(await projectNames(native), ['Acme site'], 'the project was not created: the client could not have learnt that it was')
+  t.same(await projectNames(native), [native.seeded.project.name], 'the project was not created: the client could not have learnt that it was')
   const alone = await pipelined(cluster.port, control(seeded.apiKey, 'projects.create', { name: 'piped' }), 1)
   t.equal(alone.answers[0]?.status, 200, 'sent again on its own, it is created')
-  t.same(await projectNames(native), ['Acme site', 'piped'], 'once')
+  t.same(await projectNames(native), [native.seeded.project.name, 'piped'].sort(), 'once')
 
   const chunks = await pipelined(cluster.port, Buffer.concat([chunk(pk, 'later', 0), chunk(pk, 'later', 1)]), 2)
   t.same([chunks.end === 'complete', chunks.answers], [false, []], 'two chunks: closed unanswered')

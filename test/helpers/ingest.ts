@@ -1,11 +1,5 @@
-/**
- * One running cluster with one project, for a test of the ingest path: the
- * cluster (one front unless told), the project's public key, and the store
- * opened from the test process to read back what the cluster wrote. Torn down
- * with the test: the store closed, the cluster stopped, the data removed.
- */
 import { rmSync } from 'node:fs'
-import type { Test } from 'tap'
+import tap, { type Test } from 'tap'
 import { startCluster, type Cluster, type ClusterOptions } from './cluster.js'
 import type { Answer, RawAnswer } from './http.js'
 import { seedProject, storeAt, type Seeded } from './seed.js'
@@ -19,7 +13,48 @@ export interface IngestSetup {
   store: Store
 }
 
-export async function ingestCluster(t: { teardown(fn: () => unknown): void }, options: ClusterOptions = {}): Promise<IngestSetup> {
+/**
+ * A running cluster with a project of its own, for a test of the ingest path:
+ * the cluster (one front unless told), the project's public key, and the store
+ * opened from the test process to read back what the cluster wrote.
+ *
+ * Tests of one file that ask for the same options share one cluster, started
+ * at the first ask and stopped when the file's tests end: each gets a new
+ * organisation and project, which is all an ingest test reads back by. A test
+ * that counts what the whole service did (metrics, logs since start) or stops
+ * the service asks for `fresh`: a cluster of its own, torn down with the test.
+ */
+export async function ingestCluster(t: { teardown(fn: () => unknown): void }, options: ClusterOptions & { fresh?: boolean } = {}): Promise<IngestSetup> {
+  const { fresh, ...clusterOptions } = options
+  const { cluster, store } = fresh || options.dataDir ? await ownCluster(t, clusterOptions) : await sharedCluster(clusterOptions)
+  const n = ++seeds
+  const seeded = await seedProject(cluster.dataDir, `Ingest Org ${n}`, `owner${n}@ingest${n}.test`)
+  return { cluster, seeded, pk: seeded.project.publicKey, projectId: seeded.project.id, store }
+}
+
+let seeds = 0
+const shared = new Map<string, Promise<{ cluster: Cluster; store: Store }>>()
+
+function sharedCluster(options: ClusterOptions): Promise<{ cluster: Cluster; store: Store }> {
+  const key = JSON.stringify(options)
+  let running = shared.get(key)
+  if (!running) {
+    running = startCluster({ workers: 1, ...options }).then((cluster) => {
+      const store = storeAt(cluster.dataDir)
+      // The file's root test: it ends after every test of the file, whichever started the cluster.
+      tap.teardown(async () => {
+        await store.close()
+        await cluster.stop()
+        rmSync(cluster.dataDir, { recursive: true, force: true })
+      })
+      return { cluster, store }
+    })
+    shared.set(key, running)
+  }
+  return running
+}
+
+async function ownCluster(t: { teardown(fn: () => unknown): void }, options: ClusterOptions): Promise<{ cluster: Cluster; store: Store }> {
   const cluster = await startCluster({ workers: 1, ...options })
   const store = storeAt(cluster.dataDir)
   t.teardown(async () => {
@@ -27,8 +62,7 @@ export async function ingestCluster(t: { teardown(fn: () => unknown): void }, op
     await cluster.stop()
     if (!options.dataDir) rmSync(cluster.dataDir, { recursive: true, force: true })
   })
-  const seeded = await seedProject(cluster.dataDir)
-  return { cluster, seeded, pk: seeded.project.publicKey, projectId: seeded.project.id, store }
+  return { cluster, store }
 }
 
 interface Asserts {
