@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import t from 'tap'
 import { call } from '../helpers/api.js'
-import { clusterFor, DIST } from '../helpers/cluster.js'
+import { clusterFor, DIST, sharedCluster } from '../helpers/cluster.js'
 import { seedProject } from '../helpers/seed.js'
 
 /** Every bearer-authenticated operation, with a body that is valid for it. */
@@ -30,7 +30,7 @@ function mintToken(dataDir: string, projectId: string, ttl?: string): string {
 }
 
 t.test('every credential kind on every operation: only the right kind succeeds', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const seeded = await seedProject(cluster.dataDir, 'Matrix Org', 'm@matrix.test')
   const setupToken = mintToken(cluster.dataDir, seeded.project.id)
   // A second key to revoke in the keys.revoke row, so the main key survives the matrix.
@@ -61,7 +61,7 @@ t.test('every credential kind on every operation: only the right kind succeeds',
 })
 
 t.test('a setup token reaches exactly one project and one field', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const seeded = await seedProject(cluster.dataDir, 'Scoped Org', 's@scoped.test')
   const token = mintToken(cluster.dataDir, seeded.project.id)
   const other = await call(cluster.url, '/cli/projects.create', { token: seeded.apiKey, body: { name: 'Other' } })
@@ -75,7 +75,7 @@ t.test('a setup token reaches exactly one project and one field', async (t) => {
 })
 
 t.test('malformed bearer headers are 401 JSON, never 5xx', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const { apiKey } = await seedProject(cluster.dataDir)
   const headers = [
     '',
@@ -102,7 +102,7 @@ t.test('malformed bearer headers are 401 JSON, never 5xx', async (t) => {
 })
 
 t.test('a secret in the query string is refused, not accepted', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const { apiKey } = await seedProject(cluster.dataDir)
   for (const query of [`?token=${apiKey}`, `?api_key=${apiKey}`, `?authorization=Bearer%20${apiKey}`]) {
     const res = await fetch(`${cluster.url}/api/v1/cli/whoami${query}`, { method: 'POST' })
@@ -115,7 +115,7 @@ t.test('a secret in the query string is refused, not accepted', async (t) => {
 })
 
 t.test('a setup token expires (short TTL) and revocation takes effect at once', async (t) => {
-  const cluster = await clusterFor(t, { workers: 2 })
+  const cluster = await sharedCluster({ workers: 2 })
   const seeded = await seedProject(cluster.dataDir, 'Expiry Org', 'e@expiry.test')
   // 5 s rather than 1: on a busy machine the admin process that mints it can take a second to exit.
   const short = mintToken(cluster.dataDir, seeded.project.id, '5s')
@@ -150,7 +150,7 @@ t.test('a setup token expires (short TTL) and revocation takes effect at once', 
 })
 
 t.test('API keys: created once in plaintext, listed masked, with last use', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const seeded = await seedProject(cluster.dataDir, 'Keys Org', 'k@keys.test')
   const created = await call(cluster.url, '/cli/keys.create', { token: seeded.apiKey, body: { label: 'ci' } })
   t.equal(created.status, 200)

@@ -2,7 +2,7 @@
 import t from 'tap'
 import { HOUR_MS } from '../../src/store/insights.js'
 import { call } from '../helpers/api.js'
-import { clusterFor } from '../helpers/cluster.js'
+import { sharedCluster } from '../helpers/cluster.js'
 import { seedProject } from '../helpers/seed.js'
 import { postSignals } from '../helpers/read.js'
 import { meta, postChunk } from '../helpers/http.js'
@@ -11,7 +11,7 @@ const NOW = Date.now()
 const CART = 'https://shop.test/acme/cart/42'
 
 t.test('heatmaps, the leaderboard, the friction feed and the page list read what /signals received', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const { apiKey, project } = await seedProject(cluster.dataDir)
   const read = (route: string, body: Record<string, unknown>) => call(cluster.url, route, { token: apiKey, body: { projectId: project.id, ...body } })
   t.equal(
@@ -87,7 +87,7 @@ t.test('heatmaps, the leaderboard, the friction feed and the page list read what
 })
 
 t.test('validation, credentials, unknown pages and other organisations\' projects', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const a = await seedProject(cluster.dataDir, 'Org A', 'a@a.test')
   const b = await seedProject(cluster.dataDir, 'Org B', 'b@b.test')
   t.equal(await postSignals(cluster.url, a.project.publicKey, { sk: 's', vid: 'v', clicks: [{ url: CART, ts: NOW, xRatio: 0.1, yDoc: 1, kind: 'dead' }] }), 200)
@@ -134,7 +134,7 @@ t.test('validation, credentials, unknown pages and other organisations\' project
 })
 
 t.test('pages.list lists pages known only from recordings, with zero counts, after the active ones', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const { apiKey, project } = await seedProject(cluster.dataDir)
   const read = (body: Record<string, unknown>) => call(cluster.url, '/cli/pages.list', { token: apiKey, body: { projectId: project.id, ...body } })
   t.equal((await postChunk(cluster.url, { pk: project.publicKey, meta: meta({ sk: 'rec-only', url: 'https://shop.test/acme/orders/77' }) })).status, 200)

@@ -1,10 +1,10 @@
 import t from 'tap'
 import { call, ingestChunk } from '../helpers/api.js'
-import { clusterFor } from '../helpers/cluster.js'
+import { sharedCluster } from '../helpers/cluster.js'
 import { seedProject } from '../helpers/seed.js'
 
 t.test('project operations through an API key', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const { apiKey, orgId, userId } = await seedProject(cluster.dataDir, 'Projects Org', 'owner@projects.test')
 
   t.test('whoami names the organisation and the user', async (t) => {
@@ -96,7 +96,7 @@ t.test('project operations through an API key', async (t) => {
 })
 
 t.test('an organisation never sees, counts, changes or learns of another one\'s project', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const a = await seedProject(cluster.dataDir, 'Org A', 'a@a.test')
   const b = await seedProject(cluster.dataDir, 'Org B', 'b@b.test')
   const listA = await call(cluster.url, '/cli/projects.list', { token: a.apiKey })
@@ -124,7 +124,7 @@ t.test('an organisation never sees, counts, changes or learns of another one\'s 
 })
 
 t.test('setup path-rules: backfillNeeded only when pages exist under different rules; a 400 saves nothing', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const seeded = await seedProject(cluster.dataDir, 'Setup Org', 'setup@setup.test')
   const minted = await call(cluster.url, '/cli/projects.setup-token', { token: seeded.apiKey, body: { projectId: seeded.project.id } })
   const token = minted.body.token

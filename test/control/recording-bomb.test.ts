@@ -8,7 +8,7 @@
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { MAX_CHUNK_INFLATED_BYTES } from '../../src/recordings/events.js'
-import { clusterFor } from '../helpers/cluster.js'
+import { sharedCluster } from '../helpers/cluster.js'
 import { gzipBomb } from '../helpers/gzip-bomb.js'
 import { controlPid, statusBytes } from '../helpers/process-memory.js'
 import { callRaw, postChunk } from '../helpers/read.js'
@@ -28,7 +28,7 @@ const GROWTH_BOUND = 100 * 1024 * 1024
 const event = (n: number) => JSON.stringify({ type: 3, data: { source: 1, n }, timestamp: 1_700_000_000_000 + n })
 
 t.test('a 146 KB gzip bomb is read back as a bounded answer, the other events intact, the control worker flat', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const { apiKey, project } = await seedProject(cluster.dataDir)
   const before = [event(0), event(1)]
   const inBombChunk = event(2)
@@ -82,7 +82,7 @@ t.test('a 146 KB gzip bomb is read back as a bounded answer, the other events in
 })
 
 t.test('maxBytes caps the answer at an event boundary; a cap below its minimum is refused', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const { apiKey, project } = await seedProject(cluster.dataDir)
   const all = Array.from({ length: 400 }, (_, n) => event(n))
   t.equal(await postChunk(cluster.url, project.publicKey, { sk: 's', seq: 0, encoding: 'gzip', eventCount: 200 }, gzipSync(`[${all.slice(0, 200).join(',')}]`)), 200)

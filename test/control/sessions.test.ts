@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { purgeExpired } from '../../src/recordings/retention.js'
 import { call } from '../helpers/api.js'
-import { clusterFor } from '../helpers/cluster.js'
+import { clusterFor, sharedCluster } from '../helpers/cluster.js'
 import { seedProject, storeAt } from '../helpers/seed.js'
 import { callRaw, events, postChunk, postSignals } from '../helpers/read.js'
 
@@ -12,7 +12,7 @@ const NOW = Date.now()
 const DAY = 24 * 60 * 60 * 1000
 
 t.test('lists sessions newest first with visitor, identity, times, pages, recording and signal counts', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const { apiKey, project } = await seedProject(cluster.dataDir)
   const body = Buffer.from(JSON.stringify(events(0, 2)))
   const identity = { userId: 'u_42', email: 'ada@shop.test', accountId: 'acme' }
@@ -109,7 +109,7 @@ t.test('lists sessions newest first with visitor, identity, times, pages, record
 })
 
 t.test('sessions.chunk answers each chunk byte for byte, as application/octet-stream with X-Svc-Encoding', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const { apiKey, project } = await seedProject(cluster.dataDir)
   // A gzip chunk of incompressible data (600 KB: past the front's buffered-answer size, so it streams),
   // and a raw chunk with odd white space and characters outside ASCII.
@@ -141,7 +141,7 @@ t.test('sessions.chunk answers each chunk byte for byte, as application/octet-st
 })
 
 t.test('sessions.events joins gzip and raw chunks into one JSON array of events in seq order', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const { apiKey, project } = await seedProject(cluster.dataDir)
   // Arrive out of order; an empty chunk and a lone event object on the way.
   t.equal(await postChunk(cluster.url, project.publicKey, { sk: 's1', seq: 2, encoding: 'json' }, Buffer.from(JSON.stringify(events(5, 3)))), 200)
@@ -182,7 +182,7 @@ t.test('a purged session is listed as purged; its chunk list is empty and its ch
 })
 
 t.test('validation, credentials and other organisations\' projects', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
+  const cluster = await sharedCluster({ workers: 1 })
   const a = await seedProject(cluster.dataDir, 'Org A', 'a@a.test')
   const b = await seedProject(cluster.dataDir, 'Org B', 'b@b.test')
   t.equal(await postChunk(cluster.url, a.project.publicKey, { sk: 's1', seq: 0 }, Buffer.from(JSON.stringify(events(0, 1)))), 200)

@@ -10,6 +10,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import tap from 'tap'
 import { loadConfig } from '../../src/config.js'
 import type { NatsSettings } from '../../src/journal/connect.js'
 import { startNatsCluster, type NatsCluster } from '../../src/journal/nats-servers.js'
@@ -188,6 +189,32 @@ export async function clusterFor(t: { teardown(fn: () => unknown): void }, optio
     if (!options.dataDir) rmSync(cluster.dataDir, { recursive: true, force: true })
   })
   return cluster
+}
+
+const shared = new Map<string, Promise<Cluster>>()
+
+/**
+ * A cluster the tests of one file share: the first ask with these options
+ * starts it, later asks get the same one, and it stops (its data removed)
+ * when the file's tests end. For tests isolated by what they create (an
+ * organisation, a project), not by the service: one that stops the service,
+ * or counts what it did since it started, takes clusterFor.
+ */
+export function sharedCluster(options: Omit<ClusterOptions, 'dataDir'> = {}): Promise<Cluster> {
+  const key = JSON.stringify(options)
+  let running = shared.get(key)
+  if (!running) {
+    running = startCluster(options).then((cluster) => {
+      // The file's root test: it ends after every test of the file, whichever asked first.
+      tap.teardown(async () => {
+        await cluster.stop()
+        rmSync(cluster.dataDir, { recursive: true, force: true })
+      })
+      return cluster
+    })
+    shared.set(key, running)
+  }
+  return running
 }
 
 function killGroup(child: ChildProcess): void {

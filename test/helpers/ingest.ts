@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs'
 import tap, { type Test } from 'tap'
-import { startCluster, type Cluster, type ClusterOptions } from './cluster.js'
+import { sharedCluster, startCluster, type Cluster, type ClusterOptions } from './cluster.js'
 import type { Answer, RawAnswer } from './http.js'
 import { seedProject, storeAt, type Seeded } from './seed.js'
 import type { Store } from '../../src/store/store.js'
@@ -26,32 +26,24 @@ export interface IngestSetup {
  */
 export async function ingestCluster(t: { teardown(fn: () => unknown): void }, options: ClusterOptions & { fresh?: boolean } = {}): Promise<IngestSetup> {
   const { fresh, ...clusterOptions } = options
-  const { cluster, store } = fresh || options.dataDir ? await ownCluster(t, clusterOptions) : await sharedCluster(clusterOptions)
+  const { cluster, store } = fresh || options.dataDir ? await ownCluster(t, clusterOptions) : await sharedWithStore(clusterOptions)
   const n = ++seeds
   const seeded = await seedProject(cluster.dataDir, `Ingest Org ${n}`, `owner${n}@ingest${n}.test`)
   return { cluster, seeded, pk: seeded.project.publicKey, projectId: seeded.project.id, store }
 }
 
 let seeds = 0
-const shared = new Map<string, Promise<{ cluster: Cluster; store: Store }>>()
+const stores = new Map<Cluster, Store>()
 
-function sharedCluster(options: ClusterOptions): Promise<{ cluster: Cluster; store: Store }> {
-  const key = JSON.stringify(options)
-  let running = shared.get(key)
-  if (!running) {
-    running = startCluster({ workers: 1, ...options }).then((cluster) => {
-      const store = storeAt(cluster.dataDir)
-      // The file's root test: it ends after every test of the file, whichever started the cluster.
-      tap.teardown(async () => {
-        await store.close()
-        await cluster.stop()
-        rmSync(cluster.dataDir, { recursive: true, force: true })
-      })
-      return { cluster, store }
-    })
-    shared.set(key, running)
+async function sharedWithStore(options: ClusterOptions): Promise<{ cluster: Cluster; store: Store }> {
+  const cluster = await sharedCluster({ workers: 1, ...options })
+  let store = stores.get(cluster)
+  if (!store) {
+    const opened = (store = storeAt(cluster.dataDir))
+    stores.set(cluster, opened)
+    tap.teardown(() => opened.close())
   }
-  return running
+  return { cluster, store }
 }
 
 async function ownCluster(t: { teardown(fn: () => unknown): void }, options: ClusterOptions): Promise<{ cluster: Cluster; store: Store }> {
