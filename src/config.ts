@@ -306,7 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     directUrl,
     durability,
     // 0: the front writes its own batches (lmdb-js commits off its thread) and reuses each body's buffer after the
-    // commit; a piscina thread per front cost more CPU per request on both ingest routes (README, WRITER_THREADS).
+    // commit; a piscina thread per front cost more CPU per request on both ingest routes (docs/configuration.md, WRITER_THREADS).
     writerThreads: int(env, 'WRITER_THREADS', 0, 0, 16),
     // Transactions each writer thread keeps pending at once. With one, the thread sat idle while its commit ran and
     // the next batch waited for the reply; with several, lmdb-js starts the next transaction as the last one commits.

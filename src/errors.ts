@@ -10,11 +10,11 @@ import type { errorBodySchema } from './schemas/common.js'
 export const ERRORS = {
   invalid_request: { status: 400, message: 'The body or parameters did not validate.', hint: 'Check the request against /openapi.json.' },
   unauthorized: { status: 401, message: 'Missing, malformed, invalid or expired credential.', hint: 'Send Authorization: Bearer <API key or setup token>; issue a new one if it was revoked or expired.' },
-  forbidden: { status: 403, message: 'Your role in the organisation does not allow this.', hint: 'Ask the organisation\'s owner (members.list shows who) for a role that does (README, Security: roles).' },
+  forbidden: { status: 403, message: 'Your role in the organisation does not allow this.', hint: 'Ask the organisation\'s owner (members.list shows who) for a role that does (docs/security.md, roles).' },
   not_found: { status: 404, message: 'No such endpoint, project or resource.', hint: 'Check the path and the id; endpoints are listed in /openapi.json.' },
   not_acceptable: { status: 406, message: 'No representation matches the Accept header.', hint: 'Accept text/html, text/markdown or application/json.' },
   payload_too_large: { status: 413, message: 'The body exceeded the endpoint\'s byte cap.', hint: 'Split the payload: chunks are capped at 1,000,000 bytes, signal batches at 256,000.' },
-  quota_exceeded: { status: 409, message: 'The organisation holds as many of these as its quota allows.', hint: 'Revoke or delete ones you no longer use (API keys, invite links), or ask the operator to raise the quota (README, Security).' },
+  quota_exceeded: { status: 409, message: 'The organisation holds as many of these as its quota allows.', hint: 'Revoke or delete ones you no longer use (API keys, invite links), or ask the operator to raise the quota (docs/security.md).' },
   overloaded: { status: 429, message: 'The service cannot store this payload right now; nothing was stored.', hint: 'Keep the payload and send it again after the Retry-After header\'s seconds.' },
   internal_error: { status: 500, message: 'The server failed to handle the request.', hint: 'Retry later; the server log has the details.' },
 } as const

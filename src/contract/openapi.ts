@@ -81,7 +81,7 @@ export function buildOpenApi(controlOperations: Operation<any>[], options: OpenA
       summary: op.summary,
       tags: [op.route.startsWith('/auth/') ? 'accounts' : op.credential === 'setupToken' ? 'install' : op.credential === 'apiKey' ? 'projects' : 'public'],
       security,
-      // Who may call it (README, Security: roles); a caller below it is answered 403 forbidden.
+      // Who may call it (docs/security.md, roles); a caller below it is answered 403 forbidden.
       ...(op.minRole ? { 'x-min-role': op.minRole } : {}),
       responses: {
         '200': okResponse(op.responseType ?? 'application/json', op.response),

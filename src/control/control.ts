@@ -43,7 +43,7 @@ export interface ControlDeps {
   site?: Pick<SiteOptions, 'pagesDir' | 'publicDir'>
 }
 
-/** Per-organisation quotas (README, Security), checked where the store writes what they count; and RETENTION_DAYS, which bounds a project's own. */
+/** Per-organisation quotas (docs/security.md), checked where the store writes what they count; and RETENTION_DAYS, which bounds a project's own. */
 export type Quotas = Pick<Config, 'maxProjectsPerOrg' | 'maxApiKeysPerOrg' | 'maxOpenInvitesPerOrg' | 'retentionDays'>
 
 /** RETENTION_DAYS's default (src/config.ts), for a document-only build of the operations. */

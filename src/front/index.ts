@@ -43,7 +43,7 @@ if (engine.name === 'uws-native 20.30') {
   // Its parser closes an HTTP/1.0 connection without a byte of answer: nginx's default upstream protocol, `curl -0`.
   log.warn('this engine closes HTTP/1.0 requests without an answer: behind nginx set proxy_http_version 1.1 (deploy/nginx/svc.conf)', {
     http: engine.name,
-    orAnswerThem: 'UWS_USE_FALLBACK=1 serves on node:http, which answers HTTP/1.0, at the cost README gives',
+    orAnswerThem: 'UWS_USE_FALLBACK=1 serves on node:http, which answers HTTP/1.0, at the cost docs/operations.md gives',
   })
 }
 if (config.trustProxy.spec) log.info('client addresses from X-Forwarded-For / Forwarded of trusted proxies', { trustProxy: config.trustProxy.spec })

@@ -34,7 +34,7 @@ export const signedInAnswer = {
         email: { type: 'string' },
         orgId: { type: 'string' },
         orgName: { type: 'string' },
-        role: { type: 'string', enum: ['owner', 'admin', 'viewer'], description: 'What the member may do (README, Security: roles); the dashboard offers only what it allows.' },
+        role: { type: 'string', enum: ['owner', 'admin', 'viewer'], description: 'What the member may do (docs/security.md, roles); the dashboard offers only what it allows.' },
       },
     },
     csrfToken: { type: 'string', description: 'Send it back in X-CSRF-Token on every POST made with the session cookie.' },

@@ -17,7 +17,7 @@ export const memberListAnswer = {
         properties: {
           userId,
           email: { type: 'string' },
-          role: { type: 'string', enum: ['owner', 'admin', 'viewer'], description: 'What they may do (README, Security: roles): the owner created the organisation and alone removes members, sets roles and reads the audit log; a viewer only reads.' },
+          role: { type: 'string', enum: ['owner', 'admin', 'viewer'], description: 'What they may do (docs/security.md, roles): the owner created the organisation and alone removes members, sets roles and reads the audit log; a viewer only reads.' },
           joinedAt: { type: 'number' },
           lastSignInAt: { type: 'number', nullable: true, description: 'Last dashboard sign-in; null if never.' },
           invitedBy: { type: 'string', nullable: true, description: 'Email of the member whose invite link they joined by; null for the owner, for operator-made users, and when that member was removed.' },

@@ -88,7 +88,7 @@ export function operationsMarkdown(operations: Operation<any>[]): string {
     ...INGEST_OPERATIONS.map((op) => ({ ...op, root: false })),
     ...operations.map((op) => ({ ...op, root: Boolean(op.atRoot) })),
   ]
-  // Who may call it (README, Security: roles); the operation's minRole, checked by the router.
+  // Who may call it (docs/security.md, roles); the operation's minRole, checked by the router.
   const roles = { viewer: 'any role', admin: 'admin or owner', owner: 'owner only' } as Record<string, string>
   const who = (op: object) => ('minRole' in op && typeof op.minRole === 'string' ? `, ${roles[op.minRole]}` : '')
   const lines = ['| Operation | Method and path | Credential | What it does |', '| --- | --- | --- | --- |']

@@ -94,7 +94,7 @@ export async function runPrimary(config: Config): Promise<void> {
    * A front (and its writer thread, V8 flags being per process) gets a larger
    * young generation: each request leaves a body and a few objects that die
    * within a batch, and with V8's default semi-space they were scavenged over
-   * and over (FRONT_SEMI_SPACE_MB, README).
+   * and over (FRONT_SEMI_SPACE_MB, docs/configuration.md).
    */
   function execArgvOf(entry: URL): string[] {
     if (entry !== FRONT_ENTRY || config.frontSemiSpaceMb === 0) return process.execArgv
@@ -196,6 +196,6 @@ export async function runPrimary(config: Config): Promise<void> {
   const native = fronts.every((m) => m.native === true)
   const http = fronts[0]?.http
   log.info('listening', { url: `http://${config.host}:${port}`, port, workers: config.workers, native, http, dataDir: config.dataDir })
-  if (!native) log.warn('serving on the pure-Node fallback of uWebSockets.js: expect a fraction of the native throughput (README, Benchmarks)', { http, node: process.version })
+  if (!native) log.warn('serving on the pure-Node fallback of uWebSockets.js: expect a fraction of the native throughput (docs/benchmarks.md)', { http, node: process.version })
   process.send?.({ type: 'ready', role: 'front', port, native } satisfies ChildMessage)
 }
