@@ -1,5 +1,5 @@
 /**
- * The signed-in member's role (README, Security: roles), for screens to offer
+ * The signed-in member's role (docs/security.md, roles), for screens to offer
  * only what it allows: the server refuses the rest (403 forbidden) anyway, so
  * this only spares a viewer buttons that would fail.
  */

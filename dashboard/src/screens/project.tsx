@@ -51,7 +51,7 @@ export function ProjectScreen({ projectId, route }: { projectId: string; route: 
     )
   }
   const p = project.data
-  // A viewer changes no settings and erases nothing (README, Security: roles): those tabs are not offered.
+  // A viewer changes no settings and erases nothing (docs/security.md, roles): those tabs are not offered.
   const tabs = canChange ? TABS : TABS.filter((t) => t.id !== 'settings' && t.id !== 'privacy')
   return (
     <div class="stack">
