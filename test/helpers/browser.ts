@@ -30,6 +30,14 @@ export async function launchBrowser(t: Teardown): Promise<Browser> {
     }),
   )
   t.teardown(() => browser.close())
+  // Test files run under tsx, whose esbuild keeps function names by wrapping functions in `__name(fn, "name")`:
+  // a function handed to page.evaluate carries that call into the page, where nothing defines it.
+  const newContext = browser.newContext.bind(browser)
+  browser.newContext = async (options) => {
+    const context = await newContext(options)
+    await context.addInitScript('globalThis.__name = (target) => target')
+    return context
+  }
   return browser
 }
 
