@@ -44,6 +44,7 @@ async function signInsUnder(url: string, requests: [string, string][]): Promise<
   // The flood runs in a thread of its own, so that its answers do not queue in front of the measured sign-in's.
   const flood = new Worker(FLOOD, { eval: true, workerData: { url, connections: ATTACKERS, requests } })
   const statuses = new Promise<Record<string, number>>((resolve, reject) => flood.once('message', resolve).once('error', reject))
+  // The flood (its own thread, reporting only at the end) opens its 32 connections and runs at full rate before the sign-ins are timed.
   await new Promise((resolve) => setTimeout(resolve, 500))
   const timings: number[] = []
   for (let i = 0; i < 7; i++) {

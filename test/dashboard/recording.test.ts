@@ -94,17 +94,19 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
   await trackerStarted(shop)
   const buy = await centreOf(shop, '#buy')
   const stars = await centreOf(shop, '#stars')
+  // A visitor's pace, on the real clock of the tracker in this page: it decides a click's kind over 1 s windows
+  // (a dead click is one nothing answers within 1 s), so the clicks are spaced as a person's would be.
   await shop.waitForTimeout(600)
   await shop.click('#buy')
-  await shop.waitForTimeout(400)
+  await shop.waitForTimeout(400) // #buy's answer (the cart) is recorded before the next click
   await shop.click('#coupon') // nothing answers it: a dead click
-  await shop.waitForTimeout(1300)
+  await shop.waitForTimeout(1300) // #coupon's 1 s window runs out unanswered: a dead click
   for (let i = 0; i < 4; i++) await shop.click('#stars', { delay: 10 }) // four clicks in well under a second: rage
-  await shop.waitForTimeout(300)
+  await shop.waitForTimeout(300) // the visitor's pace (above)
   await shop.click('#pay') // throws: an error click and a JavaScript error
-  await shop.waitForTimeout(400)
+  await shop.waitForTimeout(400) // the visitor's pace (above)
   await shop.mouse.wheel(0, 900)
-  await shop.waitForTimeout(1300)
+  await shop.waitForTimeout(1300) // the last clicks' 1 s windows close on the page's clock before the flush
   await flushTracker(shop)
   const sk = (await shop.evaluate('window.svc("stats").sk')) as string
   t.same(visitorErrors.filter((m) => !/checkoutNotDefined/.test(m)), [], 'the only page error is the fixture\'s own')
@@ -330,13 +332,13 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
     await shoot(phone.page, '38a-phone-sessions')
     await phone.page.goto(`${base}/replay/${sk}`)
     await phone.page.frameLocator('.player-target iframe').getByRole('heading', { name: 'Trail Runner 42' }).waitFor()
-    await phone.page.waitForTimeout(300)
+    await phone.page.waitForTimeout(300) // the player scales its frame to the screen after the first frame is rebuilt
     const overflow = await phone.page.evaluate((width) => document.documentElement.scrollWidth - width, PHONE.width)
     t.ok(overflow <= 0, `replay: nothing wider than the screen (${overflow} px over)`)
     await shoot(phone.page, '38-phone-replay')
     await phone.page.goto(`${base}/heatmaps`)
     await phone.page.frameLocator('.heat-page iframe').getByRole('heading', { name: 'Trail Runner 42' }).waitFor()
-    await phone.page.waitForTimeout(300)
+    await phone.page.waitForTimeout(300) // the heatmap fits the rebuilt page to the screen in a later render
     const heatOverflow = await phone.page.evaluate((width) => document.documentElement.scrollWidth - width, PHONE.width)
     t.ok(heatOverflow <= 0, `heatmap: nothing wider than the screen (${heatOverflow} px over)`)
     await shoot(phone.page, '39-phone-heatmap')

@@ -172,6 +172,7 @@ export type KillPoint = 'random' | 'sync'
  * two fronts writing.
  */
 export async function killOneFront(cluster: Cluster, round: number, random: () => number, point: KillPoint = 'random'): Promise<KillRound> {
+  // Deliberate: the front dies at a random moment of the load, not at one the test picks.
   await new Promise((resolve) => setTimeout(resolve, 200 + random() * 1000))
   const fronts = childrenOf(cluster.child.pid!).filter((c) => c.role === 'front')
   if (fronts.length === 0) throw new Error('no front process to kill')

@@ -119,6 +119,7 @@ t.test('the node user appends to the log, reads it and removes single recording 
   await denied(t, 'change a stream', () => jsm.streams.update(controlStream(layout), { max_age: 1_000_000_000 }))
   const tap = await new Promise<unknown>((resolve) => {
     journal.nc.subscribe('ctl.>', { callback: (error) => resolve(error ?? 'a message arrived') })
+    // A bound, not a pause: the server's refusal resolves this first; 1 s passes only if it never comes.
     void journal.nc.flush().then(() => setTimeout(() => resolve(undefined), 1_000))
   })
   t.ok(tap instanceof errors.PermissionViolationError, `the node user cannot read control entries off the wire: ${String(tap)}`)

@@ -8,6 +8,7 @@ import { metricsAccess, isLoopback } from '../../src/front/metrics-route.js'
 import { newPublicKey } from '../../src/accounts/secrets.js'
 import { call } from '../helpers/api.js'
 import { get, head, jsonChunk, meta, openSocket, postChunk, postSignals } from '../helpers/http.js'
+import { until } from '../helpers/browser.js'
 import { childrenOf } from '../helpers/front-kill.js'
 import { ingestCluster } from '../helpers/ingest.js'
 import { parseProm } from '../helpers/prom.js'
@@ -132,12 +133,11 @@ t.test('with METRICS_TOKEN, /metrics asks every client for it as a bearer token;
   const front = childrenOf(cluster.child.pid!).find((c) => c.role === 'front')
   t.ok(front, 'a front process')
   process.kill(front!.pid, 'SIGKILL')
-  let restarts: number | undefined
-  for (const deadline = Date.now() + 60_000; restarts !== 1 && Date.now() < deadline; ) {
+  const restarts = await until('the restart to be counted', async () => {
     const scrape = await get(cluster.url, '/metrics', { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined)
-    restarts = scrape?.status === 200 ? parseProm(scrape.text).value('svc_process_restarts_total', { child: 'front-1' }) : undefined
-    if (restarts !== 1) await new Promise((r) => setTimeout(r, 200))
-  }
+    const counted = scrape?.status === 200 ? parseProm(scrape.text).value('svc_process_restarts_total', { child: 'front-1' }) : undefined
+    return counted === 1 && counted
+  }, 60_000)
   t.equal(restarts, 1, 'the restart is counted')
 })
 

@@ -119,7 +119,7 @@ t.test('console and network capture', async (t) => {
     await page.waitForFunction(() => Object.keys(localStorage).some((k) => k.startsWith('svc_c_')), undefined, { timeout: 30_000 })
     // capture.js a slow round trip away, so that there is a stretch it alone would miss.
     await page.route('**/capture.js', async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 1500))
+      await new Promise((resolve) => setTimeout(resolve, 1500)) // deliberately slow: the page logs while capture.js is on its way
       await route.continue()
     })
     await page.goto(`${fixtures.url}/console-early.html`, { waitUntil: 'load' })

@@ -78,7 +78,7 @@ t.test('loading and first recording', async (t) => {
     await tab.page.goto(`${fixtures.url}/basic.html`, { waitUntil: 'load' })
     await tab.page.waitForFunction('!!(window.svc && window.svc.v)', undefined, { timeout: 30_000 })
     t.equal(await tab.page.evaluate('window.svc("stats").started'), false, 'tracker.js loaded at idle, waiting for an interaction')
-    await tab.page.waitForTimeout(500)
+    await tab.page.waitForTimeout(500) // time for a wrong send to show: an absence cannot be polled for
     const sent = tab.requests.filter((r) => /\/api\/(ingest|signals)/.test(r.url()))
     t.same(sent.map((r) => r.url()), [], 'nothing was sent')
     await tab.page.close({ runBeforeUnload: true })
@@ -116,7 +116,7 @@ t.test('loading and first recording', async (t) => {
     await tab.page.mouse.move(10, 10)
     await tab.page.evaluate('window.svc("identify", "u")')
     await tab.page.click('#grow')
-    await tab.page.waitForTimeout(300)
+    await tab.page.waitForTimeout(300) // time for the failed load to raise an error, were it uncaught: an absence
     t.equal(await tab.page.evaluate('window.svc.q.length'), 1, 'calls still queue harmlessly')
     t.equal(tab.pageErrors.length, 0, 'no page errors')
   })

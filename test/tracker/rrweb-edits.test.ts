@@ -81,15 +81,17 @@ async function record(browser: Browser, url: string, script: string): Promise<Re
     await page.fill('#area', 'new area')
     await page.fill('#ignored', 'still ignored')
     await page.evaluate(CHANGES)
+    // rrweb throttles on the page's real clock (scroll 150 ms, resize 200 ms): each pause outlasts the throttle of the
+    // step before, so both builds record every step as its own event, in the same order.
     await page.waitForTimeout(200)
     await page.evaluate('document.getElementById("scroller").scrollTop = 100')
-    await page.waitForTimeout(200)
+    await page.waitForTimeout(200) // past the scroll throttle: the wheel's scroll is not merged into this one
     await page.mouse.wheel(0, 300)
-    await page.waitForTimeout(300)
+    await page.waitForTimeout(300) // past the scroll throttle, and the wheel's scrolling over
     await page.setViewportSize({ width: 700, height: 500 })
-    await page.waitForTimeout(400)
+    await page.waitForTimeout(400) // past the 200 ms resize throttle
     await page.evaluate('recorder.snapshot()') // a checkpoint
-    await page.waitForTimeout(300)
+    await page.waitForTimeout(300) // any throttled event still due comes out before the recording is read
     return { events: (await page.evaluate('recorded')) as any[], pageErrors, faults: (await page.evaluate('guard.faults')) as number }
   } finally {
     await context.close()

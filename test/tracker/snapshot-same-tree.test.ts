@@ -120,7 +120,7 @@ t.test('a fault in the walk ends it without a snapshot, and holds nothing back: 
   await tab.addScriptTag({ content: await recorderScript(editRrweb, [8, 0]) })
   await tab.evaluate('recorder.start()')
   await tab.waitForFunction('guard.faults > 0')
-  await tab.waitForTimeout(200)
+  await tab.waitForTimeout(200) // a wrong snapshot would come out within this: an absence cannot be polled for
   t.notOk(((await tab.evaluate('recorded')) as any[]).some((e) => e.type === 2), 'no full snapshot')
   await tab.evaluate('document.getElementById("bad").remove(); document.body.appendChild(document.createElement("hr"))')
   await tab.waitForFunction('recorded.some((e) => e.type === 3 && e.data.source === 0)')

@@ -98,16 +98,17 @@ t.test('the full snapshot in slices', async (t) => {
       const { page } = visitor
       await page.clock.install()
       await page.goto(`${fixtures.url}/large-page.html`, { waitUntil: 'load' })
+      // The page's own load work ends and its long tasks are reported, so the reset below leaves none of them.
       await page.waitForTimeout(500)
       await longTasks(page)
       await page.mouse.move(400, 300)
       await trackerStarted(page)
       await snapshotTaken(page)
-      await page.waitForTimeout(300)
+      await page.waitForTimeout(300) // a long task is reported after it ends: the last ones arrive before the count
       const atStart = await longTasks(page)
       // rrweb's checkpoint: past CHECKPOINT_MS, at the next change. Fast-forwarding runs the tracker's due timers in one go: not counted.
       await page.clock.fastForward(CHECKPOINT_MS + 60_000)
-      await page.waitForTimeout(300)
+      await page.waitForTimeout(300) // the fast-forward's long tasks are reported, then left out by the reset
       await longTasks(page)
       await page.evaluate('document.getElementById("field").value = "checkpoint"')
       const { sk } = await statsOf(page)
@@ -152,9 +153,9 @@ t.test('the full snapshot in slices', async (t) => {
     await page.mouse.move(400, 300)
     await trackerStarted(page)
     await snapshotTaken(page)
-    await page.waitForTimeout(200)
+    await page.waitForTimeout(200) // the page goes on changing for a while after the snapshot, on purpose
     await page.evaluate('window.__churn.stop()')
-    await page.waitForTimeout(200)
+    await page.waitForTimeout(200) // the last changes reach rrweb before the page is read (no event tells when)
     const first = (await page.evaluate(`${CANONICAL}(document.body)`)) as string
     // A new page view takes a new full snapshot (rrweb's mirror kept, as at a checkpoint) while the page goes on changing.
     await page.evaluate('window.__churn.start(); history.pushState({}, "", "/large-page.html?churn&view=2")')
@@ -163,15 +164,15 @@ t.test('the full snapshot in slices', async (t) => {
       await flushTracker(page)
       return chunksOf(sk).some((c) => c.pageIndex > 0 && c.events[0]?.type === 4)
     })
-    await page.waitForTimeout(200)
+    await page.waitForTimeout(200) // the page goes on changing for a while after the snapshot, on purpose
     await page.evaluate('window.__churn.stop()')
-    await page.waitForTimeout(200)
+    await page.waitForTimeout(200) // the last changes reach rrweb before the page is read (no event tells when)
     const second = (await page.evaluate(`${CANONICAL}(document.body)`)) as string
     t.ok((await page.evaluate('window.__churn.count()')) as number > 100, 'the page changed hundreds of times')
     await flushTracker(page)
     let stored = -1
     const views = await until('everything, stored', async () => {
-      await page.waitForTimeout(300)
+      await page.waitForTimeout(300) // "everything" is a count that stays put for 300 ms: no event says the last is in
       const found = pageViews(chunksOf(sk), sk)
       const count = [...found.values()].reduce((sum, events) => sum + events.length, 0)
       if (count !== stored || found.size !== 2) return void (stored = count)
