@@ -1,12 +1,15 @@
 /**
  * Loaded into every test process before its file (package.json, tap's
- * `node-arg`). tap puts its process-tracking loader in NODE_OPTIONS, and every
- * process a test spawned inherited it: each node of a service (primary,
- * control worker, fronts) then ran a module-hooks thread that read every
- * source map it loaded, about 0.5 s of CPU per process for coverage that
- * `npm test` does not collect. Children get NODE_OPTIONS without it;
- * `npm run coverage` collects theirs through NODE_V8_COVERAGE instead, which
- * V8 writes itself.
+ * `node-arg`). tap's process-tracking loader (@tapjs/processinfo) puts itself
+ * into every process a test spawns, through NODE_OPTIONS and a hook on every
+ * spawn (process-on-spawn): each node of a service (primary, control worker,
+ * fronts) then ran its module-hooks thread, which read every source map it
+ * loaded, about 0.5 s of CPU per process, for process records and coverage
+ * that `npm test` does not use. The hook is dropped and NODE_OPTIONS cleaned,
+ * so the processes a test starts run as they do in production. `npm run
+ * coverage` collects theirs through NODE_V8_COVERAGE, which V8 writes itself.
+ * tap's own variables stay: without _TAPJS_PROCESSINFO_COVERAGE_=0 a tracker
+ * that did load would turn coverage on.
  *
  * With SVC_TEST_PROFILE set to a directory (`npm run test:profile`), the
  * process writes there, as it exits, the CPU it and its reaped children used.
@@ -14,10 +17,11 @@
 import { appendFileSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
+const spawnHooks = globalThis[Symbol.for('process-on-spawn@*:singletonId')]
+if (spawnHooks) spawnHooks.listeners.length = 0
 const options = (process.env.NODE_OPTIONS ?? '').split(/\s+/).filter((option) => option && !option.includes('@tapjs/processinfo'))
 if (options.length > 0) process.env.NODE_OPTIONS = options.join(' ')
 else delete process.env.NODE_OPTIONS
-for (const name of Object.keys(process.env)) if (name.startsWith('_TAPJS_PROCESSINFO_')) delete process.env[name]
 
 const profileDir = process.env.SVC_TEST_PROFILE
 if (profileDir) {
