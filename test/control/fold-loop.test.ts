@@ -6,7 +6,7 @@
 import t from 'tap'
 import { foldAgain, runFoldLoop } from '../../src/control/fold-loop.js'
 import type { LmdbStore } from '../../src/store/lmdb/index.js'
-import { until } from '../helpers/browser.js'
+import { until } from '../helpers/until.js'
 import { countedClicks, oneClickBatch } from '../helpers/one-click.js'
 import { tempLmdbStore } from '../helpers/store.js'
 

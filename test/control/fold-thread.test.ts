@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import { call } from '../helpers/api.js'
-import { until } from '../helpers/browser.js'
+import { until } from '../helpers/until.js'
 import { clusterFor } from '../helpers/cluster.js'
 import type { ClickHeatmap } from '../../src/store/insights.js'
 import { postSignals } from '../helpers/read.js'

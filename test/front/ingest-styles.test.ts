@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import t from 'tap'
-import { until } from '../helpers/browser.js'
+import { until } from '../helpers/until.js'
 import { ingestCluster } from '../helpers/ingest.js'
 import { callRaw, postChunk } from '../helpers/read.js'
 import { MAX_STYLES_PER_PROJECT } from '../../src/recordings/styles.js'

@@ -15,6 +15,8 @@ import type { SignalsRecord, Store } from '../../src/store/store.js'
 import { ROOT } from './cluster.js'
 import { profiled } from '../support/profile-events.js'
 
+export { until } from './until.js'
+
 export const FIXTURES = join(ROOT, 'test', 'fixtures', 'tracker')
 export const ARTIFACTS = join(ROOT, 'test', 'artifacts')
 
@@ -148,17 +150,6 @@ export async function trackerStarted(page: Page): Promise<void> {
 /** Asks the tracker to send what it holds now (the `flush` command) and waits for the uploads to be answered. */
 export async function flushTracker(page: Page): Promise<void> {
   await page.evaluate('window.svc("flush")')
-}
-
-/** Polls `probe` until it answers; generous by default, because CI machines can be loaded. */
-export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 export interface StoredChunk {
