@@ -131,8 +131,16 @@ t.test('the full snapshot in slices', async (t) => {
     const stats = await statsOf(page)
     t.ok(stats.snapshotMs > 0, `the first full snapshot took ${stats.snapshotMs.toFixed(1)} ms of main thread, in slices`)
     t.equal(stats.faults, 0, 'no fault')
-    const chunks = chunksOf(sk).sort((a, b) => a.seq - b.seq)
-    const events = chunks.flatMap((c) => c.events)
+    // A checkpoint over the chunk size spills its full snapshot into the next chunk, which can still be on its way.
+    const { chunks, events } = await until('every checkpoint\'s full snapshot stored', () => {
+      const chunks = chunksOf(sk).sort((a, b) => a.seq - b.seq)
+      const events = chunks.flatMap((c) => c.events)
+      const stored = infos.filter((c) => c.checkpoint).every((info) => {
+        const first = chunks.find((c) => c.seq === info.seq)?.events[0]
+        return first !== undefined && events[events.indexOf(first) + 1] !== undefined
+      })
+      return stored && { chunks, events }
+    })
     for (const info of infos.filter((c) => c.checkpoint)) {
       // The full snapshot follows its Meta, in the same chunk or (over the chunk size) the next.
       const at = events.indexOf(chunks.find((c) => c.seq === info.seq)!.events[0])
