@@ -6,7 +6,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv'
 import { chunkMetaSchema, clickSchema, consoleEntrySchema, errorEntrySchema, recordingLossSchema, requestEntrySchema, signalsEnvelopeSchema, viewSchema } from '../schemas/tracker-payloads.js'
-import { addFormats, ajv } from './validators.js'
+import { addFormats, ajv, onFirstUse } from './validators.js'
 
 /**
  * The same checks with string lengths counted in UTF-16 units (`.length`)
@@ -31,12 +31,10 @@ function unitsFirst(schema: object): ValidateFunction {
   return validate
 }
 
+/** The validators by name, each compiled when first read. */
 function compiledOnFirstUse<T extends Record<string, () => ValidateFunction>>(makers: T): { readonly [K in keyof T]: ValidateFunction } {
-  const compiled: Partial<Record<keyof T, ValidateFunction>> = {}
   const validators = {} as { [K in keyof T]: ValidateFunction }
-  for (const name of Object.keys(makers) as (keyof T)[]) {
-    Object.defineProperty(validators, name, { enumerable: true, get: () => (compiled[name] ??= makers[name]()) })
-  }
+  for (const name of Object.keys(makers) as (keyof T)[]) Object.defineProperty(validators, name, { enumerable: true, get: onFirstUse(makers[name]) })
   return validators
 }
 

@@ -2,7 +2,7 @@
  * The service's AJV, strict and with formats, and how a validator's errors
  * are told to a client. The ingest validators are in payload-validators.ts.
  */
-import { Ajv, type ErrorObject } from 'ajv'
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
@@ -16,6 +16,16 @@ export function createAjv(): Ajv {
 }
 
 export const ajv = createAjv()
+
+/**
+ * A validator compiled when first asked for, then kept: compiling every
+ * schema at start-up cost each process a third of its start, for schemas
+ * most starts never use.
+ */
+export function onFirstUse(compile: () => ValidateFunction): () => ValidateFunction {
+  let validate: ValidateFunction | undefined
+  return () => (validate ??= compile())
+}
 
 /** "rules: must NOT have fewer than 1 items" — what failed, for the error body; never echoes values. */
 export function describeErrors(errors: ErrorObject[] | null | undefined): string {

@@ -14,7 +14,7 @@ import { ApiError, errorBody, statusOf, type ErrorCode } from '../errors.js'
 import { log } from '../log.js'
 import { roleAllows, type Role } from '../accounts/roles.js'
 import { routePath } from '../contract/routes.js'
-import { ajv, describeErrors } from '../contract/validators.js'
+import { ajv, describeErrors, onFirstUse } from '../contract/validators.js'
 import type { AuditEvent } from './audit-events.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 
@@ -95,17 +95,6 @@ interface Compiled {
   validateQuery?: () => ValidateFunction
 }
 
-/**
- * A schema's validator, compiled when its route is first asked (a few ms),
- * not at start-up: compiling the whole table took a third of the control
- * worker's start, for routes most deployments call rarely or never.
- * test/openapi.test.ts compiles every one, so a schema AJV refuses fails there.
- */
-function compiledOnFirstUse(schema: object): () => ValidateFunction {
-  let validate: ValidateFunction | undefined
-  return () => (validate ??= ajv.compile(schema))
-}
-
 export type Authenticate = (req: IncomingMessage, query: URLSearchParams, credential: Credential) => unknown
 
 /** Writes an operation's audit event (src/control/audit.ts); `auth` is what authenticate resolved, if anything. */
@@ -138,7 +127,9 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
     if (table.has(key)) throw new Error(`duplicate route ${key}`)
     // The table is the one place roles are decided: an operation a member calls that names no role would be open to every role.
     if (op.credential === 'apiKey' && !op.minRole) throw new Error(`${op.operationId} takes an API key but names no minRole`)
-    table.set(key, { op, validate: op.body ? compiledOnFirstUse(op.body as object) : undefined, validateQuery: op.query ? compiledOnFirstUse(op.query) : undefined })
+    // Compiled when the route is first asked; test/openapi.test.ts compiles every one, so a schema AJV refuses fails there.
+    const { body, query } = op
+    table.set(key, { op, validate: body ? onFirstUse(() => ajv.compile(body as object)) : undefined, validateQuery: query ? onFirstUse(() => ajv.compile(query)) : undefined })
   }
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
