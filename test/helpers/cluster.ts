@@ -201,7 +201,8 @@ const shared = new Map<string, Promise<Cluster>>()
  * or counts what it did since it started, takes clusterFor.
  */
 export function sharedCluster(options: Omit<ClusterOptions, 'dataDir'> = {}): Promise<Cluster> {
-  const key = JSON.stringify(options)
+  // With the default written out, `{}` and `{ workers: 1 }` are one cluster.
+  const key = JSON.stringify({ workers: 1, ...options })
   let running = shared.get(key)
   if (!running) {
     running = startCluster(options).then((cluster) => {

@@ -1,6 +1,5 @@
-import { rmSync } from 'node:fs'
 import tap, { type Test } from 'tap'
-import { sharedCluster, startCluster, type Cluster, type ClusterOptions } from './cluster.js'
+import { clusterFor, sharedCluster, type Cluster, type ClusterOptions } from './cluster.js'
 import type { Answer, RawAnswer } from './http.js'
 import { seedProject, storeAt, type Seeded } from './seed.js'
 import type { Store } from '../../src/store/store.js'
@@ -21,12 +20,11 @@ export interface IngestSetup {
  * Tests of one file that ask for the same options share one cluster, started
  * at the first ask and stopped when the file's tests end: each gets a new
  * organisation and project, which is all an ingest test reads back by. A test
- * that counts what the whole service did (metrics, logs since start) or stops
- * the service asks for `fresh`: a cluster of its own, torn down with the test.
+ * that names its `dataDir` (to fill its disk, say) gets a cluster of its own,
+ * torn down with the test.
  */
-export async function ingestCluster(t: { teardown(fn: () => unknown): void }, options: ClusterOptions & { fresh?: boolean } = {}): Promise<IngestSetup> {
-  const { fresh, ...clusterOptions } = options
-  const { cluster, store } = fresh || options.dataDir ? await ownCluster(t, clusterOptions) : await sharedWithStore(clusterOptions)
+export async function ingestCluster(t: { teardown(fn: () => unknown): void }, options: ClusterOptions = {}): Promise<IngestSetup> {
+  const { cluster, store } = options.dataDir ? await ownCluster(t, options) : await sharedWithStore(options)
   const n = ++seeds
   const seeded = await seedProject(cluster.dataDir, `Ingest Org ${n}`, `owner${n}@ingest${n}.test`)
   return { cluster, seeded, pk: seeded.project.publicKey, projectId: seeded.project.id, store }
@@ -36,7 +34,7 @@ let seeds = 0
 const stores = new Map<Cluster, Store>()
 
 async function sharedWithStore(options: ClusterOptions): Promise<{ cluster: Cluster; store: Store }> {
-  const cluster = await sharedCluster({ workers: 1, ...options })
+  const cluster = await sharedCluster(options)
   let store = stores.get(cluster)
   if (!store) {
     const opened = (store = storeAt(cluster.dataDir))
@@ -47,13 +45,9 @@ async function sharedWithStore(options: ClusterOptions): Promise<{ cluster: Clus
 }
 
 async function ownCluster(t: { teardown(fn: () => unknown): void }, options: ClusterOptions): Promise<{ cluster: Cluster; store: Store }> {
-  const cluster = await startCluster({ workers: 1, ...options })
+  const cluster = await clusterFor(t, options)
   const store = storeAt(cluster.dataDir)
-  t.teardown(async () => {
-    await store.close()
-    await cluster.stop()
-    if (!options.dataDir) rmSync(cluster.dataDir, { recursive: true, force: true })
-  })
+  t.teardown(() => store.close())
   return { cluster, store }
 }
 
