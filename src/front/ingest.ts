@@ -22,7 +22,7 @@ import type { BodyPool } from './body-pool.js'
 import { guard, sendError, sendOk } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 import type { IngestSink } from '../ingest-sink/sink.js'
-import { STYLE_HASH, styleQuotaRefusal } from '../recordings/styles.js'
+import { MAX_STYLE_BYTES_PER_PROJECT, MAX_STYLES_PER_PROJECT, STYLE_HASH, styleQuotaRefusal } from '../recordings/styles.js'
 
 export interface IngestCounters {
   stored: number
@@ -102,6 +102,8 @@ function refuseUnknownKey(deps: IngestDeps, res: HttpResponse): void {
 }
 
 const SIGNALS_HINT = 'Send a JSON signals batch with sk and vid; see /openapi.json.'
+const STYLE_QUOTA_FULL = `The project has no room for this stylesheet: it keeps at most ${MAX_STYLES_PER_PROJECT} texts and ${MAX_STYLE_BYTES_PER_PROJECT / 2 ** 20} MiB of them as restored into recordings.`
+const STYLE_QUOTA_HINT = 'The tracker keeps this stylesheet inline in the recording; nothing is lost.'
 const STYLE_HINT = 'Send the stylesheet\'s UTF-8 text, raw or gzipped, with ?hash=<its SHA-256, 64 lowercase hex digits>.'
 
 async function commit(deps: IngestDeps, res: HttpResponse, item: WriteItem): Promise<void> {
@@ -114,6 +116,9 @@ async function commit(deps: IngestDeps, res: HttpResponse, item: WriteItem): Pro
   }
   // The writer logged why; nothing of this item was stored, and the client still has it.
   if (outcome === 'unavailable') return overloaded(deps, res, RETRY_AFTER_UNAVAILABLE_S, 'Storage is failing; nothing was stored.')
+  if (outcome === 'over_quota') {
+    return refuse(deps, res, 'quota_exceeded', STYLE_QUOTA_FULL, STYLE_QUOTA_HINT)
+  }
   if (outcome === 'duplicate') {
     deps.counters.duplicates += 1
     metrics.duplicates.inc()
@@ -225,11 +230,13 @@ export function handleStyle(deps: IngestDeps, res: HttpResponse, req: HttpReques
     const known = typeof projectId === 'string' ? projectId : await projectId
     if (!known) return refuseUnknownKey(deps, res)
     BYTES_IN.style.inc(read.body.byteLength)
-    // Stored already: the same hash is the same text, and the body need not be inflated or checked again.
-    if (deps.store.getStyle(known, hash)) return sendOk(res)
-    // Checked against the counters the writer keeps: uploads in flight together may pass the bounds by their number.
-    const full = styleQuotaRefusal(deps.store.projectStats(known), read.body.byteLength)
-    if (full) return refuse(deps, res, 'quota_exceeded', full, 'The tracker keeps this stylesheet inline in the recording; nothing is lost.')
+    // A quick refusal from the counters as they stand; what decides is the writer (or, in the cluster mode, the
+    // sink's reservation), so uploads in flight together cannot pass the bound. A hash held already is checked
+    // against its body like a new one: answering 200 to any body would tell a key holder which texts a project has.
+    if (!deps.store.getStyle(known, hash)) {
+      const full = styleQuotaRefusal(deps.store.projectStats(known), 0)
+      if (full) return refuse(deps, res, 'quota_exceeded', full, STYLE_QUOTA_HINT)
+    }
     return commit(deps, res, { kind: 'style', projectId: known, receivedAt: Date.now(), hash, body: read.body })
   })
 }

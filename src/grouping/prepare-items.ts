@@ -29,11 +29,11 @@ export class ItemPreparer {
   private pagesByRules = new WeakMap<CompiledRule[], Map<string, Page>>()
   private pagesRemembered = 0
 
-  constructor(private readonly store: Pick<Store, 'getProject'>) {}
+  constructor(private readonly store: Pick<Store, 'getProject' | 'getStyle'>) {}
 
   /** The item to store, or why a signals body is none. */
   prepare(raw: WriteItem, batchRules?: BatchRules): IngestItem | { invalid: string } {
-    const item = toIngestItem(raw)
+    const item = toIngestItem(raw, this.store)
     if ('invalid' in item) return item
     this.assignPages(item, batchRules)
     return item
@@ -100,13 +100,13 @@ export class ItemPreparer {
   }
 }
 
-function toIngestItem(item: WriteItem): IngestItem | { invalid: string } {
+function toIngestItem(item: WriteItem, store: Pick<Store, 'getStyle'>): IngestItem | { invalid: string } {
   // A transferred ArrayBuffer arrives as a plain ArrayBuffer or Uint8Array; the store and the parser want a view.
   const body = item.body instanceof Uint8Array ? item.body : new Uint8Array(item.body as ArrayBuffer)
   if (item.kind === 'chunk') return { ...item, body }
   if (item.kind === 'style') {
-    const checked = checkStyle(body, item.hash)
-    return checked.ok ? { ...item, body: checked.gzipped } : { invalid: checked.error }
+    const checked = checkStyle(body, item.hash, store.getStyle(item.projectId, item.hash) !== undefined)
+    return checked.ok ? { ...item, body: checked.stored, bytes: checked.bytes } : { invalid: checked.error }
   }
   let parsed: ReturnType<typeof parseSignals>
   try {

@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { WriteItem } from '../supervisor/messages.js'
 import type { IngestSink, SinkOutcome } from './sink.js'
 import { ItemPreparer } from '../grouping/prepare-items.js'
+import { StyleReservations } from './style-reservations.js'
 import { log } from '../log.js'
 import type { IngestItem, Store } from '../store/store.js'
 import { encodeIngest } from '../journal/entries.js'
@@ -48,6 +49,7 @@ export class JournalIngestSink implements IngestSink {
   /** Chunk ids acknowledged lately, oldest first; and those being published, with their outcome to come. */
   private readonly recent = new Set<string>()
   private readonly pending = new Map<string, Promise<SinkOutcome>>()
+  private readonly styles: StyleReservations
 
   constructor(
     private readonly store: Store,
@@ -55,6 +57,7 @@ export class JournalIngestSink implements IngestSink {
     private readonly options: IngestSinkOptions,
   ) {
     this.preparer = new ItemPreparer(store)
+    this.styles = new StyleReservations(store)
     this.groups = new GroupCommit(log, options.seal, options.group ?? DEFAULT_GROUP)
   }
 
@@ -96,9 +99,10 @@ export class JournalIngestSink implements IngestSink {
   private async publish(raw: WriteItem): Promise<SinkOutcome> {
     const item = this.preparer.prepare(raw)
     if ('invalid' in item) return item
+    if (item.kind === 'style') return this.publishStyle(item)
     if (item.kind !== 'chunk') {
-      // A signals batch's id is new, and travels in the entry as the batch's identity; a stylesheet's is its hash.
-      if (item.kind === 'signals') item.id = randomUUID()
+      // A signals batch's id is new, and travels in the entry as the batch's identity.
+      item.id = randomUUID()
       return this.append(item, signalsStream(this.options.layout), signalsGroupSubject(this.options.layout))
     }
     // A chunk's identity is its (project, session, seq), wherever it is sent: a resend of one this process took is
@@ -117,6 +121,16 @@ export class JournalIngestSink implements IngestSink {
     } finally {
       this.pending.delete(id)
     }
+  }
+
+  /** A stylesheet's identity is its hash, checked against its body: one held already is a duplicate; a new one reserves quota first. */
+  private async publishStyle(item: Extract<IngestItem, { kind: 'style' }>): Promise<SinkOutcome> {
+    if (this.store.getStyle(item.projectId, item.hash)) return 'duplicate'
+    if (this.styles.reserve(item.projectId, item.hash, item.bytes ?? item.body.byteLength)) return 'over_quota'
+    item.acknowledged = true
+    const outcome = await this.append(item, signalsStream(this.options.layout), signalsGroupSubject(this.options.layout))
+    if (outcome !== 'stored') this.styles.release(item.projectId, item.hash)
+    return outcome
   }
 
   private remember(id: string): void {

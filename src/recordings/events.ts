@@ -16,7 +16,8 @@
  * whose tag says what was dropped, so a reader can tell and a replayer skips it:
  * - an event over MAX_EVENT_BYTES is scanned past, never buffered: `svc.event_dropped`;
  * - a gzip chunk is inflated to at most MAX_CHUNK_INFLATED_BYTES; the rest of it is not read: `svc.chunk_cut`;
- * - an answer asked for with `maxBytes` stops at the last whole event that fits: `svc.answer_truncated`.
+ * - an answer asked for with `maxBytes` stops at the last whole event that fits: `svc.answer_truncated`;
+ * - stylesheets past what one answer restores stay references from there on: `svc.styles_cut`, once.
  *
  * Stylesheets the tracker sent once per project (styles.ts) are put back into
  * each event that refers to one, when a `styles` lookup is given, and the
@@ -29,7 +30,7 @@ import { log } from '../log.js'
 import { ArraySplitter } from './array-splitter.js'
 import { AddsExpander } from './compact-mutations.js'
 import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from './limits.js'
-import { restoreStyles } from './styles.js'
+import { MAX_RESTORED_BYTES_PER_ANSWER, RestoreBudget, restoreStyles, type StyleText } from './styles.js'
 
 export { ArraySplitter } from './array-splitter.js'
 
@@ -48,7 +49,9 @@ export interface EventLimits {
   /** Stop the answer before it passes this many bytes (at an event boundary); no limit when absent. */
   maxAnswerBytes?: number
   /** A stylesheet's text as a JSON string literal, by hash (styles.ts `styleLookup`); references stay as stored without it. */
-  styles?: (hash: string) => Buffer | undefined
+  styles?: (hash: string) => StyleText | undefined
+  /** Stylesheet bytes this answer may restore (styles.ts MAX_RESTORED_BYTES_PER_ANSWER when absent). */
+  maxRestoredBytes?: number
 }
 
 /** zlib's output piece: each piece is a round trip to the thread pool, and at the default 16 KiB inflating 64 MiB took 0.9 s instead of 0.05 s. */
@@ -103,12 +106,14 @@ class Answer {
 
   constructor(private readonly maxBytes: number) {}
 
-  add(event: Buffer, tail: Buffer = event.subarray(-48)): void {
+  /** One event, given as the pieces it is written in (restored stylesheets are never joined into one buffer). */
+  add(event: Buffer[], tail: Buffer): void {
     if (this.full) return
+    const length = event.reduce((sum, piece) => sum + piece.length, 0)
     // Room is kept for the truncation marker and the closing bracket.
-    if (this.written + event.length + 1 > this.maxBytes - 128) {
+    if (this.written + length + 1 > this.maxBytes - 128) {
       this.full = true
-      this.push(marker('svc.answer_truncated', this.lastTimestamp, { maxBytes: this.maxBytes }))
+      this.push([marker('svc.answer_truncated', this.lastTimestamp, { maxBytes: this.maxBytes })])
       return
     }
     this.push(event)
@@ -117,32 +122,48 @@ class Answer {
 
   /** A marker goes in even past the limit's margin: it is small, and says what is missing. */
   note(tag: string, payload: Record<string, number | string>): void {
-    if (!this.full) this.push(marker(tag, this.lastTimestamp, payload))
+    if (!this.full) this.push([marker(tag, this.lastTimestamp, payload)])
   }
 
   get ready(): boolean {
     return this.size >= BATCH_BYTES
   }
 
-  take(last = false): Buffer {
+  /** The batch to write: small pieces joined, a large one (a restored stylesheet) passed on as it is. */
+  *take(last = false): Generator<Buffer> {
     if (last) this.batch.push(Buffer.from(']'))
-    const out = Buffer.concat(this.batch)
+    let small: Buffer[] = []
+    for (const piece of this.batch) {
+      if (piece.length < BATCH_BYTES) {
+        small.push(piece)
+        continue
+      }
+      if (small.length) yield Buffer.concat(small)
+      small = []
+      yield piece
+    }
+    if (small.length) yield Buffer.concat(small)
     this.batch = []
     this.size = 0
-    return out
   }
 
-  private push(event: Buffer): void {
+  private push(event: Buffer[]): void {
     if (!this.first) this.batch.push(Buffer.from(','))
     this.first = false
-    this.batch.push(event)
-    this.size += event.length + 1
-    this.written += event.length + 1
+    for (const piece of event) {
+      this.batch.push(piece)
+      this.size += piece.length
+      this.written += piece.length
+    }
+    this.size += 1
+    this.written += 1
   }
 }
 
 async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Omit<EventLimits, 'styles'>>, styles?: EventLimits['styles']): AsyncGenerator<Buffer> {
   const answer = new Answer(limits.maxAnswerBytes)
+  const budget = new RestoreBudget(limits.maxRestoredBytes)
+  let stylesCut = false
   for (const chunk of chunks) {
     if (answer.full) break
     const bytes = await chunk.load()
@@ -159,13 +180,17 @@ async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Omit<
       const tail = stored.subarray(-48)
       const expanded = expander.expand(stored)
       if (!('event' in expanded)) return dropped(expanded.tooLarge, tail)
-      answer.add(styles ? restoreStyles(expanded.event, styles, limits.maxEventBytes) : expanded.event, tail)
+      answer.add(styles ? restoreStyles(expanded.event, styles, limits.maxEventBytes, budget) : [expanded.event], tail)
+      if (budget.spent && !stylesCut) {
+        stylesCut = true
+        answer.note('svc.styles_cut', { limit: limits.maxRestoredBytes })
+      }
     }
     try {
       for await (const piece of piecesOf(chunk, bytes, limits.maxChunkInflatedBytes, () => (cut = true))) {
         splitter.push(piece, add, dropped)
         if (answer.full) break
-        if (answer.ready) yield answer.take()
+        if (answer.ready) yield* answer.take()
       }
       if (cut) {
         log.warn('recording chunk inflates past the limit; the rest of it is left out', { seq: chunk.seq, limit: limits.maxChunkInflatedBytes })
@@ -176,7 +201,7 @@ async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Omit<
       log.warn('recording chunk could not be decompressed', { seq: chunk.seq, error: String(error) })
     }
   }
-  yield answer.take(true)
+  yield* answer.take(true)
 }
 
 /** The recording's events as a byte stream of one JSON array; reads each chunk only when the reader wants more. */
@@ -185,6 +210,7 @@ export function recordingEvents(chunks: Iterable<StoredChunk>, limits: EventLimi
     maxEventBytes: limits.maxEventBytes ?? MAX_EVENT_BYTES,
     maxChunkInflatedBytes: limits.maxChunkInflatedBytes ?? MAX_CHUNK_INFLATED_BYTES,
     maxAnswerBytes: limits.maxAnswerBytes ?? Number.POSITIVE_INFINITY,
+    maxRestoredBytes: limits.maxRestoredBytes ?? MAX_RESTORED_BYTES_PER_ANSWER,
   }
   return Readable.from(eventBytes(chunks, bounded, limits.styles), { objectMode: false })
 }

@@ -12,26 +12,58 @@
  * The hash is checked here against the text: a stylesheet stored under a
  * hash is the text with that hash, whoever uploaded it, so one visitor cannot
  * change what another session's replay shows.
+ *
+ * Anyone with a project's public key can upload, so what a text costs is
+ * bounded where it is taken: it is stored as the JSON string literal a replay
+ * splices in (a control character is 6 bytes there), gzipped by the service,
+ * and the literal's size is what the per-text cap and the project's quota
+ * count. Reading knows that size from the gzip trailer before inflating
+ * anything, and one answer restores at most MAX_RESTORED_BYTES_PER_ANSWER.
  */
 import { createHash } from 'node:crypto'
 import { gunzipSync, gzipSync } from 'node:zlib'
 
-/** Most bytes a stylesheet's text may have: 4 MiB, over 20 times the largest of the benchmark's applications (swagger-ui.css, 188 KB). */
+/** Most bytes a stylesheet may have, as its text and as the JSON string a replay restores: 4 MiB, over 20 times the largest of the benchmark's applications (swagger-ui.css, 188 KB). */
 export const MAX_STYLE_BYTES = 4 * 1024 * 1024
 /**
  * What one project may keep of stylesheet texts: a site has tens of them, and
  * anyone holding its public key can upload, so both bounds stop a stranger
- * from filling the disk. Past them an upload answers 409 quota_exceeded and
- * the tracker leaves that stylesheet inline in the recording, as before.
+ * from filling the disk or a replay. Bytes are counted as restored (the JSON
+ * string), not as stored: 4 MiB of one character gzips to 4 KB. Past either,
+ * an upload answers 409 quota_exceeded and the tracker leaves that stylesheet
+ * inline in the recording, as before.
  */
 export const MAX_STYLES_PER_PROJECT = 500
-export const MAX_STYLE_STORED_BYTES_PER_PROJECT = 50 * 1024 * 1024
+export const MAX_STYLE_BYTES_PER_PROJECT = 50 * 1024 * 1024
+/**
+ * Stylesheet bytes one sessions.events answer puts back, all references
+ * together: every page load repeats its stylesheets, so a long multi-page
+ * session restores many times what the project holds (200 loads of 300 KB is
+ * 60 MB). Past it references stay as stored and a marker says so.
+ */
+export const MAX_RESTORED_BYTES_PER_ANSWER = 128 * 1024 * 1024
+/** Restored texts one answer keeps for its next references; past it a text is inflated again for each. */
+const CACHED_BYTES_PER_ANSWER = 8 * 1024 * 1024
 
-/** Why a project has no room for one more stylesheet of `bytes` stored bytes, or undefined when it has. */
+/** Why a project has no room for one more stylesheet of `bytes` restored bytes, or undefined when it has. */
 export function styleQuotaRefusal(held: { styleCount?: number; styleBytes?: number }, bytes: number): string | undefined {
   if ((held.styleCount ?? 0) >= MAX_STYLES_PER_PROJECT) return `The project holds ${MAX_STYLES_PER_PROJECT} stylesheets, as many as it may.`
-  if ((held.styleBytes ?? 0) + bytes > MAX_STYLE_STORED_BYTES_PER_PROJECT) return `The project's stylesheets would pass ${MAX_STYLE_STORED_BYTES_PER_PROJECT} stored bytes.`
+  if ((held.styleBytes ?? 0) + bytes > MAX_STYLE_BYTES_PER_PROJECT) return `The project's stylesheets would pass ${MAX_STYLE_BYTES_PER_PROJECT} bytes as restored into recordings.`
   return undefined
+}
+
+/**
+ * Counts a stylesheet into its project's `held` counters, in the transaction
+ * that stores it; false, counting nothing, when the project has no room and
+ * the upload was not acknowledged already (the cluster mode's fronts reserve
+ * before they acknowledge: what a front acknowledged is stored).
+ */
+export function admitStyle(held: { styleCount?: number; styleBytes?: number }, item: { body: Uint8Array; bytes?: number; acknowledged?: true }): boolean {
+  const bytes = item.bytes ?? item.body.byteLength
+  if (!item.acknowledged && styleQuotaRefusal(held, bytes)) return false
+  held.styleCount = (held.styleCount ?? 0) + 1
+  held.styleBytes = (held.styleBytes ?? 0) + bytes
+  return true
 }
 
 export const STYLE_HASH = /^[0-9a-f]{64}$/
@@ -41,16 +73,25 @@ export const STYLE_REF_KEY = '_svcCss'
 const REF = Buffer.from(`"${STYLE_REF_KEY}":"`)
 /** A reference is the key, 64 hex digits and the closing quote. */
 const REF_BYTES = REF.length + 64 + 1
+const CSS_TEXT_KEY = Buffer.from('"_cssText":')
 
-export type CheckedStyle = { ok: true; gzipped: Uint8Array } | { ok: false; error: string }
+/**
+ * The first byte of a stylesheet stored as its gzipped JSON string literal.
+ * Texts stored before (gzip of the text itself) start with gzip's own 0x1f.
+ */
+const LITERAL_FORMAT = 0x01
+
+export type CheckedStyle = { ok: true; stored: Uint8Array; bytes: number } | { ok: false; error: string }
 
 const isGzip = (body: Uint8Array) => body.byteLength >= 2 && body[0] === 0x1f && body[1] === 0x8b
 
 /**
- * The stylesheet as it is stored (gzipped), if `body` (its UTF-8 text, raw or
- * gzipped) has the SHA-256 `hash`; else why not.
+ * The stylesheet as it is stored (its JSON string literal, gzipped here) and
+ * that literal's size, if `body` (its UTF-8 text, raw or gzipped) has the
+ * SHA-256 `hash` and fits the bound; else why not. With `held` (the project
+ * has that hash already) only the hash is checked: a copy is never stored.
  */
-export function checkStyle(body: Uint8Array, hash: string): CheckedStyle {
+export function checkStyle(body: Uint8Array, hash: string, held = false): CheckedStyle {
   let text: Buffer
   try {
     text = isGzip(body) ? gunzipSync(body, { maxOutputLength: MAX_STYLE_BYTES }) : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
@@ -60,56 +101,122 @@ export function checkStyle(body: Uint8Array, hash: string): CheckedStyle {
     return { ok: false, error: 'The body is neither gzip nor text.' }
   }
   if (createHash('sha256').update(text).digest('hex') !== hash) return { ok: false, error: 'The body\'s SHA-256 is not the hash parameter.' }
-  return { ok: true, gzipped: isGzip(body) ? body : gzipSync(text) }
+  if (held) return { ok: true, stored: body, bytes: 0 }
+  const literal = Buffer.from(JSON.stringify(text.toString('utf8')))
+  if (literal.length > MAX_STYLE_BYTES) return { ok: false, error: `The stylesheet is past ${MAX_STYLE_BYTES} bytes as a JSON string (quotes and control characters escaped), as a replay restores it.` }
+  return { ok: true, stored: Buffer.concat([Buffer.of(LITERAL_FORMAT), gzipSync(literal)]), bytes: literal.length }
+}
+
+/** A stored stylesheet: its restored size, known before anything is inflated, and the literal itself. */
+export interface StyleText {
+  bytes: number
+  literal(): Buffer | undefined
+}
+
+/** What one answer may still restore; shared by all its events. */
+export class RestoreBudget {
+  /** A reference was left as stored because the budget ran out. */
+  spent = false
+  constructor(public left = MAX_RESTORED_BYTES_PER_ANSWER) {}
 }
 
 /**
  * Puts each stylesheet back into an event's JSON: every `"_svcCss":"<hash>"`
- * whose text `lookup` finds becomes `"_cssText":"<the text>"`. An event that
- * refers to none is answered as it is (one scan of its bytes); a reference
- * with no text stays as it is, and so does any past `maxBytes` of event.
+ * whose text `lookup` finds becomes `"_cssText":"<the text>"`. Answered as
+ * pieces to write in order, never joined: the event alone when it refers to
+ * none (one scan of its bytes). A reference with no text stays as it is, and
+ * so does any past `maxBytes` of event or past the answer's `budget`; sizes
+ * are checked before a text is inflated.
  */
-export function restoreStyles(event: Buffer, lookup: (hash: string) => Buffer | undefined, maxBytes: number): Buffer {
+export function restoreStyles(event: Buffer, lookup: (hash: string) => StyleText | undefined, maxBytes: number, budget = new RestoreBudget()): Buffer[] {
   let at = event.indexOf(REF)
-  if (at < 0) return event
+  if (at < 0) return [event]
   const parts: Buffer[] = []
   let from = 0
   let size = event.length
   while (at >= 0) {
     const hash = event.toString('latin1', at + REF.length, at + REF.length + 64)
-    const quoted = STYLE_HASH.test(hash) && event[at + REF_BYTES - 1] === 0x22 ? lookup(hash) : undefined
-    const grows = quoted ? CSS_TEXT_KEY.length + quoted.length - REF_BYTES : 0
-    if (quoted && size + grows <= maxBytes) {
-      parts.push(event.subarray(from, at), CSS_TEXT_KEY, quoted)
-      size += grows
-      from = at + REF_BYTES
+    const text = STYLE_HASH.test(hash) && event[at + REF_BYTES - 1] === 0x22 ? lookup(hash) : undefined
+    const grows = text ? CSS_TEXT_KEY.length + text.bytes - REF_BYTES : 0
+    if (text && size + grows <= maxBytes) {
+      const literal = text.bytes <= budget.left ? text.literal() : undefined
+      if (!literal) budget.spent ||= text.bytes > budget.left
+      else {
+        budget.left -= literal.length
+        parts.push(event.subarray(from, at), CSS_TEXT_KEY, literal)
+        size += CSS_TEXT_KEY.length + literal.length - REF_BYTES
+        from = at + REF_BYTES
+      }
     }
     at = event.indexOf(REF, at + REF.length)
   }
-  if (!parts.length) return event
   parts.push(event.subarray(from))
-  return Buffer.concat(parts)
+  return parts
 }
 
-const CSS_TEXT_KEY = Buffer.from('"_cssText":')
+/** The literal's size from the gzip trailer (ISIZE); the service wrote the gzip, one member, under 4 GiB. */
+function literalBytes(stored: Uint8Array): number {
+  return stored.byteLength >= 1 + 18 ? Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).readUInt32LE(stored.byteLength - 4) : 0
+}
+
+/** A text stored before texts were stored as literals: inflated and quoted here, under the same bounds. */
+function legacyLiteral(stored: Uint8Array): Buffer | undefined {
+  try {
+    const literal = Buffer.from(JSON.stringify(gunzipSync(stored, { maxOutputLength: MAX_STYLE_BYTES }).toString('utf8')))
+    return literal.length <= MAX_STYLE_BYTES ? literal : undefined
+  } catch {
+    // Damaged storage, or past the bound: the reference stays, the replay lacks those styles.
+    return undefined
+  }
+}
 
 /**
- * A lookup for one answer: each stylesheet read from the store and inflated
- * once, kept as its JSON string literal (the bytes restoreStyles splices in).
+ * A lookup for one answer: sizes read from what is stored, each literal
+ * inflated when a reference that fits asks for it and kept, up to
+ * CACHED_BYTES_PER_ANSWER, for the references after it.
  */
-export function styleLookup(read: (hash: string) => Uint8Array | undefined): (hash: string) => Buffer | undefined {
-  const known = new Map<string, Buffer | undefined>()
-  return (hash) => {
-    if (known.has(hash)) return known.get(hash)
-    let quoted: Buffer | undefined
+export function styleLookup(read: (hash: string) => Uint8Array | undefined): (hash: string) => StyleText | undefined {
+  const known = new Map<string, StyleText | undefined>()
+  let cached = 0
+  const inflate = (stored: Uint8Array, bytes: number): Buffer | undefined => {
     try {
-      const stored = read(hash)
-      if (stored) quoted = Buffer.from(JSON.stringify(gunzipSync(stored, { maxOutputLength: MAX_STYLE_BYTES }).toString('utf8')))
+      const literal = gunzipSync(stored.subarray(1), { maxOutputLength: Math.min(bytes, MAX_STYLE_BYTES) })
+      return literal.length === bytes ? literal : undefined
     } catch {
-      // A stored text that does not inflate (damaged storage): the reference stays, the replay lacks those styles.
-      quoted = undefined
+      // A stored text that does not inflate to its size (damaged storage): the reference stays, the replay lacks those styles.
+      return undefined
     }
-    known.set(hash, quoted)
-    return quoted
+  }
+  const keep = (literal: Buffer | undefined): Buffer | undefined => {
+    if (!literal || cached + literal.length > CACHED_BYTES_PER_ANSWER) return undefined
+    cached += literal.length
+    return literal
+  }
+  const textOf = (stored: Uint8Array): StyleText | undefined => {
+    if (stored[0] !== LITERAL_FORMAT) {
+      // Its size is known only once inflated and quoted: done once here, again per reference when it is not kept.
+      const first = legacyLiteral(stored)
+      if (!first) return undefined
+      const kept = keep(first)
+      return { bytes: first.length, literal: () => kept ?? legacyLiteral(stored) }
+    }
+    const bytes = literalBytes(stored)
+    let kept: Buffer | undefined
+    return {
+      bytes,
+      literal() {
+        if (kept) return kept
+        const literal = inflate(stored, bytes)
+        kept = keep(literal)
+        return literal
+      },
+    }
+  }
+  return (hash) => {
+    if (!known.has(hash)) {
+      const stored = read(hash)
+      known.set(hash, stored && stored.byteLength ? textOf(stored) : undefined)
+    }
+    return known.get(hash)
   }
 }

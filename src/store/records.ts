@@ -279,13 +279,20 @@ export type IngestItem =
   | {
       /**
        * A stylesheet's text, stored once per project under the SHA-256 of its UTF-8 bytes (src/recordings/styles.ts):
-       * recordings refer to it by that hash instead of carrying it in every full snapshot. `body` is the text gzipped.
+       * recordings refer to it by that hash instead of carrying it in every full snapshot. `body` is the text as stored
+       * (styles.ts checkStyle), `bytes` its size as restored (what the quota counts; absent in entries written before).
        */
       kind: 'style'
       projectId: string
       receivedAt: number
       hash: string
       body: Uint8Array
+      bytes?: number
+      /**
+       * Acknowledged before it was applied (the cluster mode's fronts reserve quota themselves): stored whatever the
+       * counters say. Without it, applying past the project's quota answers `over_quota` and stores nothing.
+       */
+      acknowledged?: true
     }
 
 /**
@@ -293,9 +300,10 @@ export type IngestItem =
  * retry); `failed`: this item cannot be stored at all and nothing of it was,
  * while the rest of its batch was (one bad item never takes its batch-mates
  * down); `unavailable`: storage failed now, the item was not stored and can be
- * sent again.
+ * sent again; `over_quota`: a stylesheet its project has no room for, checked
+ * where it is stored (uploads in flight together cannot pass the bound).
  */
-export type IngestOutcome = 'stored' | 'duplicate' | 'failed' | 'unavailable'
+export type IngestOutcome = 'stored' | 'duplicate' | 'failed' | 'unavailable' | 'over_quota'
 
 /** A position in the cluster mode's log: a stream and the sequence of an entry in it. */
 export interface JournalPosition {

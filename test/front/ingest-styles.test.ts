@@ -11,7 +11,7 @@ import t from 'tap'
 import { until } from '../helpers/until.js'
 import { ingestCluster } from '../helpers/ingest.js'
 import { callRaw, postChunk } from '../helpers/read.js'
-import { MAX_STYLES_PER_PROJECT } from '../../src/recordings/styles.js'
+import { MAX_STYLE_BYTES_PER_PROJECT, MAX_STYLES_PER_PROJECT } from '../../src/recordings/styles.js'
 
 const { cluster, seeded, pk, projectId, store } = await ingestCluster(t)
 const upload = (query: string, body: Uint8Array | string) => fetch(`${cluster.url}/api/styles?${query}`, { method: 'POST', body: body as BodyInit })
@@ -32,8 +32,25 @@ t.test('what /styles cannot keep is refused with a code, and a stylesheet is kep
   t.same(await answer(await upload(`pk=${pk}&hash=${hash}`, gzipSync(text))), { status: 200, code: undefined }, 'the right text, gzipped, is stored')
   t.same(await answer(await upload(`pk=${pk}&hash=${hash}`, text)), { status: 200, code: undefined }, 'again, raw: answered')
   const kept = await until('the stylesheet stored', () => store.getStyle(projectId, hash))
-  t.equal(gunzipSync(kept).toString(), text, 'kept gzipped')
+  t.equal(gunzipSync(kept.subarray(1)).toString(), JSON.stringify(text), 'kept as its JSON string, gzipped')
   t.equal(store.styleBytes(projectId), kept.byteLength, 'one copy')
+  // A held hash answers 200 only to its own text: otherwise any key holder could ask which texts a project has.
+  t.same(await answer(await upload(`pk=${pk}&hash=${hash}`, 'p { color: red }')), { status: 400, code: 'invalid_request' }, 'a held hash with another body')
+})
+
+t.test('a text\'s cost is counted as restored, not as sent: one that escapes past 4 MiB is refused, and the quota counts restored bytes', async (t) => {
+  // 1 MiB of a control character gzips to about 1 KB and would restore as 6 MiB of JSON.
+  const controls = Buffer.alloc(1024 * 1024, 0x01)
+  t.same(await answer(await upload(`pk=${pk}&hash=${sha256(controls)}`, gzipSync(controls))), { status: 400, code: 'invalid_request' }, 'past 4 MiB as restored')
+  // Twenty 3 MiB texts of one repeated character: 60 KB sent, 60 MiB restored, past the 50 MiB quota; sent all at once.
+  const before = store.projectStats(projectId).styleCount ?? 0
+  const texts = Array.from({ length: 20 }, (_, i) => Buffer.alloc(3 * 1024 * 1024, 0x61 + i))
+  const answers = await Promise.all(texts.map(async (text) => answer(await upload(`pk=${pk}&hash=${sha256(text)}`, gzipSync(text)))))
+  const taken = answers.filter((a) => a.status === 200).length
+  t.same(answers.filter((a) => a.status !== 200), Array(20 - taken).fill({ status: 409, code: 'quota_exceeded' }), 'the rest refused 409 quota_exceeded')
+  const restored = await until('the counters settle', () => (store.projectStats(projectId).styleCount ?? 0) >= before + taken && store.projectStats(projectId).styleBytes!)
+  t.ok(restored <= MAX_STYLE_BYTES_PER_PROJECT, `at most 50 MiB restored held (${restored}) with ${taken} taken`)
+  t.ok(taken >= 15, 'and as many as fit')
 })
 
 t.test('a recording that refers to a stylesheet reads back with its text, and as stored chunk by chunk', async (t) => {
@@ -57,18 +74,15 @@ t.test('a recording that refers to a stylesheet reads back with its text, and as
   t.same(chunk.bytes, stored, 'sessions.chunk answers the bytes as stored, the reference in them')
 })
 
-t.test('a project keeps at most MAX_STYLES_PER_PROJECT stylesheets: past it an upload is refused 409 quota_exceeded', async (t) => {
+t.test('a project keeps at most MAX_STYLES_PER_PROJECT stylesheets, however many are sent at once: past it 409 quota_exceeded', async (t) => {
   const held = store.projectStats(projectId).styleCount ?? 0
-  let refusedAt = -1
-  let refusal: { status: number; code?: string } | undefined
-  // Sequential, so that each is counted before the next is checked (in the cluster mode, once applied: a few may pass meanwhile).
-  for (let i = held; i < MAX_STYLES_PER_PROJECT + 100 && refusedAt < 0; i++) {
-    const text = `.quota-${i} { color: #${(i % 4096).toString(16).padStart(3, '0')} }`
-    const got = await answer(await upload(`pk=${pk}&hash=${sha256(text)}`, text))
-    if (got.status !== 200) [refusedAt, refusal] = [i, got]
-  }
-  t.same(refusal, { status: 409, code: 'quota_exceeded' }, `refused with its code, at stylesheet ${refusedAt + 1}`)
-  t.ok(refusedAt >= MAX_STYLES_PER_PROJECT && refusedAt < MAX_STYLES_PER_PROJECT + 100, `not before the bound, and soon after it (${refusedAt})`)
+  const texts = Array.from({ length: MAX_STYLES_PER_PROJECT + 40 - held }, (_, i) => `.quota-${i} { color: #${(i % 4096).toString(16).padStart(3, '0')} }`)
+  const answers: Array<{ status: number; code?: string }> = []
+  // In waves of 60 at once: uploads in flight together are what once passed the bound.
+  for (let i = 0; i < texts.length; i += 60) answers.push(...(await Promise.all(texts.slice(i, i + 60).map(async (text) => answer(await upload(`pk=${pk}&hash=${sha256(text)}`, text))))))
+  t.equal(answers.filter((a) => a.status === 200).length, MAX_STYLES_PER_PROJECT - held, 'exactly as many taken as there was room for')
+  t.same(answers.filter((a) => a.status !== 200), Array(40).fill({ status: 409, code: 'quota_exceeded' }), 'the rest refused with the code')
+  await until('all applied', () => store.projectStats(projectId).styleCount === MAX_STYLES_PER_PROJECT)
   const again = 'p.late { color: red }'
   t.same(await answer(await upload(`pk=${pk}&hash=${sha256(again)}`, again)), { status: 409, code: 'quota_exceeded' }, 'and the next one too')
   t.equal(store.getStyle(projectId, sha256(again)), undefined, 'not stored')

@@ -9,6 +9,7 @@ import { shortId } from '../aggregates/ids.js'
 import { countsAsOtherPage, moveToOther, OTHER_PAGE, otherPageRecord } from '../aggregates/pages.js'
 import { chunkInfoOf, countChunk, emptyStats, sessionWithChunk } from '../recording-records.js'
 import { countCompleteness, sessionWithLosses } from '../session-losses.js'
+import { admitStyle } from '../../recordings/styles.js'
 import { logForFold } from './fold-log.js'
 import { MAX_KEY_PART } from './keys.js'
 import type { Key, Tables } from './tables.js'
@@ -85,10 +86,9 @@ function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates, pag
 function applyStyle(tables: Tables, item: StyleItem, counters: StatsUpdates): IngestOutcome {
   const key = [item.projectId, item.hash]
   if (tables.styles.doesExist(key)) return 'duplicate'
-  tables.styles.put(key, Buffer.from(item.body.buffer, item.body.byteOffset, item.body.byteLength))
   const stats = counters.of(item.projectId)
-  stats.styleCount = (stats.styleCount ?? 0) + 1
-  stats.styleBytes = (stats.styleBytes ?? 0) + item.body.byteLength
+  if (!admitStyle(stats, item)) return 'over_quota'
+  tables.styles.put(key, Buffer.from(item.body.buffer, item.body.byteOffset, item.body.byteLength))
   return 'stored'
 }
 

@@ -3,6 +3,7 @@ import type { IngestItem, IngestOutcome, PageRecord, ProjectStats } from '../rec
 import { countsAsOtherPage, moveToOther, OTHER_PAGE, otherPageRecord } from '../aggregates/pages.js'
 import { chunkInfoOf, countChunk, emptyStats, sessionWithChunk } from '../recording-records.js'
 import { countCompleteness, sessionWithLosses } from '../session-losses.js'
+import { admitStyle } from '../../recordings/styles.js'
 import { inner, sessionId, type MemoryData } from './data.js'
 
 function statsOf(data: MemoryData, projectId: string): ProjectStats {
@@ -82,9 +83,7 @@ export function admitPage(data: MemoryData, projectId: string, page: PageRecord)
 export function appendStyle(data: MemoryData, item: Extract<IngestItem, { kind: 'style' }>): IngestOutcome {
   const styles = inner(data.styles, item.projectId)
   if (styles.has(item.hash)) return 'duplicate'
+  if (!admitStyle(statsOf(data, item.projectId), item)) return 'over_quota'
   styles.set(item.hash, item.body)
-  const stats = statsOf(data, item.projectId)
-  stats.styleCount = (stats.styleCount ?? 0) + 1
-  stats.styleBytes = (stats.styleBytes ?? 0) + item.body.byteLength
   return 'stored'
 }
