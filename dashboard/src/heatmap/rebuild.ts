@@ -5,6 +5,7 @@
  * grown to the whole document height, with the heat painted over it.
  */
 import { Replayer } from '@rrweb/replay'
+import { confineFrame } from '../player/confine.js'
 import { paintClicks, paintScroll, type ClickCells } from './paint.js'
 
 export { paintClicks, paintScroll }
@@ -24,7 +25,8 @@ export interface RebuiltPage {
  * `pause(offset)` applies every event before the offset synchronously, so the
  * frame holds the full snapshot and the changes after it when this returns.
  */
-export async function rebuildPage(stage: HTMLElement, events: any[], atTs: number, viewport: { width: number; height: number }): Promise<RebuiltPage> {
+/** `origins`: where the rebuilt page may load from (player/confine.ts replayOrigins). */
+export async function rebuildPage(stage: HTMLElement, events: any[], atTs: number, viewport: { width: number; height: number }, origins: string[]): Promise<RebuiltPage> {
   const replayer = new Replayer(events, {
     root: stage,
     mouseTail: false,
@@ -35,6 +37,7 @@ export async function rebuildPage(stage: HTMLElement, events: any[], atTs: numbe
     // The frame shows the page still: no cursor, no click ripples, no transitions.
     insertStyleRules: ['*, *::before, *::after { transition: none !important; animation: none !important; caret-color: transparent !important; }'],
   })
+  confineFrame(replayer.iframe, origins)
   replayer.pause(Math.max(0, atTs - events[0].timestamp))
   const frame = replayer.iframe
   // Let recorded stylesheets and images settle before measuring (two frames).

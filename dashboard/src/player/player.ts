@@ -6,6 +6,7 @@
  */
 import Player from 'rrweb-player'
 import playerCss from 'rrweb-player/dist/style.css'
+import { confineFrame } from './confine.js'
 
 export interface Marker {
   /** Epoch ms. */
@@ -55,7 +56,8 @@ export function injectStyles(): void {
   document.head.appendChild(style)
 }
 
-export function mountPlayer(target: HTMLElement, events: any[], markers: Marker[], size: { width: number; height: number }): PlayerHandle {
+/** `origins`: where the replay may load from (confine.ts replayOrigins). */
+export function mountPlayer(target: HTMLElement, events: any[], markers: Marker[], size: { width: number; height: number }, origins: string[]): PlayerHandle {
   injectStyles()
   const all = [...events, ...markerEvents(markers)].sort((a, b) => a.timestamp - b.timestamp)
   const player = new Player({
@@ -74,6 +76,7 @@ export function mountPlayer(target: HTMLElement, events: any[], markers: Marker[
       UNSAFE_replayCanvas: false,
     } as any,
   })
+  confineFrame(player.getReplayer().iframe, origins)
   return {
     goto: (offset, play = false) => player.goto(Math.max(0, offset), play),
     toggle: () => player.toggle(),

@@ -7,6 +7,7 @@
  * target. Its own controls (stream-controls.tsx) show the whole session.
  */
 import Player from 'rrweb-player'
+import { confineFrame, replayOrigins } from './confine.js'
 import { injectStyles, markerEvents, TAG_COLOURS, type Marker, type PlayerHandle } from './player.js'
 
 export interface Outline {
@@ -33,7 +34,8 @@ const PREFETCH_AT = 0.5
 const KEEP = 1
 
 /** `firstPart`: the first part's events when the caller already has them. */
-export function mountStream(target: HTMLElement, outline: Outline, load: PartLoader, markers: Marker[], size: { width: number; height: number }, firstPart?: any[]): StreamHandle {
+/** `domain`: the project's, for where each part's replay may load from (confine.ts). */
+export function mountStream(target: HTMLElement, outline: Outline, load: PartLoader, markers: Marker[], size: { width: number; height: number }, domain: string | null, firstPart?: any[]): StreamHandle {
   injectStyles()
   const cache = new Map<number, Promise<any[]>>(firstPart ? [[0, Promise.resolve(firstPart)]] : [])
   const timeListeners: ((offset: number) => void)[] = []
@@ -88,6 +90,7 @@ export function mountStream(target: HTMLElement, outline: Outline, load: PartLoa
       target,
       props: { events, width: box.width, height: box.height, autoPlay: false, skipInactive: true, showController: false, tags: TAG_COLOURS, mouseTail: { strokeStyle: '#d92d20', lineWidth: 2, duration: 600 }, UNSAFE_replayCanvas: false } as any,
     })
+    confineFrame(player.getReplayer().iframe, replayOrigins(domain, loaded))
     const first = events[0].timestamp
     current = { index, player, first, request }
     player.setSpeed(speed)

@@ -12,6 +12,7 @@ import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatDate, plural } from '../format.js'
 import type { ClickHeatmap, Device, HeatKind, Heatmap, PageRow, Project, ScrollHeatmap, SessionsListAnswer, SessionSummary } from '../model.js'
 import type { RebuiltPage } from '../heatmap/rebuild.js'
+import { replayOrigins } from '../player/confine.js'
 import { href, navigate } from '../route.js'
 import { pageLabel, PagePicker, usePages } from './page-picker.js'
 
@@ -154,7 +155,7 @@ function HeatmapView({ project, page, kind, device }: { project: Project; page: 
     setRebuilt(undefined)
     stage.current.textContent = ''
     chunk
-      .then((m) => m.rebuildPage(stage.current!, snap.events, snap.at, snap.viewport))
+      .then((m) => m.rebuildPage(stage.current!, snap.events, snap.at, snap.viewport, replayOrigins(project.domain, snap.events)))
       .then((p) => {
         page = p
         if (cancelled) p.destroy()

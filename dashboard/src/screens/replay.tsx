@@ -16,6 +16,7 @@ import { ApiFailure } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
 import { formatClock, formatDate, formatDuration } from '../format.js'
 import type { Project } from '../model.js'
+import { replayOrigins } from '../player/confine.js'
 import type { PlayerHandle } from '../player/player.js'
 import type { StreamHandle } from '../player/stream.js'
 import { href } from '../route.js'
@@ -92,11 +93,11 @@ function ReplayView({ project, sessionKey, recording: r, at, back, matches }: { 
     const mount = r.outline
       ? import('../player/stream.js').then(({ mountStream }) => {
           if (cancelled || !target.current) return undefined
-          const stream = mountStream(target.current, r.outline!, (from, until) => loadPart(project.id, sessionKey, from, until), r.moments, size(), r.events)
+          const stream = mountStream(target.current, r.outline!, (from, until) => loadPart(project.id, sessionKey, from, until), r.moments, size(), project.domain ?? null, r.events)
           stream.onPart(setPartEvents)
           return stream
         })
-      : import('../player/player.js').then(({ mountPlayer }) => (cancelled || !target.current ? undefined : mountPlayer(target.current, r.events, r.moments, size())))
+      : import('../player/player.js').then(({ mountPlayer }) => (cancelled || !target.current ? undefined : mountPlayer(target.current, r.events, r.moments, size(), replayOrigins(project.domain, r.events))))
     mount
       .then((mounted) => {
         if (!mounted) return
