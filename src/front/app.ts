@@ -10,6 +10,7 @@ import type { Artifacts } from './artifacts.js'
 import { handleCapture } from './capture.js'
 import { handleChunk, handleSignals, handleStyle, ingestFault, type IngestDeps } from './ingest.js'
 import type { Proxy } from './proxy.js'
+import type { UntrustedProxyWatch } from './proxy-warning.js'
 import { send, sendError, sendPreflight } from './reply.js'
 import { safely } from './safe.js'
 import type { HttpRequest, HttpResponse, TemplatedApp, UwsModule } from './uws.js'
@@ -17,6 +18,8 @@ import type { HttpRequest, HttpResponse, TemplatedApp, UwsModule } from './uws.j
 export interface FrontDeps extends IngestDeps {
   artifacts: Artifacts
   proxy: Proxy
+  /** Requests from a proxy on this host that TRUST_PROXY does not name: /health says so. */
+  proxies: UntrustedProxyWatch
   /** GET /metrics (./metrics-route.ts). */
   metrics: (res: HttpResponse, req: HttpRequest) => Promise<void>
 }
@@ -33,6 +36,12 @@ const INGEST_HANDLERS: Record<string, Handler> = {
 /** A fault outside ingest is the server's own: the one case a 500 is honest. */
 const serverFault = (res: HttpResponse) => sendError(res, 'internal_error')
 
+/** /health as built at start, with the warnings of the moment, if any. */
+function healthBody(built: Buffer, proxies: UntrustedProxyWatch): Buffer {
+  const warning = proxies.warning
+  return warning ? Buffer.from(JSON.stringify({ ...JSON.parse(built.toString('utf8')), warnings: [warning] })) : built
+}
+
 export function createFrontApp(uws: UwsModule, deps: FrontDeps): TemplatedApp {
   const app = uws.App()
   app.options('/*', safely('preflight', (res) => sendPreflight(res), serverFault))
@@ -46,7 +55,7 @@ export function createFrontApp(uws: UwsModule, deps: FrontDeps): TemplatedApp {
   for (const op of PUBLIC_ARTIFACTS) {
     const artifact = deps.artifacts.byPath.get(op.route)
     if (!artifact) throw new Error(`no artifact for ${op.route}`)
-    const serve = (res: HttpResponse) => send(res, 200, artifact.body, artifact.contentType, [['Cache-Control', artifact.cacheControl]])
+    const serve = (res: HttpResponse) => send(res, 200, op.route === '/health' ? healthBody(artifact.body, deps.proxies) : artifact.body, artifact.contentType, [['Cache-Control', artifact.cacheControl]])
     for (const path of artifactAddresses(op.route)) app.get(path, safely(op.operationId, serve, serverFault))
   }
   app.get('/metrics', safely('metrics', deps.metrics, serverFault))

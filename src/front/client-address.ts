@@ -124,14 +124,21 @@ function shortIpv6(address: string): string {
   return `${words.slice(0, best).join(':')}::${words.slice(best + bestLength).join(':')}`
 }
 
-/** The client's address of a request whose headers are read once here (routes that do not walk them anyway). */
-export function requestClientAddress(peer: string, req: { forEach(cb: (name: string, value: string) => void): void }, trusted: TrustedProxies): string {
-  if (!trusted.has(plainAddress(peer))) return plainAddress(peer)
+/**
+ * The client's address of a request whose headers are read once here (routes
+ * that do not walk them anyway), and whether it carried forwarding headers.
+ */
+export function requestClient(peer: string, req: { forEach(cb: (name: string, value: string) => void): void }, trusted: TrustedProxies): { client: string; forwarding: boolean } {
   const forwardedFor: string[] = []
   const forwarded: string[] = []
   req.forEach((name, value) => {
     if (name === 'x-forwarded-for') forwardedFor.push(value)
     else if (name === 'forwarded') forwarded.push(value)
   })
-  return clientAddressOf(peer, forwardedFor, forwarded, trusted)
+  return { client: clientAddressOf(peer, forwardedFor, forwarded, trusted), forwarding: forwardedFor.length + forwarded.length > 0 }
+}
+
+export function isLoopback(address: string): boolean {
+  const plain = address.startsWith('::ffff:') ? address.slice(7) : address
+  return plain === '::1' || plain === '0000:0000:0000:0000:0000:0000:0000:0001' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(plain)
 }

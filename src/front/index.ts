@@ -14,6 +14,7 @@ import { BodyPool } from './body-pool.js'
 import { loadArtifacts } from './artifacts.js'
 import { newCounters } from './ingest.js'
 import { createMetricsRoute } from './metrics-route.js'
+import { UntrustedProxyWatch } from './proxy-warning.js'
 import { createProxy } from './proxy.js'
 import { loadHttpEngine, NATIVE_PLATFORMS } from './uws.js'
 import type { IngestSink } from '../ingest-sink/sink.js'
@@ -93,7 +94,8 @@ function startWriterPool(): WriterPool {
     workerData: writerInit,
   })
 }
-const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`, config.controlSecret, config.trustProxy)
+const proxies = new UntrustedProxyWatch(config.trustProxy)
+const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`, config.controlSecret, config.trustProxy, proxies)
 const counters = newCounters()
 metrics.engine.set({ engine: engine.name }, 1)
 onScrape(() => {
@@ -103,7 +105,7 @@ onScrape(() => {
 answerScrapes()
 const artifacts = loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name })
 const lateProject = sink && ((pk: string) => sink.lateProject(pk))
-const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, metrics: createMetricsRoute(config.metricsToken, config.trustProxy), lateProject, bodies })
+const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, proxies, metrics: createMetricsRoute(config.metricsToken, config.trustProxy, proxies), lateProject, bodies })
 
 let listenSocket: unknown
 app.listen(config.host, config.port, (socket) => {

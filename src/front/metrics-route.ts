@@ -9,7 +9,8 @@
 import { timingSafeEqual } from 'node:crypto'
 import { prometheusContentType } from 'prom-client'
 import type { MetricsAnswer, MetricsRequest } from '../supervisor/messages.js'
-import { requestClientAddress, type TrustedProxies } from './client-address.js'
+import { isLoopback, requestClient, type TrustedProxies } from './client-address.js'
+import type { UntrustedProxyWatch } from './proxy-warning.js'
 import { guard, send, sendError } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 
@@ -28,12 +29,13 @@ export function metricsAccess(token: string, remoteAddress: string, authorizatio
   return isLoopback(remoteAddress) ? 'allowed' : 'not_loopback'
 }
 
-export function isLoopback(address: string): boolean {
-  const plain = address.startsWith('::ffff:') ? address.slice(7) : address
-  return plain === '::1' || plain === '0000:0000:0000:0000:0000:0000:0000:0001' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(plain)
-}
+export { isLoopback }
 
-export function createMetricsRoute(token: string, trusted: TrustedProxies) {
+/**
+ * The route; `proxies` notes requests a proxy on this host forwarded without
+ * being trusted: their client is somewhere else, never a local one.
+ */
+export function createMetricsRoute(token: string, trusted: TrustedProxies, proxies: UntrustedProxyWatch) {
   let nextId = 0
   const waiting = new Map<number, (text: string) => void>()
   process.on('message', (message: MetricsAnswer) => {
@@ -51,11 +53,15 @@ export function createMetricsRoute(token: string, trusted: TrustedProxies) {
 
   return async (res: HttpResponse, req: HttpRequest): Promise<void> => {
     guard(res)
-    const client = requestClientAddress(Buffer.from(res.getRemoteAddressAsText()).toString(), req, trusted)
-    const access = metricsAccess(token, client, req.getHeader('authorization'))
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString()
+    const { client, forwarding } = requestClient(peer, req, trusted)
+    const access = proxies.note(peer, forwarding) && !token ? 'not_loopback' : metricsAccess(token, client, req.getHeader('authorization'))
     if (access === 'no_token') return sendError(res, 'unauthorized', { error: 'GET /metrics needs the METRICS_TOKEN as a bearer token.', hint: 'Send Authorization: Bearer <METRICS_TOKEN>.' })
     if (access === 'not_loopback') {
-      return sendError(res, 'unauthorized', { error: 'GET /metrics answers loopback clients only.', hint: 'Scrape from the same machine, or start the service with METRICS_TOKEN and send it as a bearer token.' })
+      return sendError(res, 'unauthorized', {
+        error: 'GET /metrics answers loopback clients only, and a request a proxy forwarded is not one unless TRUST_PROXY names the proxy and the client it names is local.',
+        hint: 'Scrape from the same machine, or start the service with METRICS_TOKEN and send it as a bearer token.',
+      })
     }
     const text = await ask()
     if (text === undefined) return sendError(res, 'internal_error', { error: 'The metrics were not gathered in time.', hint: 'Retry in a moment.' })

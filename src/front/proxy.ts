@@ -9,6 +9,7 @@ import { log } from '../log.js'
 import { CLIENT_HOST_HEADER, CLIENT_IP_HEADER, CONTROL_SECRET_HEADER } from '../supervisor/messages.js'
 import { declaredLength, readBody } from './body.js'
 import { clientAddressOf, type TrustedProxies } from './client-address.js'
+import type { UntrustedProxyWatch } from './proxy-warning.js'
 import { CORS_HEADERS, guard, sendError, statusLine } from './reply.js'
 import { answered } from './request-metrics.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
@@ -32,7 +33,7 @@ export interface Proxy {
   close(): Promise<void>
 }
 
-export function createProxy(controlUrl: string, controlSecret: string, trusted: TrustedProxies): Proxy {
+export function createProxy(controlUrl: string, controlSecret: string, trusted: TrustedProxies, proxies: UntrustedProxyWatch): Proxy {
   const pool = new Pool(controlUrl, { connections: 32, pipelining: 1, keepAliveTimeout: 30_000 })
 
   async function forward(res: HttpResponse, method: string, path: string, headers: Record<string, string>, bodyPromise: Promise<Uint8Array | 'too_large' | 'aborted'>): Promise<void> {
@@ -114,7 +115,9 @@ export function createProxy(controlUrl: string, controlSecret: string, trusted: 
         return sendError(res, 'unauthorized', { error: 'The Authorization header holds a control character.', hint: 'Send Authorization: Bearer <API key or setup token>.' })
       }
       if (unsendable) return sendError(res, 'invalid_request', { error: `The ${unsendable} header holds a control character, which HTTP does not allow in a value.` })
-      headers[CLIENT_IP_HEADER] = clientAddressOf(Buffer.from(res.getRemoteAddressAsText()).toString(), forwardedFor, forwarded, trusted)
+      const peer = Buffer.from(res.getRemoteAddressAsText()).toString()
+      proxies.note(peer, forwardedFor.length + forwarded.length > 0)
+      headers[CLIENT_IP_HEADER] = clientAddressOf(peer, forwardedFor, forwarded, trusted)
       headers[CLIENT_HOST_HEADER] = req.getHeader('host')
       headers[CONTROL_SECRET_HEADER] = controlSecret
       const declared = declaredLength(req)

@@ -64,6 +64,11 @@ export const healthSchema = {
     service: { type: 'string' },
     version: { type: 'string', description: 'Version of the tracker bundle this deployment serves.' },
     http: { type: 'string', description: 'The HTTP engine of the front that answered: `uws-native 20.57`, `uws-native 20.30`, or `fallback` (pure Node, much slower).' },
+    warnings: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Present when the front that answered has seen something its operator should fix: requests from a reverse proxy on this host carrying X-Forwarded-For or Forwarded while TRUST_PROXY does not name it (every client then looks local).',
+    },
   },
 } as const
 

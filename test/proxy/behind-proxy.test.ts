@@ -169,3 +169,23 @@ for (const kind of PROXIES) {
     })
   })
 }
+
+t.test('behind nginx with TRUST_PROXY unset: /metrics is not local for the proxy\'s clients, and the log and /health say what to set', { skip: missing.includes('nginx') && 'nginx is not installed' }, async (t) => {
+  const port = await freePort()
+  const cluster = await clusterFor(t, { workers: 1 })
+  const proxy = await startProxy('nginx', port, cluster.port, cert)
+  t.teardown(() => proxy.stop())
+  const client = clientFrom('127.0.4.1')
+  t.teardown(() => client.close())
+  const base = `https://127.0.0.1:${port}`
+  const quiet = (await (await fetch(`${cluster.url}/health`)).json()) as { warnings?: string[] }
+  t.equal(quiet.warnings, undefined, 'no warning before a proxy was seen')
+  const metrics = await fetch(`${base}/metrics`, { dispatcher: client })
+  t.same([metrics.status, ((await metrics.json()) as { code: string }).code], [401, 'unauthorized'], 'a client of the proxy is not let in as a local scraper')
+  t.equal((await fetch(`${cluster.url}/metrics`)).status, 200, 'a scraper on this host that comes directly still is')
+  const health = (await (await fetch(`${base}/health`, { dispatcher: client })).json()) as { warnings?: string[] }
+  t.match(health.warnings, [/TRUST_PROXY=127\.0\.0\.1/], `/health names the setting: ${health.warnings?.[0]}`)
+  const warned = cluster.output().split('\n').filter((line) => line.includes('TRUST_PROXY does not name it'))
+  t.equal(warned.length, 1, 'the log warns once, not once per request')
+  t.match(warned[0], /"fix":"TRUST_PROXY=127\.0\.0\.1"/)
+})
