@@ -20,6 +20,7 @@ export type SignalsResult = { ok: true; batch: SignalsRecord } | { ok: false; er
 interface Envelope {
   sk: string
   vid: string
+  batchId?: string
   startedAt?: number
   dropped?: number
   views?: unknown[]
@@ -61,6 +62,7 @@ export function parseSignals(body: Uint8Array, now: number): SignalsResult {
   const batch: SignalsRecord = {
     sk: envelope.sk,
     vid: envelope.vid,
+    ...(envelope.batchId === undefined ? {} : { batchId: envelope.batchId }),
     dropped: 0,
     views: keep<View>(envelope.views, LIMITS.views, validators.view, VIEW_FIELDS),
     clicks: keep<Click>(envelope.clicks, LIMITS.clicks, validators.click, CLICK_FIELDS),

@@ -169,6 +169,13 @@ export const signalsBatchSchema = {
   properties: {
     sk: { type: 'string', minLength: 1, maxLength: 256 },
     vid: { type: 'string', minLength: 1, maxLength: 256 },
+    batchId: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      pattern: '^[A-Za-z0-9._-]+$',
+      description: 'The batch\'s identity within its session (`sk`), the same on every resend: a batch whose `sk` and `batchId` were stored already is acknowledged and not counted again. A batch without one is taken as it comes.',
+    },
     startedAt: { ...int64, description: 'Clamped to a window around the server clock.' },
     dropped: { type: 'integer', minimum: 0 },
     views: { type: 'array', maxItems: 200, items: viewSchema },

@@ -208,6 +208,8 @@ export interface RequestEntry {
 export interface SignalsRecord {
   sk: string
   vid: string
+  /** The client's identity for the batch within its session: a resend with the same one is a duplicate (append.ts). */
+  batchId?: string
   startedAt?: number
   /** Entries the client dropped plus entries the server dropped. */
   dropped: number

@@ -3,6 +3,7 @@ import t from 'tap'
 import { postSignals } from '../helpers/http.js'
 import { ingestCluster, isIngestError } from '../helpers/ingest.js'
 import { matchExactly } from '../helpers/match.js'
+import { until } from '../helpers/until.js'
 
 const NOW = Date.now()
 const click = { url: 'https://shop.test/', ts: NOW, xRatio: 0.5, yDoc: 120, selector: 'button.buy', kind: 'click' }
@@ -18,6 +19,22 @@ t.test('answers 200 {ok:true} and stores the batch', async (t) => {
   t.equal(stored.length, 1)
   matchExactly(t, stored[0].batch, { sk: 's', vid: 'v', dropped: 0, views: [view], clicks: [click], errors: [error] })
   t.equal(store.projectStats(projectId).signalBatches, 1)
+})
+
+t.test('a batch resent with its batchId is acknowledged again and counted once; a malformed batchId is refused', async (t) => {
+  const { cluster, pk, projectId, store } = await ingestCluster(t)
+  const batch = { sk: 'resent', vid: 'v', batchId: 'k3x9.0', clicks: [click] }
+  // As a client whose answer was lost does: the same bytes again, then once more after a moment.
+  const answers = [await postSignals(cluster.url, pk, batch), await postSignals(cluster.url, pk, batch)]
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  answers.push(await postSignals(cluster.url, pk, batch))
+  t.same(answers.map((a) => [a.status, a.json]), Array(3).fill([200, { ok: true }]), 'each send acknowledged')
+  const another = await postSignals(cluster.url, pk, { ...batch, batchId: 'k3x9.1' })
+  t.equal(another.status, 200)
+  const stored = async () => Array.from(store.listSignals(projectId)).filter((s) => s.batch.sk === 'resent')
+  await until('both batches applied', async () => (await stored()).length >= 2)
+  t.same((await stored()).map((s) => s.batch.batchId).sort(), ['k3x9.0', 'k3x9.1'], 'each batch stored once')
+  for (const bad of ['', 'a b', 'x'.repeat(65), 7]) isIngestError(t, await postSignals(cluster.url, pk, { ...batch, batchId: bad }), 400, 'invalid_request', JSON.stringify(bad))
 })
 
 t.test('answers 400 invalid_request with ok:false when the body is not JSON', async (t) => {

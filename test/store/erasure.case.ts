@@ -112,6 +112,13 @@ export function erasureSuite(t: Test, open: ErasureStoreFactory): void {
     t.equal(stats.chunkCount, statsBefore.chunkCount - 2)
     t.equal(stats.bytes, statsBefore.bytes - record.removed.bytes)
     t.equal(stats.signalBatches, statsBefore.signalBatches - 1)
+
+    // An erased session keeps nothing of its batches' ids: a batch sent again under one is stored afresh.
+    const again = signals(p, H0 + 3 * MIN, { sk: 'ada', vid: 'va', batchId: 'ada.0', views: [{ url: CART, startedAt: H0 + 3 * MIN, vw: 1440 }] })
+    t.same(await store.appendBatch([again]), ['stored'])
+    await store.startErasure({ id: 'er_1b', projectId: p, by: { sessionKey: 'ada' } }, H0)
+    await finish(store, 'er_1b')
+    t.same(await store.appendBatch([signals(p, H0 + 4 * MIN, { sk: 'ada', vid: 'va', batchId: 'ada.0', views: [{ url: CART, startedAt: H0 + 4 * MIN, vw: 1440 }] })]), ['stored'], 'its id was erased with it')
   })
 
   t.test('erasing by user id, by visitor id and by a query with a page removes exactly the sessions each names', async (t) => {

@@ -232,6 +232,19 @@ export function storeSuite(t: Test, open: StoreFactory): void {
     t.equal(Array.from(store.listSignals(q.id)).length, 1)
   })
 
+  t.test('a batch resent with its batchId is a duplicate, whenever it arrives; the id is the session\'s own, and one without an id is taken as it comes', async (t) => {
+    const { store } = await open(t)
+    const p = await store.createProject(project())
+    const click = { url: 'https://shop.test/', ts: T0, xRatio: 0.5, yDoc: 100 }
+    const first = signals(p.id, { batchId: 'a1.0', clicks: [click] }, T0)
+    t.same(await store.appendBatch([first, signals(p.id, { batchId: 'a1.0', clicks: [click] }, T0 + 5)]), ['stored', 'duplicate'], 'in one batch, a moment later')
+    t.same(await store.appendBatch([signals(p.id, { batchId: 'a1.0', clicks: [click] }, T0 + 60_000)]), ['duplicate'], 'in a later one, a minute later')
+    t.same(await store.appendBatch([signals(p.id, { sk: 's2', batchId: 'a1.0' }, T0 + 1), signals(p.id, { batchId: 'a1.1' }, T0 + 1)]), ['stored', 'stored'], 'the same id in another session, another id in this one')
+    t.same(await store.appendBatch([signals(p.id, {}, T0 + 2), signals(p.id, {}, T0 + 2)]), ['stored', 'stored'], 'without ids, both taken')
+    t.equal(Array.from(store.listSignals(p.id)).length, 5, 'each stored once')
+    t.equal(store.projectStats(p.id).signalBatches, 5, 'and counted once')
+  })
+
   t.test('indexes pages whose keys are as long as a URL may be, multi-byte characters included', async (t) => {
     const { store } = await open(t)
     const p = await store.createProject(project())

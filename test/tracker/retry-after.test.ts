@@ -4,6 +4,8 @@
  * The first two uploads of the first chunk are answered 429 with
  * Retry-After: 3 (as the front answers, Retry-After exposed to the page's
  * origin); the third reaches the real server, which stores it exactly once.
+ * And a signals batch the server took but whose answer was lost is sent again
+ * under its batchId and stored once.
  */
 import t from 'tap'
 import { flushTracker, until } from '../helpers/browser.js'
@@ -47,5 +49,28 @@ t.test('a chunk answered 429 is sent again after Retry-After, the same bytes und
   const stats = (await page.evaluate('window.svc("stats")')) as Record<string, number>
   t.ok(stats.retries >= REFUSALS, `counted as retries (${stats.retries})`)
   t.equal(stats.droppedEvents, 0, 'nothing dropped')
+
+  // A signals batch the server stored but whose answer never reached the page (a connection cut after the
+  // request, a pipelined request not answered): the page sends it again, and the server counts it once.
+  const signalPosts: Buffer[] = []
+  await page.route(`${cluster.url}/api/signals**`, async (route) => {
+    const request = route.request()
+    if (request.method() === 'OPTIONS') return route.fulfill({ status: 204, headers: CORS })
+    signalPosts.push(request.postDataBuffer() ?? Buffer.alloc(0))
+    const answer = await route.fetch()
+    if (signalPosts.length > 1) return route.fulfill({ response: answer })
+    return route.abort('connectionreset')
+  })
+  await page.click('#grow')
+  void flushTracker(page).catch(() => undefined)
+  await until('the batch sent again', () => signalPosts.length >= 2)
+  const batchId = JSON.parse(signalPosts[0].toString()).batchId
+  t.match(batchId, /^[0-9a-f]{12}\.[0-9a-z]+$/, `the batch carries an id (${batchId})`)
+  t.ok(signalPosts[1].equals(signalPosts[0]), 'the same bytes again, its id with them')
+  const batches = await until('the batch stored', () => {
+    const found = Array.from(store.listSignals(seeded.project.id)).filter((s) => s.batch.batchId === batchId)
+    return found.length > 0 && found
+  })
+  t.equal(batches.length, 1, 'stored once though the server took it twice')
   t.equal(tab.pageErrors.length, 0, 'no page errors')
 })

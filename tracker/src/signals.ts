@@ -33,6 +33,8 @@ export interface Signals {
 }
 
 interface Batch extends SignalsContext {
+  /** The same on every resend of this batch: the server counts it once (issue 41). */
+  batchId?: string
   dropped?: number
   views: ViewSignal[]
   clicks: ClickSignal[]
@@ -59,7 +61,15 @@ function split(batch: Batch): Batch[] {
   return [...split(make(true)), ...split(make(false))]
 }
 
+/** A page's batches are `<this page's random prefix>.<n>`: unique within the session's key across its page loads. */
+function batchIds(): () => string {
+  const prefix = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => (b | 256).toString(16).slice(1)).join('')
+  let next = 0
+  return () => `${prefix}.${(next++).toString(36)}`
+}
+
 export function createSignals(transport: Transport, guard: Guard, context: () => SignalsContext): Signals {
+  const nextBatchId = batchIds()
   let views: ViewSignal[] = []
   let clicks: ClickSignal[] = []
   let errors: ErrorSignal[] = []
@@ -105,7 +115,7 @@ export function createSignals(transport: Transport, guard: Guard, context: () =>
       errors = []
       dropped = 0
       for (const part of split(batch)) {
-        const body = JSON.stringify(part)
+        const body = JSON.stringify({ ...part, batchId: nextBatchId() })
         if (unloading) {
           if (!transport.beacon(body)) lose(count(part), part.dropped)
           continue

@@ -128,6 +128,12 @@ function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean, cou
     if (batch.journal) moveTo(tables.signals, key, batch.journal)
     return 'duplicate'
   }
+  // The client's own id: a resend arrives at another time, under another key, in another log entry.
+  if (batch.batchId !== undefined) {
+    const id = [projectId, batch.sk, batch.batchId]
+    if (tables.signalBatchIds.doesExist(id)) return 'duplicate'
+    tables.signalBatchIds.put(id, true)
+  }
   // Pages past the cap are decided here, once, and the batch stored with its entries on (other): every fold of it agrees.
   let refused: Set<string> | undefined
   for (const page of item.pages ?? []) if (pages.admit(projectId, page) !== page) (refused ??= new Set()).add(page.key)

@@ -114,6 +114,7 @@ export function eraseSignalsStep(tables: Tables, own: ErasureTables, erasure: St
     if (!named && !batchMatches(by, batch)) continue
     if (!named) own.erased.put([erasure.id, batch.sk], true)
     tables.signals.remove(key)
+    if (batch.batchId !== undefined) tables.signalBatchIds.remove([projectId, batch.sk, batch.batchId])
     removed += 1
   }
   if (removed > 0) {

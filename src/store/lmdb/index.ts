@@ -362,7 +362,7 @@ export function openLmdbStore(options: LmdbOptions): LmdbStore {
   privateDir(options.path)
   surviveFailedCommits()
   const environment = environmentOptions(options.durability)
-  const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 32, ...environment })
+  const root = open({ path: options.path, mapSize: options.mapSize, maxDbs: 40, ...environment })
   const aggregatesPath = join(options.path, 'aggregates')
   privateDir(aggregatesPath)
   const aggregates = open({ path: aggregatesPath, mapSize: options.mapSize, maxDbs: 8, ...environment })

@@ -57,6 +57,8 @@ export interface Tables {
   /** Recording bytes exactly as received. */
   chunks: Database<Buffer, Key>
   signals: Database<SignalsRecord, Key>
+  /** [projectId, sk, batchId] → true: the batches stored with a client's id, so that a resend is counted once. */
+  signalBatchIds: Database<true, Key>
   /** Stylesheet texts, gzipped: [projectId, sha256 hex] → bytes (src/recordings/styles.ts). */
   styles: Database<Buffer, Key>
   /** The derived page index: [projectId, pageKey] → page. */
@@ -127,6 +129,7 @@ export function openTables(root: RootDatabase, aggregates: RootDatabase): Tables
     chunkInfo: db('chunk-info', { sharedStructuresKey: STRUCTURES }),
     chunks: db('chunks', { encoding: 'binary' }),
     signals: db('signals', { sharedStructuresKey: STRUCTURES }),
+    signalBatchIds: db('signal-batch-ids'),
     styles: db('styles', { encoding: 'binary' }),
     pages: db('pages'),
     pagesNext: db('pages-next'),

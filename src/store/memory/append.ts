@@ -35,6 +35,8 @@ export function appendChunk(data: MemoryData, item: Extract<IngestItem, { kind: 
   return 'stored'
 }
 
+export const batchIdKey = (projectId: string, batch: { sk: string; batchId?: string }) => `${projectId}\u0000${batch.sk}\u0000${batch.batchId}`
+
 export function appendSignals(data: MemoryData, item: Extract<IngestItem, { kind: 'signals' }>): IngestOutcome {
   const { batch } = item
   const reportOnly = batch.lost !== undefined && !batch.views.length && !batch.clicks.length && !batch.errors.length && !batch.console && !batch.requests
@@ -44,6 +46,11 @@ export function appendSignals(data: MemoryData, item: Extract<IngestItem, { kind
   if (item.id !== undefined) {
     if (data.signalIds.has(item.id)) return 'duplicate'
     data.signalIds.add(item.id)
+  }
+  if (batch.batchId !== undefined) {
+    const id = batchIdKey(item.projectId, batch)
+    if (data.signalBatchIds.has(id)) return 'duplicate'
+    data.signalBatchIds.add(id)
   }
   let refused: Set<string> | undefined
   for (const page of item.pages ?? []) if (admitPage(data, item.projectId, page) !== page) (refused ??= new Set()).add(page.key)

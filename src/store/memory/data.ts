@@ -63,6 +63,8 @@ export class MemoryData {
   readonly styles = new Map<string, Map<string, Uint8Array>>()
   /** Log entry ids of the batches that came through the cluster mode's log: a repeat is a duplicate. */
   readonly signalIds = new Set<string>()
+  /** As lmdb's signalBatchIds: `projectId sk batchId` of each batch stored with a client's id. */
+  readonly signalBatchIds = new Set<string>()
   /** How many of `signals` the aggregates hold (a prefix: derivations apply in order of arrival). */
   applied = 0
   readonly backfills = new Map<string, BackfillRun>()

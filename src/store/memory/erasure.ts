@@ -8,6 +8,7 @@
 import { batchMatches, finishErasure, PlaceSet, queuedErasure, subjectOf, sessionMatches, type ErasedPlaces, type ErasureCounts, type ErasureRecord, type ErasureStore, type ErasureSubject, type NewErasure } from '../erasure-store.js'
 import { emptyStats, uncountRecording } from '../recording-records.js'
 import type { SessionRecord } from '../records.js'
+import { batchIdKey } from './append.js'
 import { sessionId, type MemoryData } from './data.js'
 import { batchesRemoved } from './derived.js'
 
@@ -98,6 +99,7 @@ export abstract class MemoryErasure implements ErasureStore {
       const gone = stored.projectId === projectId && (named.has(stored.batch.sk) || batchMatches(by, stored.batch))
       if (gone && at < this.data.applied) this.data.applied -= 1
       if (gone) removed.signalBatches += 1
+      if (gone && stored.batch.batchId !== undefined) this.data.signalBatchIds.delete(batchIdKey(projectId, stored.batch))
       return !gone
     })
     if (kept.length !== this.data.signals.length) {
