@@ -157,7 +157,7 @@ async function runCase(name: string, dataDir: string, attack: (service: Service,
     let peak = 0
     const sampler = setInterval(() => {
       const pid = service.controlPid()
-      peak = Math.max(peak, (pid && rss(pid)?.total) || 0)
+      peak = Math.max(peak, (pid && rss(pid)?.anon) || 0)
     }, 50)
     const times: number[] = []
     let watching = true

@@ -24,6 +24,7 @@ import { sessionOperations } from './operations/sessions.js'
 import { snippetOperations } from './operations/snippet.js'
 import { storageOperations } from './operations/storage.js'
 import { createRouter, type Operation } from './router.js'
+import { FairTurns } from './turns.js'
 import { createSite, type SiteOptions } from '../site/site.js'
 
 export interface ControlDeps {
@@ -41,6 +42,8 @@ export interface ControlDeps {
   chunkBytes?: ChunkBytes
   /** Where the website's Markdown sources are; without it the root serves the API only. */
   site?: Pick<SiteOptions, 'pagesDir' | 'publicDir'>
+  /** Organisations' turns on this worker (src/control/turns.ts); a fresh one unless given. */
+  turns?: FairTurns
 }
 
 /** Per-organisation quotas (docs/security.md), checked where the store writes what they count; and RETENTION_DAYS, which bounds a project's own. */
@@ -89,5 +92,9 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
 export function createControl(deps: ControlDeps) {
   const operations = controlOperations(deps)
   const site = deps.site ? createSite({ ...deps.site, directUrl: deps.config.directUrl, publicUrl: deps.config.publicUrl, operations }) : undefined
-  return createRouter(operations, createAuthenticator(deps.store, deps.now), site, auditRecorder(deps.store, deps.now))
+  const orgOf = (auth: unknown): string | undefined => {
+    const caller = auth as { orgId?: string; projectId?: string } | undefined
+    return caller?.orgId ?? (caller?.projectId === undefined ? undefined : (deps.store.getProject(caller.projectId)?.orgId ?? caller.projectId))
+  }
+  return createRouter(operations, createAuthenticator(deps.store, deps.now), site, auditRecorder(deps.store, deps.now), { turns: deps.turns ?? new FairTurns(), orgOf })
 }

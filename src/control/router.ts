@@ -17,6 +17,7 @@ import { routePath } from '../contract/routes.js'
 import { ajv, describeErrors, onFirstUse } from '../contract/validators.js'
 import type { AuditEvent } from './audit-events.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
+import type { FairTurns, Turn } from './turns.js'
 
 export type Credential = 'none' | 'apiKey' | 'setupToken'
 
@@ -30,7 +31,12 @@ export interface RequestContext<B = Record<string, unknown>> {
   query: URLSearchParams
   /** Headers to add to the answer (Set-Cookie, for instance). */
   responseHeaders: Record<string, string[]>
+  /** The caller's organisation's turn (src/control/turns.ts): a long operation passes it between budgeted steps. */
+  turn: Turn
 }
+
+/** Outside any organisation's turns (a light operation, or a caller with none): passing just lets I/O in. */
+const NO_TURN: Turn = { pass: () => new Promise((resolve) => setImmediate(resolve)) }
 
 /** Raw bytes or a stream with its own content type, answered as they are. */
 export interface RawReply {
@@ -79,6 +85,11 @@ export interface Operation<C = unknown, S = any, R = any> {
   errors?: ErrorCode[]
   /** Served at the root too (public documents). */
   atRoot?: boolean
+  /**
+   * Answers from a few keys (whoami, sign-in state): runs at once instead of in its organisation's turn
+   * (src/control/turns.ts). Everything else a member calls takes turns, so a new operation cannot forget to.
+   */
+  light?: true
   handle(ctx: RequestContext<BodyOf<S>> & { auth: C }): Promise<Reply<R>> | Reply<R>
   /** What the audit log records of a call that succeeded (a raw reply is passed as it is); nothing when absent or undefined. */
   audit?(ctx: RequestContext<BodyOf<S>> & { auth: C }, answer: AnswerOf<R>): AuditEvent | undefined
@@ -120,7 +131,13 @@ export function routeOf(res: ServerResponse): string | undefined {
   return routes.get(res)
 }
 
-export function createRouter(operations: Operation<any>[], authenticate: Authenticate, fallback?: RootFallback, recordAudit?: RecordAudit) {
+/** Organisations' turns (src/control/turns.ts) and the organisation a caller's credential belongs to, if any. */
+export interface Turns {
+  turns: FairTurns
+  orgOf(auth: unknown): string | undefined
+}
+
+export function createRouter(operations: Operation<any>[], authenticate: Authenticate, fallback?: RootFallback, recordAudit?: RecordAudit, turns?: Turns) {
   const table = new Map<string, Compiled>()
   for (const op of operations) {
     const key = `${op.method} ${op.route}`
@@ -162,8 +179,9 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
       body = (raw ?? {}) as Record<string, unknown>
     }
     const responseHeaders: Record<string, string[]> = {}
-    const ctx = { req, body, query: url.searchParams, auth, responseHeaders }
-    const reply = await op.handle(ctx)
+    const ctx = { req, body, query: url.searchParams, auth, responseHeaders, turn: NO_TURN }
+    const org = op.light ? undefined : turns?.orgOf(auth)
+    const reply = await (org === undefined ? op.handle(ctx) : turns!.turns.run(org, (turn) => op.handle({ ...ctx, turn })))
     const event = op.audit?.(ctx, reply)
     if (event && recordAudit) await recordAudit(event, req, auth)
     for (const [name, values] of Object.entries(responseHeaders)) res.setHeader(name, values)

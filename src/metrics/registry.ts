@@ -29,6 +29,7 @@ export const metrics = {
   commitSeconds: new LocalHistogram('svc_lmdb_commit_duration_seconds', 'Duration of one ingest write transaction in LMDB (appendBatch, commit included).', [], SECONDS),
   queueItems: new Gauge({ name: 'svc_write_queue_items', help: 'Ingest items held by the fronts\' write queues (waiting or being written).', registers: [registry] }),
   queueBytes: new Gauge({ name: 'svc_write_queue_bytes', help: 'Body bytes held by the fronts\' write queues.', registers: [registry] }),
+  turnsQueued: new Gauge({ name: 'svc_control_turns_waiting', help: 'Operations waiting for their organisation\'s turn on the control worker (src/control/turns.ts).', registers: [registry] }),
   foldLag: new Gauge({ name: 'svc_deriver_unfolded_batches', help: 'Signal batches stored but not yet folded into the aggregates.', registers: [registry] }),
   backfillsRunning: new Gauge({ name: 'svc_backfills_running', help: 'Page backfills running now.', registers: [registry] }),
   backfillSessions: new Counter({ name: 'svc_backfill_sessions_rekeyed_total', help: 'Sessions re-keyed by page backfills.', registers: [registry] }),

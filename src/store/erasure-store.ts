@@ -13,6 +13,7 @@
  * session (page, heat, element, error and overview buckets, the page index,
  * error messages) and the project's counters, less what was erased.
  */
+import type { ReadBudget } from './read-budget.js'
 
 export type ErasureSubject =
   | { sessionKey: string }
@@ -78,9 +79,28 @@ export interface ErasedPlaces {
   messages: { stream: string; seq: number }[]
 }
 
+/** Where a dry run stopped: opaque to callers, each store's own. */
+export type ErasureCountCursor = { phase: 'sessions' | 'signals'; after: unknown }
+
+export interface ErasureCountStep {
+  counts: ErasureCounts
+  next?: ErasureCountCursor
+}
+
+/** Adds a step's counts to a dry run's total. */
+export function addCounts(total: ErasureCounts, step: ErasureCounts): void {
+  total.sessions += step.sessions
+  total.chunks += step.chunks
+  total.bytes += step.bytes
+  total.signalBatches += step.signalBatches
+}
+
 export interface ErasureStore {
-  /** A dry run: what the request would remove now. Walks the project's sessions and signal batches. */
-  countErasure(projectId: string, by: ErasureSubject): ErasureCounts
+  /**
+   * A dry run: what the request would remove now, one budget's worth (read-budget.ts) of the project's sessions
+   * and signal batches at a time. `next` is where the following call goes on, absent once every entry was counted.
+   */
+  countErasure(projectId: string, by: ErasureSubject, from?: ErasureCountCursor, budget?: ReadBudget): ErasureCountStep
   /** The sessions the request names now and the log messages holding their recordings (src/journal/log-scrub.ts). */
   erasedPlaces(projectId: string, by: ErasureSubject): ErasedPlaces
   /** Records the request (queued); the same id again answers it while it runs, and runs it again once done. */

@@ -6,6 +6,7 @@
  * aggregates by these definitions, and the property test recounts raw signals
  * with them.
  */
+import { READ_LIMITS, type ReadBudget } from './read-budget.js'
 import type { SessionRecord } from './records.js'
 
 /** Aggregates are kept per page and per hour, so 30 days read at most 720 buckets per page. */
@@ -257,6 +258,8 @@ export interface SessionListQuery {
   limit: number
   /** Where the previous page stopped: sessions strictly after it in the order (newest first). */
   after?: SessionPosition
+  /** What the call may cost (read-budget.ts); READ_LIMITS when absent. Past it the page ends with a cursor. */
+  budget?: ReadBudget
 }
 
 export interface SessionListSlice {
@@ -276,4 +279,4 @@ export interface SessionPosition {
  * short, even empty, with a cursor to go on. 2,000 keeps a call near 10 ms
  * (about 4 µs per session examined; bench/read-results.md).
  */
-export const SESSION_SCAN_BUDGET = 2_000
+export const SESSION_SCAN_BUDGET = READ_LIMITS.entries

@@ -10,6 +10,8 @@ import { groupUrl } from '../../src/grouping/group.js'
 import { HOUR_MS } from '../../src/store/insights.js'
 import type { ChunkMeta, Click, ErasureRecord, ErasureSubject, IngestItem, NewProject, Store } from '../../src/store/store.js'
 import { foldAll } from '../helpers/fold.js'
+import { addCounts, type ErasureCountCursor } from '../../src/store/erasure-store.js'
+import { READ_LIMITS, ReadBudget } from '../../src/store/read-budget.js'
 import { signals } from './insights.case.js'
 
 export interface ErasureStoreUnderTest {
@@ -154,8 +156,22 @@ export function erasureSuite(t: Test, open: ErasureStoreFactory): void {
   t.test('a dry run counts what would go and removes nothing', async (t) => {
     const { store } = await open(t)
     const p = await seeded(store)
-    t.same(store.countErasure(p, { visitorId: 'va' }), { sessions: 2, chunks: 4, bytes: store.getSession(p, 'ada')!.bytes + store.getSession(p, 'bob')!.bytes, signalBatches: 2 })
-    t.same(store.countErasure(p, { userId: 'nobody' }), { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 })
+    const expected = { sessions: 2, chunks: 4, bytes: store.getSession(p, 'ada')!.bytes + store.getSession(p, 'bob')!.bytes, signalBatches: 2 }
+    t.same(store.countErasure(p, { visitorId: 'va' }), { counts: expected }, 'one call, under the default budget')
+    t.same(store.countErasure(p, { userId: 'nobody' }), { counts: { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 } })
+    // Two entries a step: three sessions and three batches take three steps, each within its budget, and add up the same.
+    const total = { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 }
+    const taken: number[] = []
+    let next: ErasureCountCursor | undefined
+    do {
+      const budget = new ReadBudget({ ...READ_LIMITS, entries: 2 })
+      const step = store.countErasure(p, { visitorId: 'va' }, next, budget)
+      taken.push(budget.entries)
+      addCounts(total, step.counts)
+      next = step.next
+    } while (next && taken.length < 20)
+    t.same(total, expected, 'step by step, the same counts')
+    t.same(taken, [2, 2, 2], 'two entries a step, never more')
     t.same(sessionKeys(store, p), ['ada', 'bob', 'cy'])
   })
 

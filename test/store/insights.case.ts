@@ -12,6 +12,7 @@ import { MAX_FOUND_CONSOLE, MAX_FOUND_ELEMENTS, MAX_FOUND_REFERRERS, MAX_FOUND_R
 import { ELEMENTS_PER_BUCKET, HEAT_X_BINS, HOUR_MS, OTHER_ELEMENTS, type FindQuery, type SessionListQuery } from '../../src/store/insights.js'
 import type { ChunkMeta, Click, ErrorEntry, IngestItem, NewProject, SignalsRecord, Store, View } from '../../src/store/store.js'
 import { foldAll } from '../helpers/fold.js'
+import { READ_LIMITS, ReadBudget } from '../../src/store/read-budget.js'
 
 export type InsightsStoreFactory = (t: Test) => Promise<Store>
 
@@ -147,6 +148,46 @@ export function insightsSuite(t: Test, open: InsightsStoreFactory): void {
     let state = await store.continueBackfill(p.id, 2, rekey, H0)
     while (state.state === 'running') state = await store.continueBackfill(p.id, 2, rekey, H0)
     t.same(search({ clicked: 'pay now' }), [['ada', [['click', 'Pay now (button.pay)', 2 * MIN]]]], 'after a backfill')
+  })
+
+  t.test('a search costs what it reads: sessions whose records are full stop a call at its work budget, with a cursor, never past it by more than one session', async (t) => {
+    const store = await open(t)
+    const p = await store.createProject(project())
+    const SESSIONS = 300
+    const text = (prefix: string, i: number) => `${prefix} ${i} ${'x'.repeat(150)}`
+    const items: IngestItem[] = []
+    for (let n = 0; n < SESSIONS; n++) {
+      const sk = `full-${n}`
+      items.push(chunk(p.id, { sk, startedAt: H0 + n, firstTs: H0 + n, lastTs: H0 + n + MIN }))
+      items.push(
+        signals(p.id, H0 + n, {
+          sk,
+          views: Array.from({ length: 40 }, (_, i) => view({ url: `https://shop.test/a${i}/b`, startedAt: H0 + i })),
+          clicks: Array.from({ length: 70 }, (_, i) => click({ selector: text('#el', i), label: text('label', i), ts: H0 + i })),
+          errors: Array.from({ length: 20 }, (_, i) => error({ message: text('TypeError', i), ts: H0 + i })),
+        }),
+      )
+    }
+    await ingest(store, items)
+    const worst: FindQuery = { visited: () => true, clicked: 'z'.repeat(256), error: 'z'.repeat(256) }
+    // A full record: 32 paths, 64 elements and 16 errors read, plus the session itself.
+    const perSession = 1 + 32 + 64 + 16
+    // Time is the budget's backstop; here the work alone is what is shown to bound the call.
+    const budget = new ReadBudget({ ...READ_LIMITS, ms: Number.POSITIVE_INFINITY })
+    const page = store.listSessionPage(p.id, { limit: 50, find: worst, budget })
+    t.same(page.sessions, [], 'nothing matches')
+    const timed = new ReadBudget({ ...READ_LIMITS, work: Number.POSITIVE_INFINITY, ms: 0 })
+    t.ok(store.listSessionPage(p.id, { limit: 50, find: worst, budget: timed }).next, 'and past its time, a call stops too')
+    t.ok(timed.entries <= 16, `within the entries between two clock reads (${timed.entries})`)
+    t.ok(page.next, 'a cursor to go on')
+    t.ok(budget.work >= READ_LIMITS.work && budget.work <= READ_LIMITS.work + perSession, `the work stops at its bound: ${budget.work} of ${READ_LIMITS.work}`)
+    t.equal(budget.entries, Math.ceil(READ_LIMITS.work / perSession), `so ${budget.entries} sessions are examined, not ${SESSIONS}`)
+    // The same search on records of one path each costs 1 + 1 a session: the entry bound is what stops it.
+    const cheap = new ReadBudget({ ...READ_LIMITS, entries: 100, ms: Number.POSITIVE_INFINITY })
+    const plain = store.listSessionPage(p.id, { limit: 500, budget: cheap })
+    t.equal(cheap.entries, 100, 'without a search, entries bound the call')
+    t.equal(plain.sessions.length, 100)
+    t.ok(cheap.bytes > 0 && cheap.bytes <= 100 * 6_000, `and what it materialised is counted (${cheap.bytes} bytes)`)
   })
 
   t.test('finds sessions by console text, failed request and referrer, at the first time of each, bounded', async (t) => {

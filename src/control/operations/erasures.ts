@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto'
 import { ApiError } from '../../errors.js'
 import { createErasureAnswer, createErasureBody, erasureAnswer, erasureIdBody, erasureListAnswer, listErasuresBody } from '../../schemas/erasure.js'
+import { addCounts, type ErasureCountCursor } from '../../store/erasure-store.js'
 import type { ErasureRecord, ErasureSubject, Store } from '../../store/store.js'
 import type { ErasureRunner } from '../../recordings/erasure-runner.js'
 import type { ApiKeyAuth } from '../auth.js'
@@ -63,11 +64,23 @@ export function erasureOperations({ store, runner, scrubbed }: ErasureDeps): Ope
       body: createErasureBody,
       response: createErasureAnswer,
       errors: ['invalid_request', 'not_found'],
-      async handle({ auth, body }) {
+      async handle({ auth, body, turn }) {
         const project = ownedProject(store, auth, body.projectId)
         const by = body.by as ErasureSubject
         if ('query' in by && by.query.until <= by.query.from) throw new ApiError('invalid_request', { error: '`until` must be after `from`.', hint: 'Times are milliseconds since the epoch; `until` is exclusive.' })
-        if (body.dryRun) return { dryRun: true, wouldRemove: store.countErasure(project.id, by) }
+        if (body.dryRun) {
+          // A whole project's sessions and batches, a budget's worth per turn: the organisation's other calls and
+          // everyone else's go between the steps.
+          const wouldRemove = { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 }
+          let next: ErasureCountCursor | undefined
+          do {
+            const step = store.countErasure(project.id, by, next)
+            addCounts(wouldRemove, step.counts)
+            next = step.next
+            if (next) await turn.pass()
+          } while (next)
+          return { dryRun: true, wouldRemove }
+        }
         const erasure = await runner.start({ id: erasureIdOf(project.id, by), projectId: project.id, by })
         return { dryRun: false, erasure: view(erasure) }
       },

@@ -54,6 +54,7 @@ export function projectOperations(store: Store, maxPerOrg?: number): Operation<A
       operationId: 'getApiKeyIdentity',
       method: 'POST',
       route: '/cli/whoami',
+      light: true,
       credential: 'apiKey',
       minRole: 'viewer',
       summary: 'Who the API key belongs to.',

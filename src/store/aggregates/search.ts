@@ -182,6 +182,27 @@ export function findMoments(finds: SessionFinds | undefined, query: FindQuery): 
   return moments.sort((a, b) => a.ts - b.ts)
 }
 
+/**
+ * The texts of `finds` that `query` reads at most: what testing one session
+ * costs beyond reading it (src/store/read-budget.ts), up to 112 for a full record.
+ */
+export function searchWork(finds: SessionFinds | undefined, query: FindQuery): number {
+  if (!finds) return 0
+  let work = 0
+  if (query.visited) work += finds.u.length
+  if (query.clicked !== undefined) work += finds.c.length
+  if (query.error !== undefined) work += finds.e.length
+  if (query.console !== undefined) work += finds.l?.length ?? 0
+  if (query.request !== undefined) work += finds.n?.length ?? 0
+  if (query.referrer !== undefined) work += finds.r?.length ?? 0
+  return work
+}
+
+/** Bytes a session's record and counts take once read, about: its page list is most of it. */
+export function sessionBytes(session: SessionRecord): number {
+  return 512 + 128 * session.pages.length
+}
+
 /** Adds to `moments` each of `list` whose text contains `text` (lowercased); whether any did. */
 function texts(list: [string, number][] | undefined, text: string, kind: MatchKind, moments: FoundMoment[]): boolean {
   let found = false

@@ -4,7 +4,8 @@
  * environment (sessions, signals, fold log) or of the aggregates' (derived
  * entries), saving the request's cursor with what it removed.
  */
-import type { ErasedPlaces, ErasureCounts, ErasurePhase, ErasureRecord, ErasureStore, ErasureSubject, NewErasure } from '../erasure-store.js'
+import type { ErasedPlaces, ErasureCountCursor, ErasureCountStep, ErasureCounts, ErasurePhase, ErasureRecord, ErasureStore, ErasureSubject, NewErasure } from '../erasure-store.js'
+import type { ReadBudget } from '../read-budget.js'
 import { finishErasure, queuedErasure } from '../erasure-store.js'
 import { LmdbAccounts } from './accounts.js'
 import {
@@ -44,8 +45,8 @@ export abstract class LmdbErasure extends LmdbAccounts implements ErasureStore {
 
   abstract applyDerivations(limit?: number): Promise<number>
 
-  countErasure(projectId: string, by: ErasureSubject): ErasureCounts {
-    return countErasure(this.tables, projectId, by)
+  countErasure(projectId: string, by: ErasureSubject, from?: ErasureCountCursor, budget?: ReadBudget): ErasureCountStep {
+    return countErasure(this.tables, projectId, by, from, budget)
   }
 
   erasedPlaces(projectId: string, by: ErasureSubject): ErasedPlaces {

@@ -8,7 +8,8 @@
 import type { Database } from 'lmdb'
 import { shortId } from '../aggregates/ids.js'
 import type { ErrorOccurrence, FrictionRecord } from '../aggregates/clicks.js'
-import { batchMatches, PlaceSet, sessionMatches, subjectOf, type ErasedPlaces, type ErasureCounts, type ErasureRecord, type ErasureSubject } from '../erasure-store.js'
+import { batchMatches, PlaceSet, sessionMatches, subjectOf, type ErasedPlaces, type ErasureCountCursor, type ErasureCounts, type ErasureCountStep, type ErasureRecord, type ErasureSubject } from '../erasure-store.js'
+import { ReadBudget } from '../read-budget.js'
 import type { SessionRecord, SignalsRecord } from '../records.js'
 import { emptyStats, uncountRecording } from '../recording-records.js'
 import { ALL_SCOPE, pageScope, type ElementName } from './derived-keys.js'
@@ -309,20 +310,41 @@ export function erasedPlaces(tables: Tables, projectId: string, by: ErasureSubje
   return { sessions, messages: places.messages }
 }
 
-/** A dry run over a read snapshot: the project's sessions and batches the request names now. */
-export function countErasure(tables: Tables, projectId: string, by: ErasureSubject): ErasureCounts {
+/**
+ * A dry run, one budget's worth at a time: the project's sessions the request
+ * names, then its batches (a batch counts when its session is named, looked
+ * up by key, so that no step needs what an earlier one found).
+ */
+export function countErasure(tables: Tables, projectId: string, by: ErasureSubject, from: ErasureCountCursor = { phase: 'sessions', after: undefined }, budget = new ReadBudget()): ErasureCountStep {
   const counts: ErasureCounts = { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 }
-  const named = new Set<string>()
-  const sessions = 'sessionKey' in by ? [tables.sessions.get([projectId, by.sessionKey])].filter((s) => s !== undefined) : Array.from(tables.sessions.getRange(projectRange(projectId)), (e) => e.value)
-  for (const session of sessions) {
-    if (!sessionMatches(by, session)) continue
-    named.add(session.sk)
-    counts.sessions += 1
-    counts.chunks += session.chunkCount
-    if (session.purgedAt === undefined) counts.bytes += session.bytes
+  const rangeAfter = (after: unknown) => (after === undefined ? projectRange(projectId) : { start: after as Key, end: [projectId, MAX_KEY_PART] })
+  if (from.phase === 'sessions') {
+    const entries = 'sessionKey' in by ? [tables.sessions.get([projectId, by.sessionKey])].filter((s) => s !== undefined).map((value) => ({ key: [projectId, value.sk] as Key, value })) : tables.sessions.getRange(rangeAfter(from.after))
+    for (const { key, value: session } of entries) {
+      if (sameKey(key as Key, from.after as Key | undefined)) continue
+      if (!budget.entry()) return { counts, next: from }
+      from = { phase: 'sessions', after: key }
+      if (!sessionMatches(by, session)) continue
+      counts.sessions += 1
+      counts.chunks += session.chunkCount
+      if (session.purgedAt === undefined) counts.bytes += session.bytes
+    }
+    from = { phase: 'signals', after: undefined }
   }
-  for (const { value } of tables.signals.getRange(projectRange(projectId))) {
-    if (named.has(value.sk) || batchMatches(by, value)) counts.signalBatches += 1
+  const named = new Map<string, boolean>()
+  const sessionNamed = (sk: string) => {
+    let found = named.get(sk)
+    if (found === undefined) {
+      const session = tables.sessions.get([projectId, sk])
+      named.set(sk, (found = session !== undefined && sessionMatches(by, session)))
+    }
+    return found
   }
-  return counts
+  for (const { key, value } of tables.signals.getRange(rangeAfter(from.after))) {
+    if (sameKey(key as Key, from.after as Key | undefined)) continue
+    if (!budget.entry()) return { counts, next: from }
+    from = { phase: 'signals', after: key }
+    if (batchMatches(by, value) || sessionNamed(value.sk)) counts.signalBatches += 1
+  }
+  return { counts }
 }

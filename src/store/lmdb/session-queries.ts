@@ -1,6 +1,5 @@
 /** The session list over the session index and the aggregates' per-session counts (derived-keys.ts). */
 import {
-  SESSION_SCAN_BUDGET,
   emptySessionSignals,
   type SessionListQuery,
   type SessionListSlice,
@@ -9,7 +8,8 @@ import {
 } from '../insights.js'
 import type { SessionRecord } from '../records.js'
 import { elementIdOf } from '../aggregates/ids.js'
-import { deviceOfSession, findMoments, type SessionFinds } from '../aggregates/search.js'
+import { deviceOfSession, findMoments, searchWork, sessionBytes, type SessionFinds } from '../aggregates/search.js'
+import { ReadBudget } from '../read-budget.js'
 import { liveGen, type SessionRecordOfSignals } from './derived-keys.js'
 import type { Key, Tables } from './tables.js'
 import { MAX_KEY_PART } from './keys.js'
@@ -33,9 +33,9 @@ export function durationOf(session: SessionRecord): number {
 /**
  * Newest first by [startedAt, sk], a key no write ever moves: a cursor on it
  * neither skips nor repeats a session while ingest goes on. Filters are
- * applied as the index is read; at most SESSION_SCAN_BUDGET entries are
- * examined per call, so a selective filter answers a short page with a cursor
- * rather than scanning the whole project.
+ * applied as the index is read, under the call's budget (read-budget.ts:
+ * entries, the texts a search reads, bytes, time), so a selective filter
+ * answers a short page with a cursor rather than scanning the whole project.
  */
 export function sessionPage(tables: Tables, projectId: string, query: SessionListQuery): SessionListSlice {
   const gen = liveGen(tables, projectId)
@@ -46,25 +46,26 @@ export function sessionPage(tables: Tables, projectId: string, query: SessionLis
   const end = query.since !== undefined ? [projectId, query.since] : [projectId]
   const pages = query.pages ? new Set(query.pages) : undefined
   const sessions: SessionListSlice['sessions'] = []
-  let scanned = 0
+  const budget = query.budget ?? new ReadBudget()
   let last: { startedAt: number; sk: string } | undefined
   for (const key of tables.sessionsByStart.getKeys({ start, end, reverse: true })) {
     const [, startedAt, sk] = key as [string, number, string]
     if (query.after && startedAt === query.after.startedAt && sk === query.after.sk) continue
     if (sessions.length === query.limit) return { sessions, next: last }
-    if (++scanned > SESSION_SCAN_BUDGET) return { sessions, next: last }
+    if (!budget.entry()) return { sessions, next: last }
     last = { startedAt, sk }
     if (elements && !elements.some((id) => tables.derived.doesExist([projectId, gen, 'es', id, sk]))) continue
-    const match = matching(tables, projectId, gen, sk, query, pages)
+    const match = matching(tables, projectId, gen, sk, query, pages, budget)
     if (match) sessions.push(match)
   }
   return { sessions }
 }
 
 /** The session `sk` with its signal counts if it passes the query's filters (all but the time range and the element). */
-function matching(tables: Tables, projectId: string, gen: number, sk: string, query: SessionListQuery, pages: Set<string> | undefined): SessionListSlice['sessions'][number] | undefined {
+function matching(tables: Tables, projectId: string, gen: number, sk: string, query: SessionListQuery, pages: Set<string> | undefined, budget?: ReadBudget): SessionListSlice['sessions'][number] | undefined {
   const session = tables.sessions.get([projectId, sk])
   if (!session) return undefined
+  budget?.spend(0, sessionBytes(session))
   if (query.userId !== undefined && session.identity?.userId !== query.userId) return undefined
   if (query.accountId !== undefined && session.identity?.accountId !== query.accountId) return undefined
   if (query.minDurationMs !== undefined && durationOf(session) < query.minDurationMs) return undefined
@@ -76,6 +77,7 @@ function matching(tables: Tables, projectId: string, gen: number, sk: string, qu
   if (query.hasRage !== undefined && signals.rage > 0 !== query.hasRage) return undefined
   if (query.device !== undefined && deviceOfSession(session, finds) !== query.device) return undefined
   if (!query.find) return { session, signals }
+  budget?.spend(searchWork(finds, query.find))
   const moments = findMoments(finds, query.find)
   return moments && { session, signals, moments }
 }

@@ -5,7 +5,8 @@
  * batches left, so they no longer count what was erased at all (LMDB keeps the
  * counts that name no session); the shared suite checks what both agree on.
  */
-import { batchMatches, finishErasure, PlaceSet, queuedErasure, subjectOf, sessionMatches, type ErasedPlaces, type ErasureCounts, type ErasureRecord, type ErasureStore, type ErasureSubject, type NewErasure } from '../erasure-store.js'
+import { batchMatches, finishErasure, PlaceSet, queuedErasure, subjectOf, sessionMatches, type ErasedPlaces, type ErasureCountCursor, type ErasureCountStep, type ErasureCounts, type ErasureRecord, type ErasureStore, type ErasureSubject, type NewErasure } from '../erasure-store.js'
+import { ReadBudget } from '../read-budget.js'
 import { emptyStats, uncountRecording } from '../recording-records.js'
 import type { SessionRecord } from '../records.js'
 import { batchIdKey } from './append.js'
@@ -29,20 +30,31 @@ export abstract class MemoryErasure implements ErasureStore {
     return found
   }
 
-  countErasure(projectId: string, by: ErasureSubject): ErasureCounts {
+  /** As the LMDB store's: a step per budget, the cursor an index into the sessions, then into the batches. */
+  countErasure(projectId: string, by: ErasureSubject, from: ErasureCountCursor = { phase: 'sessions', after: 0 }, budget = new ReadBudget()): ErasureCountStep {
     const counts: ErasureCounts = { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 }
-    const named = new Set<string>()
-    for (const session of this.data.sessions.get(projectId)?.values() ?? []) {
-      if (!sessionMatches(by, session)) continue
-      named.add(session.sk)
-      counts.sessions += 1
-      counts.chunks += session.chunkCount
-      if (session.purgedAt === undefined) counts.bytes += session.bytes
+    const sessions = this.data.sessions.get(projectId)
+    let at = (from.after as number | undefined) ?? 0
+    if (from.phase === 'sessions') {
+      const all = [...(sessions?.values() ?? [])]
+      for (; at < all.length; at++) {
+        if (!budget.entry()) return { counts, next: { phase: 'sessions', after: at } }
+        const session = all[at]
+        if (!sessionMatches(by, session)) continue
+        counts.sessions += 1
+        counts.chunks += session.chunkCount
+        if (session.purgedAt === undefined) counts.bytes += session.bytes
+      }
+      at = 0
     }
-    for (const stored of this.data.signals) {
-      if (stored.projectId === projectId && (named.has(stored.batch.sk) || batchMatches(by, stored.batch))) counts.signalBatches += 1
+    const batches = this.data.signals.filter((stored) => stored.projectId === projectId)
+    for (; at < batches.length; at++) {
+      if (!budget.entry()) return { counts, next: { phase: 'signals', after: at } }
+      const { batch } = batches[at]
+      const session = sessions?.get(batch.sk)
+      if (batchMatches(by, batch) || (session !== undefined && sessionMatches(by, session))) counts.signalBatches += 1
     }
-    return counts
+    return { counts }
   }
 
   erasedPlaces(projectId: string, by: ErasureSubject): ErasedPlaces {

@@ -1,7 +1,8 @@
 /** The session list over the in-memory store, in the LMDB store's order and with its cursor: newest first by [startedAt, sk]. */
-import { SESSION_SCAN_BUDGET, type SessionListSlice, type SessionListQuery, type SessionPosition } from '../insights.js'
+import type { SessionListSlice, SessionListQuery, SessionPosition } from '../insights.js'
 import { elementIdOf } from '../aggregates/ids.js'
-import { deviceOfSession, findMoments } from '../aggregates/search.js'
+import { deviceOfSession, findMoments, searchWork, sessionBytes } from '../aggregates/search.js'
+import { ReadBudget } from '../read-budget.js'
 import type { SessionRecord } from '../records.js'
 import { byBytes } from './data.js'
 import type { Derived } from './derived.js'
@@ -11,9 +12,11 @@ const before = (a: SessionPosition, b: SessionPosition) => a.startedAt - b.start
 
 export function sessionPage(all: SessionRecord[], derived: Derived, query: SessionListQuery): SessionListSlice {
   const pages = query.pages ? new Set(query.pages) : undefined
+  const budget = query.budget ?? new ReadBudget()
   const clicked = query.selector !== undefined ? new Set((query.pages ?? []).flatMap((page) => [...(derived.clickedBy.get(elementIdOf(page, query.selector!)) ?? [])])) : undefined
   const matching = (session: SessionRecord) => {
     if (clicked && !clicked.has(session.sk)) return undefined
+    budget.spend(0, sessionBytes(session))
     if (query.userId !== undefined && session.identity?.userId !== query.userId) return undefined
     if (query.accountId !== undefined && session.identity?.accountId !== query.accountId) return undefined
     if (query.minDurationMs !== undefined && durationOf(session) < query.minDurationMs) return undefined
@@ -26,6 +29,7 @@ export function sessionPage(all: SessionRecord[], derived: Derived, query: Sessi
     const finds = derived.finds.get(session.sk)?.finds()
     if (query.device !== undefined && deviceOfSession(session, finds) !== query.device) return undefined
     if (!query.find) return { session, signals }
+    budget.spend(searchWork(finds, query.find))
     const moments = findMoments(finds, query.find)
     return moments && { session, signals, moments }
   }
@@ -41,11 +45,10 @@ export function sessionPage(all: SessionRecord[], derived: Derived, query: Sessi
     const last = page.at(-1)?.session
     return found.length > query.limit && last ? { sessions: page, next: { startedAt: last.startedAt, sk: last.sk } } : { sessions: page }
   }
-  let scanned = 0
   let last: SessionPosition | undefined
   for (const session of ordered) {
     if (sessions.length === query.limit) return { sessions, next: last }
-    if (++scanned > SESSION_SCAN_BUDGET) return { sessions, next: last }
+    if (!budget.entry()) return { sessions, next: last }
     last = { startedAt: session.startedAt, sk: session.sk }
     const match = matching(session)
     if (match) sessions.push(match)
