@@ -144,6 +144,9 @@ interface CaseFigures {
   note: string
 }
 
+/** What the hostile side is doing now, for ISOLATION_DEBUG=1's lines about slow bystander calls. */
+let phase = 'idle'
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0
 
 /** Runs `attack` on a fresh service over `dataDir`, with the bystander and the memory sampler around it. */
@@ -167,12 +170,16 @@ async function runCase(name: string, dataDir: string, attack: (service: Service,
         const answer = await whoami('/cli/whoami').catch(() => ({ status: 0 }))
         if (answer.status !== 200) failed += 1
         times.push(performance.now() - started)
+        if (process.env.ISOLATION_DEBUG && performance.now() - started > 60) console.log(`slow whoami ${(performance.now() - started).toFixed(0)} ms during ${phase}, ending at ${(performance.now() / 1000).toFixed(2)} s`)
         await sleep(Math.max(0, 100 - (performance.now() - started)))
       }
     })()
     await sleep(1_000)
     let signInMs = 0
-    const signing = sleep(1_500).then(async () => (signInMs = (await signIn(service.url)).ms))
+    const signing = sleep(1_500).then(async () => {
+      signInMs = (await signIn(service.url)).ms
+      if (process.env.ISOLATION_DEBUG) console.log(`signed in in ${signInMs.toFixed(0)} ms, ending at ${(performance.now() / 1000).toFixed(2)} s, during ${phase}`)
+    })
     const result = await attack(service, () => (failed += 1))
     await signing
     await sleep(1_000)
@@ -198,16 +205,24 @@ const timed = async <T>(work: () => Promise<T>): Promise<[T, number]> => {
 
 async function stylesCase(dataDir: string): Promise<CaseFigures> {
   const hostile = await seedProject(dataDir, 'Hostile styles', 'mallory@styles.test')
+  // Made before the case: hashing and gzipping 320 MiB here would hold this process's loop, and the bystander's timings with it.
+  const texts = [
+    ...Array.from({ length: 40 }, (_, i) => Buffer.alloc(Math.floor(3.9 * 1024 * 1024), 0x61 + (i % 26)).fill(0x30 + Math.floor(i / 26), 0, 1)),
+    ...Array.from({ length: 40 }, (_, i) => Buffer.alloc(4 * 1024 * 1024, 0x01).fill(0x61 + (i % 26), 0, 1)),
+  ]
+  const bodies = texts.map((text) => ({ hash: createHash('sha256').update(text).digest('hex'), body: gzipSync(text) }))
   return runCase('styles', dataDir, async (service, failed) => {
-    const upload = async (text: Buffer) => {
-      const hash = createHash('sha256').update(text).digest('hex')
-      const res = await fetch(`${service.url}/api/styles?pk=${hostile.project.publicKey}&hash=${hash}`, { method: 'POST', body: gzipSync(text) })
+    const upload = async ({ hash, body }: { hash: string; body: Buffer }) => {
+      const res = await fetch(`${service.url}/api/styles?pk=${hostile.project.publicKey}&hash=${hash}`, { method: 'POST', body: body as BodyInit })
       await res.arrayBuffer()
       return { hash, status: res.status }
     }
-    const texts = [...Array.from({ length: 40 }, (_, i) => Buffer.alloc(Math.floor(3.9 * 1024 * 1024), 0x61 + (i % 26)).fill(0x30 + Math.floor(i / 26), 0, 1)), ...Array.from({ length: 40 }, (_, i) => Buffer.alloc(4 * 1024 * 1024, 0x01).fill(0x61 + (i % 26), 0, 1))]
     const uploads = []
-    for (const text of texts) uploads.push(await upload(text))
+    for (const [i, body] of bodies.entries()) {
+      phase = `upload ${i}`
+      uploads.push(await upload(body))
+    }
+    phase = 'replays'
     const stored = uploads.filter((u) => u.status === 200).length
     const nodes = uploads.map((u, i) => ({ type: 2, id: 3 + i, tagName: 'style', attributes: { _svcCss: u.hash }, childNodes: [] }))
     const events = [

@@ -22,7 +22,7 @@ import type { BodyPool } from './body-pool.js'
 import { guard, sendError, sendOk } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 import type { IngestSink } from '../ingest-sink/sink.js'
-import { MAX_STYLE_BYTES_PER_PROJECT, MAX_STYLES_PER_PROJECT, STYLE_HASH, styleQuotaRefusal } from '../recordings/styles.js'
+import { checkStyleAsync, MAX_STYLE_BYTES_PER_PROJECT, MAX_STYLES_PER_PROJECT, STYLE_HASH, styleQuotaRefusal } from '../recordings/styles.js'
 
 export interface IngestCounters {
   stored: number
@@ -233,10 +233,14 @@ export function handleStyle(deps: IngestDeps, res: HttpResponse, req: HttpReques
     // A quick refusal from the counters as they stand; what decides is the writer (or, in the cluster mode, the
     // sink's reservation), so uploads in flight together cannot pass the bound. A hash held already is checked
     // against its body like a new one: answering 200 to any body would tell a key holder which texts a project has.
-    if (!deps.store.getStyle(known, hash)) {
+    const held = deps.store.getStyle(known, hash) !== undefined
+    if (!held) {
       const full = styleQuotaRefusal(deps.store.projectStats(known), 0)
       if (full) return refuse(deps, res, 'quota_exceeded', full, STYLE_QUOTA_HINT)
     }
-    return commit(deps, res, { kind: 'style', projectId: known, receivedAt: Date.now(), hash, body: read.body })
+    // Inflated, hashed and deflated with zlib in libuv's pool: a 4 MiB text does not hold this front's event loop.
+    const checked = await checkStyleAsync(read.body, hash, held)
+    if (!checked.ok) return refuse(deps, res, 'invalid_request', checked.error, STYLE_HINT)
+    return commit(deps, res, { kind: 'style', projectId: known, receivedAt: Date.now(), hash, body: checked.stored, bytes: checked.bytes, checked: true })
   })
 }

@@ -105,6 +105,7 @@ function toIngestItem(item: WriteItem, store: Pick<Store, 'getStyle'>): IngestIt
   const body = item.body instanceof Uint8Array ? item.body : new Uint8Array(item.body as ArrayBuffer)
   if (item.kind === 'chunk') return { ...item, body }
   if (item.kind === 'style') {
+    if (item.checked) return { ...item, body }
     const checked = checkStyle(body, item.hash, store.getStyle(item.projectId, item.hash) !== undefined)
     return checked.ok ? { ...item, body: checked.stored, bytes: checked.bytes } : { invalid: checked.error }
   }

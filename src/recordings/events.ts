@@ -176,11 +176,15 @@ async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Omit<
       answer.note('svc.event_dropped', { seq: chunk.seq, bytes: size, limit: limits.maxEventBytes })
     }
     const expander = new AddsExpander(limits.maxEventBytes)
+    // The splitter hands events over as it finds them; stylesheets are put back after, awaiting zlib in libuv's pool.
+    const found: Array<{ event: Buffer; tail: Buffer } | { dropped: number; tail: Buffer }> = []
     const add = (stored: Buffer) => {
-      const tail = stored.subarray(-48)
       const expanded = expander.expand(stored)
-      if (!('event' in expanded)) return dropped(expanded.tooLarge, tail)
-      answer.add(styles ? restoreStyles(expanded.event, styles, limits.maxEventBytes, budget) : [expanded.event], tail)
+      const tail = stored.subarray(-48)
+      found.push('event' in expanded ? { event: expanded.event, tail } : { dropped: expanded.tooLarge, tail })
+    }
+    const write = async (event: Buffer, tail: Buffer) => {
+      answer.add(styles ? await restoreStyles(event, styles, limits.maxEventBytes, budget) : [event], tail)
       if (budget.spent && !stylesCut) {
         stylesCut = true
         answer.note('svc.styles_cut', { limit: limits.maxRestoredBytes })
@@ -188,7 +192,12 @@ async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Omit<
     }
     try {
       for await (const piece of piecesOf(chunk, bytes, limits.maxChunkInflatedBytes, () => (cut = true))) {
-        splitter.push(piece, add, dropped)
+        splitter.push(piece, add, (size, tail) => found.push({ dropped: size, tail }))
+        for (const next of found.splice(0)) {
+          if ('event' in next) await write(next.event, next.tail)
+          else dropped(next.dropped, next.tail)
+          if (answer.full) break
+        }
         if (answer.full) break
         if (answer.ready) yield* answer.take()
       }

@@ -21,7 +21,8 @@
  * anything, and one answer restores at most MAX_RESTORED_BYTES_PER_ANSWER.
  */
 import { createHash } from 'node:crypto'
-import { gunzipSync, gzipSync } from 'node:zlib'
+import { promisify } from 'node:util'
+import { gunzip, gunzipSync, gzip, gzipSync, type ZlibOptions } from 'node:zlib'
 
 /** Most bytes a stylesheet may have, as its text and as the JSON string a replay restores: 4 MiB, over 20 times the largest of the benchmark's applications (swagger-ui.css, 188 KB). */
 export const MAX_STYLE_BYTES = 4 * 1024 * 1024
@@ -86,31 +87,101 @@ export type CheckedStyle = { ok: true; stored: Uint8Array; bytes: number } | { o
 const isGzip = (body: Uint8Array) => body.byteLength >= 2 && body[0] === 0x1f && body[1] === 0x8b
 
 /**
+ * The bytes JSON.stringify writes for a text of these UTF-8 bytes, within a
+ * few: a quote or backslash is 2, a control character 2 or 6. Counted
+ * before the string is built, so a text of control characters that would
+ * quote to 24 MiB is refused without building it.
+ */
+function quotedBytes(text: Uint8Array): number {
+  let extra = 0
+  for (let i = 0; i < text.length; i++) {
+    const byte = text[i]
+    if (byte === 0x22 || byte === 0x5c) extra += 1
+    else if (byte < 0x20) extra += byte === 0x08 || byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d ? 1 : 5
+  }
+  return text.length + 2 + extra
+}
+
+type ZipStep = { inflate: Uint8Array } | { deflate: Buffer }
+
+/**
+ * Every step of the check but zlib's, which it yields: driven on this thread
+ * (checkStyle) or with zlib in libuv's pool (checkStyleAsync). A zlib step
+ * answers its output, or undefined when the body did not inflate.
+ */
+function* checkSteps(body: Uint8Array, hash: string, held: boolean): Generator<ZipStep, CheckedStyle, Buffer | undefined> {
+  let text: Buffer
+  if (isGzip(body)) {
+    const inflated = yield { inflate: body }
+    if (!inflated) return { ok: false, error: 'The body is neither gzip nor text.' }
+    text = inflated
+  } else text = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+  if (text.length > MAX_STYLE_BYTES) return { ok: false, error: INFLATES_PAST }
+  if (createHash('sha256').update(text).digest('hex') !== hash) return { ok: false, error: 'The body\'s SHA-256 is not the hash parameter.' }
+  if (held) return { ok: true, stored: body, bytes: 0 }
+  if (quotedBytes(text) > MAX_STYLE_BYTES + 64) return { ok: false, error: QUOTES_PAST }
+  const literal = Buffer.from(JSON.stringify(text.toString('utf8')))
+  if (literal.length > MAX_STYLE_BYTES) return { ok: false, error: QUOTES_PAST }
+  const gzipped = (yield { deflate: literal })!
+  return { ok: true, stored: Buffer.concat([Buffer.of(LITERAL_FORMAT), gzipped]), bytes: literal.length }
+}
+
+const INFLATES_PAST = `The stylesheet inflates past ${MAX_STYLE_BYTES} bytes.`
+const QUOTES_PAST = `The stylesheet is past ${MAX_STYLE_BYTES} bytes as a JSON string (quotes and control characters escaped), as a replay restores it.`
+
+/** zlib refuses past maxOutputLength with a RangeError: a bomb or a stylesheet over the bound. */
+const pastBound = (error: unknown) => error instanceof RangeError || (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE'
+
+/**
  * The stylesheet as it is stored (its JSON string literal, gzipped here) and
  * that literal's size, if `body` (its UTF-8 text, raw or gzipped) has the
  * SHA-256 `hash` and fits the bound; else why not. With `held` (the project
  * has that hash already) only the hash is checked: a copy is never stored.
+ * All on this thread; a front uses checkStyleAsync.
  */
 export function checkStyle(body: Uint8Array, hash: string, held = false): CheckedStyle {
-  let text: Buffer
-  try {
-    text = isGzip(body) ? gunzipSync(body, { maxOutputLength: MAX_STYLE_BYTES }) : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-  } catch (error) {
-    // zlib refuses past maxOutputLength with a RangeError: a bomb or a stylesheet over the bound.
-    if (error instanceof RangeError || (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return { ok: false, error: `The stylesheet inflates past ${MAX_STYLE_BYTES} bytes.` }
-    return { ok: false, error: 'The body is neither gzip nor text.' }
+  const steps = checkSteps(body, hash, held)
+  let output: Buffer | undefined
+  for (;;) {
+    const step = steps.next(output)
+    if (step.done) return step.value
+    try {
+      output = 'inflate' in step.value ? gunzipSync(step.value.inflate, { maxOutputLength: MAX_STYLE_BYTES }) : gzipSync(step.value.deflate)
+    } catch (error) {
+      if (pastBound(error)) return { ok: false, error: INFLATES_PAST }
+      output = undefined
+    }
   }
-  if (createHash('sha256').update(text).digest('hex') !== hash) return { ok: false, error: 'The body\'s SHA-256 is not the hash parameter.' }
-  if (held) return { ok: true, stored: body, bytes: 0 }
-  const literal = Buffer.from(JSON.stringify(text.toString('utf8')))
-  if (literal.length > MAX_STYLE_BYTES) return { ok: false, error: `The stylesheet is past ${MAX_STYLE_BYTES} bytes as a JSON string (quotes and control characters escaped), as a replay restores it.` }
-  return { ok: true, stored: Buffer.concat([Buffer.of(LITERAL_FORMAT), gzipSync(literal)]), bytes: literal.length }
+}
+
+const gunzipPooled = promisify(gunzip) as (body: Uint8Array, options: ZlibOptions) => Promise<Buffer>
+const gzipPooled = promisify(gzip) as (body: Buffer) => Promise<Buffer>
+
+/**
+ * checkStyle with inflating and deflating in libuv's pool: what is left on the
+ * calling thread is the hash and the quoting, a few milliseconds for 4 MiB,
+ * so a front's event loop serves other requests while a large upload is checked.
+ */
+export async function checkStyleAsync(body: Uint8Array, hash: string, held = false): Promise<CheckedStyle> {
+  const steps = checkSteps(body, hash, held)
+  let output: Buffer | undefined
+  for (;;) {
+    const step = steps.next(output)
+    if (step.done) return step.value
+    try {
+      output = await ('inflate' in step.value ? gunzipPooled(step.value.inflate, { maxOutputLength: MAX_STYLE_BYTES }) : gzipPooled(step.value.deflate))
+    } catch (error) {
+      if (pastBound(error)) return { ok: false, error: INFLATES_PAST }
+      output = undefined
+    }
+  }
 }
 
 /** A stored stylesheet: its restored size, known before anything is inflated, and the literal itself. */
 export interface StyleText {
   bytes: number
-  literal(): Buffer | undefined
+  /** Inflated in libuv's pool: a replay restoring 16 MiB of text does not hold the control worker's loop. */
+  literal(): Promise<Buffer | undefined>
 }
 
 /** What one answer may still restore; shared by all its events. */
@@ -128,7 +199,7 @@ export class RestoreBudget {
  * so does any past `maxBytes` of event or past the answer's `budget`; sizes
  * are checked before a text is inflated.
  */
-export function restoreStyles(event: Buffer, lookup: (hash: string) => StyleText | undefined, maxBytes: number, budget = new RestoreBudget()): Buffer[] {
+export async function restoreStyles(event: Buffer, lookup: (hash: string) => StyleText | undefined, maxBytes: number, budget = new RestoreBudget()): Promise<Buffer[]> {
   let at = event.indexOf(REF)
   if (at < 0) return [event]
   const parts: Buffer[] = []
@@ -139,12 +210,14 @@ export function restoreStyles(event: Buffer, lookup: (hash: string) => StyleText
     const text = STYLE_HASH.test(hash) && event[at + REF_BYTES - 1] === 0x22 ? lookup(hash) : undefined
     const grows = text ? CSS_TEXT_KEY.length + text.bytes - REF_BYTES : 0
     if (text && size + grows <= maxBytes) {
-      const literal = text.bytes <= budget.left ? text.literal() : undefined
-      if (!literal) budget.spent ||= text.bytes > budget.left
+      const literal = text.bytes <= budget.left ? await text.literal() : undefined
+      // A text stored before literals tells its size only once inflated: checked again against both bounds.
+      const fits = literal !== undefined && literal.length <= budget.left && size + CSS_TEXT_KEY.length + literal.length - REF_BYTES <= maxBytes
+      if (!fits) budget.spent ||= (literal?.length ?? text.bytes) > budget.left
       else {
-        budget.left -= literal.length
-        parts.push(event.subarray(from, at), CSS_TEXT_KEY, literal)
-        size += CSS_TEXT_KEY.length + literal.length - REF_BYTES
+        budget.left -= literal!.length
+        parts.push(event.subarray(from, at), CSS_TEXT_KEY, literal!)
+        size += CSS_TEXT_KEY.length + literal!.length - REF_BYTES
         from = at + REF_BYTES
       }
     }
@@ -160,9 +233,11 @@ function literalBytes(stored: Uint8Array): number {
 }
 
 /** A text stored before texts were stored as literals: inflated and quoted here, under the same bounds. */
-function legacyLiteral(stored: Uint8Array): Buffer | undefined {
+async function legacyLiteral(stored: Uint8Array): Promise<Buffer | undefined> {
   try {
-    const literal = Buffer.from(JSON.stringify(gunzipSync(stored, { maxOutputLength: MAX_STYLE_BYTES }).toString('utf8')))
+    const text = await gunzipPooled(stored, { maxOutputLength: MAX_STYLE_BYTES })
+    if (quotedBytes(text) > MAX_STYLE_BYTES + 64) return undefined
+    const literal = Buffer.from(JSON.stringify(text.toString('utf8')))
     return literal.length <= MAX_STYLE_BYTES ? literal : undefined
   } catch {
     // Damaged storage, or past the bound: the reference stays, the replay lacks those styles.
@@ -178,9 +253,9 @@ function legacyLiteral(stored: Uint8Array): Buffer | undefined {
 export function styleLookup(read: (hash: string) => Uint8Array | undefined): (hash: string) => StyleText | undefined {
   const known = new Map<string, StyleText | undefined>()
   let cached = 0
-  const inflate = (stored: Uint8Array, bytes: number): Buffer | undefined => {
+  const inflate = async (stored: Uint8Array, bytes: number): Promise<Buffer | undefined> => {
     try {
-      const literal = gunzipSync(stored.subarray(1), { maxOutputLength: Math.min(bytes, MAX_STYLE_BYTES) })
+      const literal = await gunzipPooled(stored.subarray(1), { maxOutputLength: Math.min(bytes, MAX_STYLE_BYTES) })
       return literal.length === bytes ? literal : undefined
     } catch {
       // A stored text that does not inflate to its size (damaged storage): the reference stays, the replay lacks those styles.
@@ -192,21 +267,19 @@ export function styleLookup(read: (hash: string) => Uint8Array | undefined): (ha
     cached += literal.length
     return literal
   }
-  const textOf = (stored: Uint8Array): StyleText | undefined => {
-    if (stored[0] !== LITERAL_FORMAT) {
-      // Its size is known only once inflated and quoted: done once here, again per reference when it is not kept.
-      const first = legacyLiteral(stored)
-      if (!first) return undefined
-      const kept = keep(first)
-      return { bytes: first.length, literal: () => kept ?? legacyLiteral(stored) }
-    }
-    const bytes = literalBytes(stored)
+  const textOf = (stored: Uint8Array): StyleText => {
+    // A text stored before literals: its size is known once inflated and quoted, so the first reference does that.
+    const legacy = stored[0] !== LITERAL_FORMAT
+    let bytes = legacy ? 0 : literalBytes(stored)
     let kept: Buffer | undefined
     return {
-      bytes,
-      literal() {
+      get bytes() {
+        return bytes
+      },
+      async literal() {
         if (kept) return kept
-        const literal = inflate(stored, bytes)
+        const literal = legacy ? await legacyLiteral(stored) : await inflate(stored, bytes)
+        if (legacy) bytes = literal?.length ?? 0
         kept = keep(literal)
         return literal
       },

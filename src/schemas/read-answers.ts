@@ -4,6 +4,7 @@
  * elements, friction and pages.
  */
 import { HEAT_X_BINS, HEAT_Y_BIN_PX, SCROLL_STEPS, SESSION_SCAN_BUDGET } from '../store/insights.js'
+import { READ_LIMITS } from '../store/read-budget.js'
 import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from '../recordings/limits.js'
 import { epochMs } from './read.js'
 
@@ -126,7 +127,7 @@ export const sessionsListAnswer = {
   type: 'object',
   required: ['sessions', 'nextCursor'],
   properties: {
-    sessions: { type: 'array', items: sessionSummarySchema, description: `Newest first. A filtered answer may hold fewer than \`limit\` (even none) while \`nextCursor\` is set: at most ${SESSION_SCAN_BUDGET.toLocaleString('en')} sessions are examined per call.` },
+    sessions: { type: 'array', items: sessionSummarySchema, description: `Newest first. A filtered answer may hold fewer than \`limit\` (even none) while \`nextCursor\` is set: a call examines at most ${SESSION_SCAN_BUDGET.toLocaleString('en')} sessions, and a search fewer (each session costs the texts of its record the search reads, ${READ_LIMITS.work.toLocaleString('en')} in all, and a call stops after ${READ_LIMITS.ms} ms).` },
     nextCursor,
   },
 } as const

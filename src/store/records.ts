@@ -295,6 +295,8 @@ export type IngestItem =
        * counters say. Without it, applying past the project's quota answers `over_quota` and stores nothing.
        */
       acknowledged?: true
+      /** The front checked it already (styles.ts checkStyleAsync): `body` is the stored form and `bytes` its size. */
+      checked?: true
     }
 
 /**

@@ -48,7 +48,7 @@ t.test('reading puts the text back in place of each known reference, in pieces, 
   const lookup = styleLookup((hash) => (hash === HASH ? stored(CSS) : undefined))
   const unknown = 'b'.repeat(64)
   const event = Buffer.from(`{"type":2,"data":{"node":{"childNodes":[{"attributes":{"_svcCss":"${HASH}"}},{"attributes":{"_svcCss":"${unknown}"}},{"attributes":{"_svcCss":"${HASH}"}}]}},"timestamp":5}`)
-  const restored = JSON.parse(joined(restoreStyles(event, lookup, 1e9)).toString())
+  const restored = JSON.parse(joined(await restoreStyles(event, lookup, 1e9)).toString())
   t.same(
     restored.data.node.childNodes.map((n: { attributes: object }) => n.attributes),
     [{ _cssText: CSS }, { _svcCss: unknown }, { _cssText: CSS }],
@@ -56,23 +56,23 @@ t.test('reading puts the text back in place of each known reference, in pieces, 
   )
   t.equal(restored.timestamp, 5)
   const plain = Buffer.from('{"type":3,"data":{"source":1},"timestamp":6}')
-  t.same(restoreStyles(plain, lookup, 1e9), [plain], 'an event without references is the same buffer')
+  t.same(await restoreStyles(plain, lookup, 1e9), [plain], 'an event without references is the same buffer')
   // Each restored reference grows the event by the quoted text less the reference's 76 bytes: room for one and a half.
   const grows = '"_cssText":'.length + Buffer.byteLength(JSON.stringify(CSS)) - 76
-  const capped = joined(restoreStyles(event, lookup, event.length + grows * 1.5))
+  const capped = joined(await restoreStyles(event, lookup, event.length + grows * 1.5))
   t.equal(JSON.parse(capped.toString()).data.node.childNodes.filter((n: { attributes: { _cssText?: string } }) => n.attributes._cssText).length, 1, 'past the event bound, the rest stay references')
   const legacy = styleLookup((hash) => (hash === HASH ? gzipSync(CSS) : undefined))
-  t.same(joined(restoreStyles(event, legacy, 1e9)), joined(restoreStyles(event, lookup, 1e9)), 'a text stored before literals (gzip of the text) reads back the same')
+  t.same(joined(await restoreStyles(event, legacy, 1e9)), joined(await restoreStyles(event, lookup, 1e9)), 'a text stored before literals (gzip of the text) reads back the same')
 })
 
 t.test('sizes are checked before a text is inflated, and one answer restores at most its budget', async (t) => {
   let inflated = 0
-  const big: StyleText = { bytes: 3_000_000, literal: () => (inflated++, Buffer.from(JSON.stringify('x'.repeat(2_999_998)))) }
+  const big: StyleText = { bytes: 3_000_000, literal: async () => (inflated++, Buffer.from(JSON.stringify('x'.repeat(2_999_998)))) }
   const event = Buffer.from(`[{"_svcCss":"${'c'.repeat(64)}"},{"_svcCss":"${'c'.repeat(64)}"}]`)
-  t.same(restoreStyles(event, () => big, 1_000_000), [event], 'past the event bound: as stored')
+  t.same(await restoreStyles(event, () => big, 1_000_000), [event], 'past the event bound: as stored')
   t.equal(inflated, 0, 'and nothing inflated for it')
   const budget = new RestoreBudget(4_000_000)
-  const once = joined(restoreStyles(event, () => big, 16_000_000, budget))
+  const once = joined(await restoreStyles(event, () => big, 16_000_000, budget))
   t.equal(inflated, 1, 'the second reference is past the answer\'s budget: not inflated')
   t.equal(once.toString().split('_cssText').length - 1, 1, 'one restored, one left a reference')
   t.ok(budget.spent, 'the budget says a reference was left')
