@@ -9,6 +9,8 @@
  *              project of SESSIONS sessions with full search records.
  *   paging     four readers page sessions.list through that project at once.
  *   erasure    three erasure dry runs (`{userId:"nobody"}`) at once.
+ *   aggregates four readers cycling the aggregate reads (overview, heatmap,
+ *              elements, friction, pages) on that project for 6 s.
  *
  * The bystander (another organisation, signed in) calls whoami every 100 ms
  * from 1 s before a case until 1 s after it, and its owner signs in once in
@@ -19,7 +21,7 @@
  * Loopback only; the data directory is removed at the end.
  *
  * Writes bench/isolation-results.md. Flags: --quick (5,000 sessions, for a
- * smoke run of the benchmark itself), --only=styles,search,paging,erasure.
+ * smoke run of the benchmark itself), --only=styles,search,paging,erasure,aggregates.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -346,6 +348,33 @@ async function folded(dataDir: string): Promise<void> {
   }
 }
 
+async function aggregatesCase(dataDir: string, hostile: { apiKey: string; projectId: string }): Promise<CaseFigures> {
+  return runCase('aggregates', dataDir, async (service, failed) => {
+    const reader = client(service.url, hostile)
+    const projectId = hostile.projectId
+    const reads: Array<[string, unknown]> = [
+      ['/cli/overview.get', { projectId }],
+      ['/cli/heatmap', { projectId, page: 'hostile.test/a0/b1/c', kind: 'click' }],
+      ['/cli/elements.top', { projectId, page: 'hostile.test/a0/b1/c' }],
+      ['/cli/friction.list', { projectId }],
+      ['/cli/pages.list', { projectId }],
+    ]
+    const times: number[] = []
+    const until = performance.now() + 6_000
+    const readLoop = async () => {
+      for (let i = 0; performance.now() < until; i++) {
+        const [route, body] = reads[i % reads.length]
+        const [answer, ms] = await timed(() => reader(route, body))
+        if (answer.status !== 200) failed()
+        times.push(ms)
+      }
+    }
+    await Promise.all(Array.from({ length: 4 }, readLoop))
+    const sorted = [...times].sort((a, b) => a - b)
+    return { hostile: 'four readers cycling overview.get, heatmap, elements.top, friction.list and pages.list for 6 s', hostileMs: [percentile(sorted, 50), percentile(sorted, 99), sorted.at(-1) ?? 0], note: `${times.length} reads; hostile times are p50, p99, worst` }
+  })
+}
+
 // ---- the run ----
 
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1))
@@ -378,13 +407,14 @@ try {
   const want = (name: string) => !ONLY || ONLY.includes(name)
   const cases: CaseFigures[] = []
   if (want('styles')) cases.push(await stylesCase(dataDir))
-  if (want('search') || want('paging') || want('erasure')) {
+  if (want('search') || want('paging') || want('erasure') || want('aggregates')) {
     progress(`seeding ${SESSIONS} sessions with full search records`)
     const hostile = await seedSearchable(dataDir)
     await folded(dataDir)
     if (want('search')) cases.push(await searchCase(dataDir, hostile))
     if (want('paging')) cases.push(await pagingCase(dataDir, hostile))
     if (want('erasure')) cases.push(await erasureCase(dataDir, hostile))
+    if (want('aggregates')) cases.push(await aggregatesCase(dataDir, hostile))
   }
   const text = report(cases)
   console.log(`\n${text}`)
