@@ -21,11 +21,12 @@
  * Loopback only; the data directory is removed at the end.
  *
  * Writes bench/isolation-results.md. Flags: --quick (5,000 sessions, for a
- * smoke run of the benchmark itself), --only=styles,search,paging,erasure,aggregates.
+ * smoke run of the benchmark itself), --only=styles,search,paging,erasure,aggregates,
+ * --data=DIR (keep the data there and reuse it next time: for working on one case).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -79,6 +80,8 @@ function freePort(): Promise<number> {
 
 interface Service {
   url: string
+  /** The service's log lines about steps that held the control worker's turns over 100 ms: operation → [count, worst ms]. */
+  slowSteps(): Map<string, [number, number]>
   controlPid(): number | undefined
   stop(): Promise<void>
 }
@@ -88,19 +91,30 @@ async function startService(dataDir: string): Promise<Service> {
   const [command, args] = serverCommand([MAIN])
   const child: ChildProcess = spawn(command, args, { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LMDB_MAP_SIZE: String(32 * 1024 ** 3) }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
+  const slow = new Map<string, [number, number]>()
+  const noteSlow = (text: string) => {
+    for (const match of text.matchAll(/"msg":"a step held the control worker's turns","operation":"([^"]+)","ms":(\d+)/g)) {
+      const [count, worst] = slow.get(match[1]) ?? [0, 0]
+      slow.set(match[1], [count + 1, Math.max(worst, Number(match[2]))])
+    }
+  }
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 60_000)
     child.stdout!.on('data', (data: Buffer) => {
       output = (output + data.toString()).slice(-20_000)
       if (/"msg":"listening"/.test(output)) (clearTimeout(timer), resolve())
     })
-    child.stderr!.on('data', (data: Buffer) => (output = (output + data.toString()).slice(-20_000)))
+    child.stderr!.on('data', (data: Buffer) => {
+      noteSlow(data.toString())
+      output = (output + data.toString()).slice(-20_000)
+    })
     child.once('exit', (code) => reject(new Error(`service exited with ${code}:\n${output}`)))
   })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   // taskset execs node: the primary is the child itself.
   return {
     url: `http://127.0.0.1:${port}`,
+    slowSteps: () => slow,
     controlPid: () => childrenOf(child.pid!).find((c) => /control/.test(c.cmdline))?.pid,
     async stop() {
       child.kill('SIGTERM')
@@ -189,7 +203,9 @@ async function runCase(name: string, dataDir: string, attack: (service: Service,
     await bystander
     clearInterval(sampler)
     const sorted = [...times].sort((a, b) => a - b)
-    const figures = { name, ...result, note: result.note ?? '', bystander: { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), worst: sorted.at(-1) ?? 0 }, signInMs, controlPeakMiB: peak / 2 ** 20, failed }
+    const slow = [...service.slowSteps()].map(([operation, [count, worst]]) => `${operation} ×${count} (worst ${worst} ms)`)
+    const note = [result.note, slow.length ? `steps over 100 ms: ${slow.join(', ')}` : 'no step over 100 ms'].filter(Boolean).join('; ')
+    const figures = { name, ...result, note, bystander: { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), worst: sorted.at(-1) ?? 0 }, signInMs, controlPeakMiB: peak / 2 ** 20, failed }
     progress(`case ${name}: hostile ${result.hostileMs.map((ms) => ms.toFixed(0)).join(', ')} ms; bystander p50 ${figures.bystander.p50.toFixed(1)} p99 ${figures.bystander.p99.toFixed(1)} worst ${figures.bystander.worst.toFixed(1)} ms; sign-in ${signInMs.toFixed(0)} ms; control peak ${figures.controlPeakMiB.toFixed(0)} MiB; failed ${failed}`)
     return figures
   } finally {
@@ -360,6 +376,7 @@ async function aggregatesCase(dataDir: string, hostile: { apiKey: string; projec
       ['/cli/pages.list', { projectId }],
     ]
     const times: number[] = []
+    const worst = new Map<string, number>()
     const until = performance.now() + 6_000
     const readLoop = async () => {
       for (let i = 0; performance.now() < until; i++) {
@@ -367,11 +384,12 @@ async function aggregatesCase(dataDir: string, hostile: { apiKey: string; projec
         const [answer, ms] = await timed(() => reader(route, body))
         if (answer.status !== 200) failed()
         times.push(ms)
+        worst.set(route, Math.max(worst.get(route) ?? 0, ms))
       }
     }
     await Promise.all(Array.from({ length: 4 }, readLoop))
     const sorted = [...times].sort((a, b) => a - b)
-    return { hostile: 'four readers cycling overview.get, heatmap, elements.top, friction.list and pages.list for 6 s', hostileMs: [percentile(sorted, 50), percentile(sorted, 99), sorted.at(-1) ?? 0], note: `${times.length} reads; hostile times are p50, p99, worst` }
+    return { hostile: 'four readers cycling overview.get, heatmap, elements.top, friction.list and pages.list for 6 s', hostileMs: [percentile(sorted, 50), percentile(sorted, 99), sorted.at(-1) ?? 0], note: `${times.length} reads; hostile times are p50, p99, worst; worst by route: ${[...worst].map(([route, ms]) => `${route.slice(5)} ${fmt(ms)}`).join(', ')}` }
   })
 }
 
@@ -394,10 +412,13 @@ function report(cases: CaseFigures[]): string {
 }
 
 pinSelf()
-const dataDir = mkdtempSync('/tmp/isolation')
+/** --data=DIR keeps the data (and the seeded project) for the next run with the same flag: for working on one case. */
+const KEPT = process.argv.find((a) => a.startsWith('--data='))?.slice(7)
+const dataDir = KEPT ?? mkdtempSync('/tmp/isolation')
+const SEEDED = join(dataDir, 'bench-seeded.json')
 try {
   progress(`data in ${dataDir}; ${pinning()}`)
-  {
+  if (!existsSync(SEEDED)) {
     // The bystander organisation: the service's first, through first-run setup, with a password to sign in with.
     const service = await startService(dataDir)
     const res = await fetch(`${service.url}/api/v1/auth/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) })
@@ -408,9 +429,14 @@ try {
   const cases: CaseFigures[] = []
   if (want('styles')) cases.push(await stylesCase(dataDir))
   if (want('search') || want('paging') || want('erasure') || want('aggregates')) {
-    progress(`seeding ${SESSIONS} sessions with full search records`)
-    const hostile = await seedSearchable(dataDir)
-    await folded(dataDir)
+    let hostile: { apiKey: string; projectId: string }
+    if (existsSync(SEEDED)) hostile = JSON.parse(readFileSync(SEEDED, 'utf8'))
+    else {
+      progress(`seeding ${SESSIONS} sessions with full search records`)
+      hostile = await seedSearchable(dataDir)
+      await folded(dataDir)
+      if (KEPT) writeFileSync(SEEDED, JSON.stringify(hostile))
+    }
     if (want('search')) cases.push(await searchCase(dataDir, hostile))
     if (want('paging')) cases.push(await pagingCase(dataDir, hostile))
     if (want('erasure')) cases.push(await erasureCase(dataDir, hostile))
@@ -420,5 +446,5 @@ try {
   console.log(`\n${text}`)
   if (!QUICK) writeFileSync(OUT, text)
 } finally {
-  rmSync(dataDir, { recursive: true, force: true })
+  if (!KEPT) rmSync(dataDir, { recursive: true, force: true })
 }

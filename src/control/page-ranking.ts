@@ -1,15 +1,17 @@
 /**
  * pages.list's ranking over a project of up to MAX_PAGES_PER_PROJECT pages,
  * without holding the control worker's loop: the pages' buckets are summed in
- * slices with a turn of the event loop between them, so that other
- * organisations' requests are answered meanwhile (issue 28: one ranking of
- * 218,206 pages held every other request for 13 s). A ranking is kept a
+ * slices, and the organisation's turn is passed between them
+ * (src/control/turns.ts), so that other organisations' requests are answered
+ * meanwhile (issue 28: one ranking of 218,206 pages held every other request
+ * for 13 s). A ranking is kept a
  * minute for the answers that follow the first, whose cursor pins its range
  * as friction.list's does.
  */
 import type { PageInsight } from '../store/insights.js'
 import type { PageRecord, Store } from '../store/store.js'
 import type { Range } from './reading.js'
+import type { Turn } from './turns.js'
 
 /** Pages summed per turn of the loop: each reads up to 30 daily and 48 hourly buckets, 100 of them take 10-40 ms here. */
 const SLICE_PAGES = 100
@@ -23,14 +25,12 @@ export type PageRow = Omit<PageInsight, 'path'> & { key: string }
 
 const rankings = new Map<string, { at: number; rows: PageRow[] }>()
 
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
-
 /**
  * Every page of the project matching `search` in pages.list's order; `fresh`
  * computes it anew (a first answer), otherwise a ranking of the last minute
  * for the same project, range and search serves (the answers after it).
  */
-export async function rankedPages(store: Store, projectId: string, range: Range, search: string | undefined, fresh: boolean): Promise<PageRow[]> {
+export async function rankedPages(store: Store, projectId: string, range: Range, search: string | undefined, fresh: boolean, turn: Turn): Promise<PageRow[]> {
   const id = JSON.stringify([projectId, range.since, range.until, search ?? null])
   const kept = rankings.get(id)
   if (!fresh && kept && Date.now() - kept.at < RANKING_TTL_MS) return kept.rows
@@ -41,12 +41,12 @@ export async function rankedPages(store: Store, projectId: string, range: Range,
     const pages = keys.filter(matches)
     if (pages.length > 0) for (const { page, path, ...rest } of store.pageInsights(projectId, { ...range, pages })) active.push({ page: path, key: page, ...rest })
     if (keys.length < SLICE_PAGES) break
-    await yieldToLoop()
+    await turn.pass()
   }
   active.sort((a, b) => b.views - a.views || b.clicks - a.clicks || (a.key < b.key ? -1 : 1))
   const known: PageRecord[] = []
   for (let records: PageRecord[] = [], after: string | undefined; ; after = records.at(-1)?.key) {
-    await yieldToLoop()
+    await turn.pass()
     records = store.listPages(projectId, { after, limit: INDEX_SLICE })
     for (const record of records) if (matches(record.key)) known.push(record)
     if (records.length < INDEX_SLICE) break

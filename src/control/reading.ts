@@ -2,6 +2,7 @@
 import { ApiError } from '../errors.js'
 import { groupUrl, RulesCache } from '../grouping/group.js'
 import type { ProjectRecord, Store } from '../store/store.js'
+import type { Turn } from './turns.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 /** Default window of the aggregate reads: 30 days, the default retention, so 720 hourly buckets per page. */
@@ -55,12 +56,13 @@ const READ_FOLD_LIMIT = 250
  */
 const READ_FOLD_STEP = 4
 
-/** Folds what is pending first, so that a client reads the signals it has had acknowledged. */
-export async function foldBeforeRead(store: Store): Promise<void> {
+/** Folds what is pending first, so that a client reads the signals it has had acknowledged; the turn passes between transactions. */
+export async function foldBeforeRead(store: Store, turn: Turn): Promise<void> {
   for (let folded = 0; folded < READ_FOLD_LIMIT; ) {
     const step = await store.applyDerivations(READ_FOLD_STEP)
     folded += step
     if (step < READ_FOLD_STEP) return
+    await turn.pass()
   }
 }
 

@@ -181,7 +181,7 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
     const responseHeaders: Record<string, string[]> = {}
     const ctx = { req, body, query: url.searchParams, auth, responseHeaders, turn: NO_TURN }
     const org = op.light ? undefined : turns?.orgOf(auth)
-    const reply = await (org === undefined ? op.handle(ctx) : turns!.turns.run(org, (turn) => op.handle({ ...ctx, turn })))
+    const reply = await (org === undefined ? op.handle(ctx) : turns!.turns.run(org, (turn) => op.handle({ ...ctx, turn }), op.operationId))
     const event = op.audit?.(ctx, reply)
     if (event && recordAudit) await recordAudit(event, req, auth)
     for (const [name, values] of Object.entries(responseHeaders)) res.setHeader(name, values)

@@ -15,7 +15,11 @@
  * A step holds the turn while it awaits (an LMDB commit). Operations marked
  * `light` in the router (a few keys read: whoami, sign-in) never queue.
  */
+import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
+
+/** A step that holds the turn longer than this is logged: its operation needs a smaller budget. */
+const SLOW_STEP_MS = 100
 
 /** What a step may do with its turn. */
 export interface Turn {
@@ -44,25 +48,35 @@ export class FairTurns {
 
   constructor(private readonly keepServed = 0) {}
 
-  /** Runs `work` in `org`'s turns; answers what it answers. */
-  run<T>(org: string, work: (turn: Turn) => Promise<T> | T): Promise<T> {
+  /** Runs `work` in `org`'s turns; answers what it answers. `what` names it in the log line of a slow step. */
+  run<T>(org: string, work: (turn: Turn) => Promise<T> | T, what = 'operation'): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      let started = 0
+      const timed = (step: () => void) => () => {
+        started = performance.now()
+        step()
+      }
+      const ended = () => {
+        const ms = performance.now() - started
+        if (ms > SLOW_STEP_MS) log.warn('a step held the control worker\'s turns', { operation: what, ms: Math.round(ms) })
+        this.stepDone()
+      }
       const turn: Turn = {
         pass: () =>
           new Promise<void>((resume) => {
-            this.enqueue(org, resume)
-            this.stepDone()
+            this.enqueue(org, timed(resume))
+            ended()
           }),
       }
-      this.enqueue(org, () => {
+      this.enqueue(org, timed(() => {
         let settled: Promise<T>
         try {
           settled = Promise.resolve(work(turn))
         } catch (error) {
           settled = Promise.reject(error)
         }
-        settled.then(resolve, reject).finally(() => this.stepDone())
-      })
+        settled.then(resolve, reject).finally(ended)
+      }))
     })
   }
 
