@@ -20,9 +20,8 @@ export interface ReadLimits {
 
 /**
  * A step holds the control worker for about 10 ms at most: every async hop of
- * a sign-in (its body, its scrypt, its commit) may wait one step, and at
- * 25 ms steps a sign-in beside three erasure dry runs took 350 ms against
- * 182 ms at 10 (bench/RESULTS.md, "Isolation").
+ * a sign-in (its body, its scrypt, its commit) may wait one step, so steps
+ * are kept short (bench/RESULTS.md, "Isolation", has the sign-in figures).
  */
 export const READ_LIMITS: ReadLimits = { entries: 2_000, work: 20_000, bytes: 4 * 1024 * 1024, ms: 10 }
 
