@@ -22,7 +22,7 @@ import type { BodyPool } from './body-pool.js'
 import { guard, sendError, sendOk } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 import type { IngestSink } from '../ingest-sink/sink.js'
-import { checkStyleAsync, MAX_STYLE_BYTES_PER_PROJECT, MAX_STYLES_PER_PROJECT, STYLE_HASH, styleQuotaRefusal } from '../recordings/styles.js'
+import { checkStyle, MAX_STYLE_BYTES_PER_PROJECT, MAX_STYLES_PER_PROJECT, STYLE_HASH, styleQuotaRefusal } from '../recordings/styles.js'
 
 export interface IngestCounters {
   stored: number
@@ -239,7 +239,7 @@ export function handleStyle(deps: IngestDeps, res: HttpResponse, req: HttpReques
       if (full) return refuse(deps, res, 'quota_exceeded', full, STYLE_QUOTA_HINT)
     }
     // Inflated, hashed and deflated with zlib in libuv's pool: a 4 MiB text does not hold this front's event loop.
-    const checked = await checkStyleAsync(read.body, hash, held)
+    const checked = await checkStyle(read.body, hash, held)
     if (!checked.ok) return refuse(deps, res, 'invalid_request', checked.error, STYLE_HINT)
     return commit(deps, res, { kind: 'style', projectId: known, receivedAt: Date.now(), hash, body: checked.stored, bytes: checked.bytes, checked: true })
   })

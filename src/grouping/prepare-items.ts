@@ -1,13 +1,12 @@
 /**
  * What an ingest item needs before the store appends it: a signals body
- * parsed and validated (AJV), a stylesheet checked against its hash
- * (src/recordings/styles.ts), and page identity decided for the chunk's URL
+ * parsed and validated (AJV), and page identity decided for the chunk's URL
  * and for each signal's URL under the project's rules as they are now. The
  * writer threads run it in the embedded mode; in the cluster mode the front
- * runs it before publishing, so every node applies the same page keys.
+ * runs it before publishing, so every node applies the same page keys. A
+ * stylesheet comes checked by the front (src/recordings/styles.ts).
  */
 import { parseSignals } from '../contract/signals-checks.js'
-import { checkStyle } from '../recordings/styles.js'
 import type { WriteItem } from '../supervisor/messages.js'
 import type { IngestItem, PageRecord, Store } from '../store/store.js'
 import { groupUrl, RulesCache, type Page } from './group.js'
@@ -29,11 +28,11 @@ export class ItemPreparer {
   private pagesByRules = new WeakMap<CompiledRule[], Map<string, Page>>()
   private pagesRemembered = 0
 
-  constructor(private readonly store: Pick<Store, 'getProject' | 'getStyle'>) {}
+  constructor(private readonly store: Pick<Store, 'getProject'>) {}
 
   /** The item to store, or why a signals body is none. */
   prepare(raw: WriteItem, batchRules?: BatchRules): IngestItem | { invalid: string } {
-    const item = toIngestItem(raw, this.store)
+    const item = toIngestItem(raw)
     if ('invalid' in item) return item
     this.assignPages(item, batchRules)
     return item
@@ -100,15 +99,12 @@ export class ItemPreparer {
   }
 }
 
-function toIngestItem(item: WriteItem, store: Pick<Store, 'getStyle'>): IngestItem | { invalid: string } {
+function toIngestItem(item: WriteItem): IngestItem | { invalid: string } {
   // A transferred ArrayBuffer arrives as a plain ArrayBuffer or Uint8Array; the store and the parser want a view.
   const body = item.body instanceof Uint8Array ? item.body : new Uint8Array(item.body as ArrayBuffer)
   if (item.kind === 'chunk') return { ...item, body }
-  if (item.kind === 'style') {
-    if (item.checked) return { ...item, body }
-    const checked = checkStyle(body, item.hash, store.getStyle(item.projectId, item.hash) !== undefined)
-    return checked.ok ? { ...item, body: checked.stored, bytes: checked.bytes } : { invalid: checked.error }
-  }
+  // A front checks a stylesheet before it is queued (styles.ts checkStyle, zlib off its loop); nothing else makes one.
+  if (item.kind === 'style') return item.checked ? { ...item, body } : { invalid: 'The stylesheet was not checked.' }
   let parsed: ReturnType<typeof parseSignals>
   try {
     parsed = parseSignals(body, item.receivedAt)

@@ -22,7 +22,7 @@
  */
 import { createHash } from 'node:crypto'
 import { promisify } from 'node:util'
-import { gunzip, gunzipSync, gzip, gzipSync, type ZlibOptions } from 'node:zlib'
+import { gunzip, gzip, type ZlibOptions } from 'node:zlib'
 
 /** Most bytes a stylesheet may have, as its text and as the JSON string a replay restores: 4 MiB, over 20 times the largest of the benchmark's applications (swagger-ui.css, 188 KB). */
 export const MAX_STYLE_BYTES = 4 * 1024 * 1024
@@ -104,11 +104,7 @@ function quotedBytes(text: Uint8Array): number {
 
 type ZipStep = { inflate: Uint8Array } | { deflate: Buffer }
 
-/**
- * Every step of the check but zlib's, which it yields: driven on this thread
- * (checkStyle) or with zlib in libuv's pool (checkStyleAsync). A zlib step
- * answers its output, or undefined when the body did not inflate.
- */
+/** Every step of the check but zlib's, which it yields (checkStyle runs them); a zlib step answers its output, or undefined when the body did not inflate. */
 function* checkSteps(body: Uint8Array, hash: string, held: boolean): Generator<ZipStep, CheckedStyle, Buffer | undefined> {
   let text: Buffer
   if (isGzip(body)) {
@@ -129,40 +125,19 @@ function* checkSteps(body: Uint8Array, hash: string, held: boolean): Generator<Z
 const INFLATES_PAST = `The stylesheet inflates past ${MAX_STYLE_BYTES} bytes.`
 const QUOTES_PAST = `The stylesheet is past ${MAX_STYLE_BYTES} bytes as a JSON string (quotes and control characters escaped), as a replay restores it.`
 
-/** zlib refuses past maxOutputLength with a RangeError: a bomb or a stylesheet over the bound. */
-const pastBound = (error: unknown) => error instanceof RangeError || (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE'
+const gunzipPooled = promisify(gunzip) as (body: Uint8Array, options: ZlibOptions) => Promise<Buffer>
+const gzipPooled = promisify(gzip) as (body: Buffer) => Promise<Buffer>
 
 /**
  * The stylesheet as it is stored (its JSON string literal, gzipped here) and
  * that literal's size, if `body` (its UTF-8 text, raw or gzipped) has the
  * SHA-256 `hash` and fits the bound; else why not. With `held` (the project
  * has that hash already) only the hash is checked: a copy is never stored.
- * All on this thread; a front uses checkStyleAsync.
+ * Inflating and deflating run in libuv's pool: what is left on the calling
+ * thread is the hash and the quoting, a few milliseconds for 4 MiB, so the
+ * front that checks an upload serves other requests meanwhile.
  */
-export function checkStyle(body: Uint8Array, hash: string, held = false): CheckedStyle {
-  const steps = checkSteps(body, hash, held)
-  let output: Buffer | undefined
-  for (;;) {
-    const step = steps.next(output)
-    if (step.done) return step.value
-    try {
-      output = 'inflate' in step.value ? gunzipSync(step.value.inflate, { maxOutputLength: MAX_STYLE_BYTES }) : gzipSync(step.value.deflate)
-    } catch (error) {
-      if (pastBound(error)) return { ok: false, error: INFLATES_PAST }
-      output = undefined
-    }
-  }
-}
-
-const gunzipPooled = promisify(gunzip) as (body: Uint8Array, options: ZlibOptions) => Promise<Buffer>
-const gzipPooled = promisify(gzip) as (body: Buffer) => Promise<Buffer>
-
-/**
- * checkStyle with inflating and deflating in libuv's pool: what is left on the
- * calling thread is the hash and the quoting, a few milliseconds for 4 MiB,
- * so a front's event loop serves other requests while a large upload is checked.
- */
-export async function checkStyleAsync(body: Uint8Array, hash: string, held = false): Promise<CheckedStyle> {
+export async function checkStyle(body: Uint8Array, hash: string, held = false): Promise<CheckedStyle> {
   const steps = checkSteps(body, hash, held)
   let output: Buffer | undefined
   for (;;) {
@@ -171,7 +146,8 @@ export async function checkStyleAsync(body: Uint8Array, hash: string, held = fal
     try {
       output = await ('inflate' in step.value ? gunzipPooled(step.value.inflate, { maxOutputLength: MAX_STYLE_BYTES }) : gzipPooled(step.value.deflate))
     } catch (error) {
-      if (pastBound(error)) return { ok: false, error: INFLATES_PAST }
+      // zlib refuses past maxOutputLength with a RangeError: a bomb or a stylesheet over the bound.
+      if (error instanceof RangeError || (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return { ok: false, error: INFLATES_PAST }
       output = undefined
     }
   }

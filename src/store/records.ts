@@ -295,7 +295,7 @@ export type IngestItem =
        * counters say. Without it, applying past the project's quota answers `over_quota` and stores nothing.
        */
       acknowledged?: true
-      /** The front checked it already (styles.ts checkStyleAsync): `body` is the stored form and `bytes` its size. */
+      /** The front checked it (styles.ts checkStyle): `body` is the stored form and `bytes` its size. Every style item is. */
       checked?: true
     }
 

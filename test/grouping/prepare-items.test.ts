@@ -12,7 +12,7 @@ const T0 = 1_800_000_000_000
 
 function preparerWithRules() {
   const project = { pathRules: [] as string[] }
-  const preparer = new ItemPreparer({ getProject: () => project as unknown as ProjectRecord, getStyle: () => undefined })
+  const preparer = new ItemPreparer({ getProject: () => project as unknown as ProjectRecord })
   return { project, preparer }
 }
 

@@ -16,36 +16,37 @@ const HASH = createHash('sha256').update(CSS).digest('hex')
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex')
 const joined = (parts: Buffer[]) => Buffer.concat(parts)
 
-function stored(text: string | Buffer): Uint8Array {
-  const checked = checkStyle(Buffer.from(text), sha256(text))
+async function stored(text: string | Buffer): Promise<Uint8Array> {
+  const checked = await checkStyle(Buffer.from(text), sha256(text))
   if (!checked.ok) throw new Error(checked.error)
   return checked.stored
 }
 
 t.test('an upload is kept as its JSON string, gzipped by the service, raw or gzipped when sent, its restored size counted', async (t) => {
   for (const body of [Buffer.from(CSS), gzipSync(CSS)]) {
-    const checked = checkStyle(body, HASH)
+    const checked = await checkStyle(body, HASH)
     if (!t.ok(checked.ok, 'accepted') || !checked.ok) continue
     t.equal(checked.stored[0], 0x01, 'the literal format')
     t.equal(gunzipSync(checked.stored.subarray(1)).toString(), JSON.stringify(CSS), 'the JSON string, gzipped')
     t.equal(checked.bytes, Buffer.byteLength(JSON.stringify(CSS)), 'its size as restored')
   }
-  t.match(checkStyle(Buffer.from(CSS), HASH, true), { ok: true, bytes: 0 }, 'a hash the project holds: only the hash checked')
-  t.match(checkStyle(Buffer.from(CSS + ' '), HASH, true), { ok: false }, 'a body that is not the held hash is refused as a new one would be')
+  t.match(await checkStyle(Buffer.from(CSS), HASH, true), { ok: true, bytes: 0 }, 'a hash the project holds: only the hash checked')
+  t.match(await checkStyle(Buffer.from(CSS + ' '), HASH, true), { ok: false }, 'a body that is not the held hash is refused as a new one would be')
 })
 
 t.test('an upload whose text is not its hash, a corrupt gzip body, a bomb or a text that escapes past the bound is refused', async (t) => {
-  t.match(checkStyle(Buffer.from(CSS + ' '), HASH), { ok: false }, 'one byte more')
-  t.match(checkStyle(Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3]), HASH), { ok: false }, 'gzip magic, no gzip')
+  t.match(await checkStyle(Buffer.from(CSS + ' '), HASH), { ok: false }, 'one byte more')
+  t.match(await checkStyle(Buffer.from([0x1f, 0x8b, 8, 0, 1, 2, 3]), HASH), { ok: false }, 'gzip magic, no gzip')
   const spaces = Buffer.alloc(MAX_STYLE_BYTES + 1, 0x20)
-  t.match(checkStyle(gzipSync(spaces), sha256(spaces)), { ok: false, error: /inflates past/ }, 'past the bound once inflated, even with the right hash')
+  t.match(await checkStyle(gzipSync(spaces), sha256(spaces)), { ok: false, error: /inflates past/ }, 'past the bound once inflated, even with the right hash')
   // A control character is 6 bytes once quoted: 1 MiB of them restores as 6 MiB, and gzips to 1 KB.
   const controls = Buffer.alloc(1024 * 1024, 0x01)
-  t.match(checkStyle(gzipSync(controls), sha256(controls)), { ok: false, error: /as a JSON string/ }, 'past the bound as restored')
+  t.match(await checkStyle(gzipSync(controls), sha256(controls)), { ok: false, error: /as a JSON string/ }, 'past the bound as restored')
 })
 
 t.test('reading puts the text back in place of each known reference, in pieces, and leaves the rest as stored', async (t) => {
-  const lookup = styleLookup((hash) => (hash === HASH ? stored(CSS) : undefined))
+  const kept = await stored(CSS)
+  const lookup = styleLookup((hash) => (hash === HASH ? kept : undefined))
   const unknown = 'b'.repeat(64)
   const event = Buffer.from(`{"type":2,"data":{"node":{"childNodes":[{"attributes":{"_svcCss":"${HASH}"}},{"attributes":{"_svcCss":"${unknown}"}},{"attributes":{"_svcCss":"${HASH}"}}]}},"timestamp":5}`)
   const restored = JSON.parse(joined(await restoreStyles(event, lookup, 1e9)).toString())
@@ -81,7 +82,7 @@ t.test('sizes are checked before a text is inflated, and one answer restores at 
 
 t.test('an answer whose stylesheets pass its budget keeps the rest as references, says so once, and materialises no more', async (t) => {
   const texts = [0, 1, 2].map((i) => `.t${i} { color: red }`.repeat(20_000))
-  const held = new Map(texts.map((text) => [sha256(text), stored(text)]))
+  const held = new Map(await Promise.all(texts.map(async (text) => [sha256(text), await stored(text)] as const)))
   const lookup = styleLookup((hash) => held.get(hash))
   const events = texts.map((text, i) => ({ type: 2, data: { node: { attributes: { _svcCss: sha256(text) } } }, timestamp: 1_000 + i }))
   const chunk = { seq: 0, encoding: 'json' as const, load: () => Buffer.from(JSON.stringify(events)) }
