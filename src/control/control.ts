@@ -1,4 +1,5 @@
 /** Assembles the control worker: its operations, their authentication and the router. */
+import { randomBytes } from 'node:crypto'
 import type { Config } from '../config.js'
 import { BackfillRunner } from '../grouping/backfill.js'
 import { ErasureRunner } from '../recordings/erasure-runner.js'
@@ -42,6 +43,8 @@ export interface ControlDeps {
   chunkBytes?: ChunkBytes
   /** Where the website's Markdown sources are; without it the root serves the API only. */
   site?: Pick<SiteOptions, 'pagesDir' | 'publicDir'>
+  /** What erasure ids are made with (src/recordings/erasure-ids.ts); a random key unless given (a document-only build). */
+  erasureIdKey?: Buffer
   /** Organisations' turns on this worker (src/control/turns.ts); a fresh one unless given. */
   turns?: FairTurns
 }
@@ -59,6 +62,7 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
   const throttle = createLoginThrottle(now)
   const backfill = deps.backfill ?? new BackfillRunner(deps.store, { batch: deps.config.backfillBatch, pauseMs: deps.config.backfillPauseMs, now: deps.now })
   const erasures = deps.erasures ?? new ErasureRunner(deps.store, { batch: deps.config.backfillBatch, pauseMs: deps.config.backfillPauseMs, now: deps.now })
+  const idKey = deps.erasureIdKey ?? randomBytes(32)
   const operations: Operation<any>[] = [
     ...projectOperations(deps.store, maxProjectsPerOrg),
     ...storageOperations(deps.store, deps.config.retentionDays ?? DEFAULT_RETENTION_DAYS),
@@ -72,8 +76,8 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
     ...accountOperations({ store: deps.store, publicUrl: deps.config.publicUrl, directUrl: deps.config.directUrl, now, throttle, maxOpenInvites: maxOpenInvitesPerOrg }),
     ...memberOperations({ store: deps.store, publicUrl: deps.config.publicUrl, now, throttle }),
     ...governanceOperations(deps.store),
-    ...erasureOperations({ store: deps.store, runner: erasures, scrubbed: deps.scrubbed ?? (() => false) }),
-    ...projectLifecycleOperations({ store: deps.store, runner: erasures, scrubbed: deps.scrubbed ?? (() => false) }),
+    ...erasureOperations({ store: deps.store, runner: erasures, scrubbed: deps.scrubbed ?? (() => false), idKey }),
+    ...projectLifecycleOperations({ store: deps.store, runner: erasures, scrubbed: deps.scrubbed ?? (() => false), idKey }),
   ]
   let document: unknown
   operations.push({

@@ -11,10 +11,11 @@ import { answerScrapes, metrics, onScrape } from '../metrics/registry.js'
 import { openStore } from '../store/open.js'
 import { joinCluster, layoutOf, type ClusterNode } from '../journal/node.js'
 import { scrubLog } from '../journal/log-scrub.js'
-import { subjectOf, type ErasureRecord } from '../store/erasure-store.js'
+import { removedAnything, subjectOf, type ErasureRecord } from '../store/erasure-store.js'
 import { journalChunkBytes } from '../journal/chunk-bytes.js'
 import { BackfillRunner } from '../grouping/backfill.js'
 import { ErasureRunner } from '../recordings/erasure-runner.js'
+import { erasureIdKey } from '../recordings/erasure-ids.js'
 import { lastCompactionAt, wantCompaction } from '../store/lmdb/compaction.js'
 import { scheduleRetention } from '../recordings/retention.js'
 import { budgetBytes, scheduleBudget } from '../recordings/budget.js'
@@ -37,13 +38,14 @@ const backfill = new BackfillRunner(store, { batch: config.backfillBatch, pauseM
 const erasures = new ErasureRunner(store, {
   batch: config.backfillBatch,
   pauseMs: config.backfillPauseMs,
-  onDone: () => requestCompaction(),
+  // An erasure that removed nothing has nothing to compact away: sent again and again, it stops nothing.
+  onDone: (erasure) => removedAnything(erasure) && requestCompaction(),
   beforeSteps: cluster && ((erasure) => scrubErasure(cluster, erasure)),
 })
 // An erasure's bytes leave this node's files by a compaction (src/store/lmdb/compaction.ts); in the cluster mode the
 // log's copies went before its first step (scrubErasure).
 const scrubbed = (erasure: { finishedAt?: number }) => erasure.finishedAt !== undefined && lastCompactionAt(config.dataDir) >= erasure.finishedAt
-const control = createControl({ store, config, backfill, erasures, scrubbed, chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
+const control = createControl({ store, config, backfill, erasures, scrubbed, erasureIdKey: erasureIdKey(config), chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
 // Backfills and erasures a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 erasures.resumeAll()

@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'setup_token.revoke',
   'session.replay',
   'erasure.create',
+  'erasure.dry_run',
 ] as const
 
 const userId = { type: 'string', minLength: 1, maxLength: 64, description: 'A member\'s id, from members.list.' } as const

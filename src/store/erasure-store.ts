@@ -87,6 +87,12 @@ export interface ErasureCountStep {
   next?: ErasureCountCursor
 }
 
+/** Whether a finished erasure removed anything that a compaction should take out of the files (a project always has its record). */
+export function removedAnything(erasure: Pick<ErasureRecord, 'subject' | 'removed'>): boolean {
+  const { sessions, chunks, signalBatches, aggregateEntries } = erasure.removed
+  return erasure.subject === 'project' || sessions + chunks + signalBatches + aggregateEntries > 0
+}
+
 /** Adds a step's counts to a dry run's total. */
 export function addCounts(total: ErasureCounts, step: ErasureCounts): void {
   total.sessions += step.sessions

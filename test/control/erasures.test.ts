@@ -8,7 +8,9 @@
  * a rename that keeps everything else; a deletion after which the project is
  * in no list, every operation naming it answers 404, its public key records
  * nothing and its setup token authorises nothing, and whose erasure removes
- * what it recorded; both audited by the project's id. One cluster for both
+ * what it recorded; both audited by the project's id. An erasure that names
+ * nobody asks for no compaction, dry runs are audited, and an organisation's
+ * erasure starts are bounded per hour. One cluster for both
  * (a start costs seconds); no compaction here (COMPACTION_DELAY_MS a day):
  * test/recordings/erasure-files.test.ts has it.
  */
@@ -17,6 +19,8 @@ import { call } from '../helpers/api.js'
 import { clusterFor } from '../helpers/cluster.js'
 import { seedProject } from '../helpers/seed.js'
 import { postChunk, postSignals } from '../helpers/read.js'
+import { ERASURES_PER_HOUR } from '../../src/control/operations/erasures.js'
+import { compactionWanted } from '../../src/store/lmdb/compaction.js'
 
 const NOW = Date.now()
 const USER = 'user-to-forget@shop.test'
@@ -88,6 +92,14 @@ t.test('erasure requests: bounds, dry run, background erasure by user id, idempo
     t.equal(sessions.body.sessions.length, 3)
   })
 
+  t.test('an erasure that names nobody finishes without asking for a compaction (which stops the service)', async (t) => {
+    const created = await post('/cli/erasures.create', { projectId: project.id, by: { userId: 'nobody-at-all' } })
+    t.equal(created.status, 200)
+    const done = await until(() => post('/cli/erasures.get', { erasureId: created.body.erasure.id }), (a) => a.body.erasure?.state === 'done')
+    t.match(done.body.erasure.removed, { sessions: 0, chunks: 0, signalBatches: 0, aggregateEntries: 0 })
+    t.notOk(compactionWanted(cluster.dataDir), 'no compaction asked for')
+  })
+
   t.test('an erasure by user id runs in the background and removes exactly that user\'s sessions', async (t) => {
     const created = await post('/cli/erasures.create', { projectId: project.id, by: { userId: USER } })
     t.equal(created.status, 200)
@@ -99,6 +111,7 @@ t.test('erasure requests: bounds, dry run, background erasure by user id, idempo
     t.ok(done.body.erasure.removed.aggregateEntries > 0, 'aggregate entries naming the sessions went too')
     t.ok(done.body.erasure.sessionsExamined >= 3)
     t.notOk('by' in done.body.erasure, 'once done, the erasure no longer names the user')
+    t.ok(compactionWanted(cluster.dataDir), 'one that removed something asks for its compaction')
 
     const sessions = await post('/cli/sessions.list', { projectId: project.id })
     t.same(sessions.body.sessions.map((s: any) => s.sessionKey), ['s-kept'])
@@ -111,13 +124,29 @@ t.test('erasure requests: bounds, dry run, background erasure by user id, idempo
     t.equal(again.body.erasure.id, id, 'the same request answers the same id')
     const rerun = await until(() => post('/cli/erasures.get', { erasureId: id }), (a) => a.body.erasure?.state === 'done' && a.body.erasure.runs === 2)
     t.match(rerun.body.erasure.removed, { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0, aggregateEntries: 0 }, 'and removes nothing more')
-    t.same((await post('/cli/erasures.list', { projectId: project.id })).body.erasures.map((e: any) => e.id), [id])
+    const listed = (await post('/cli/erasures.list', { projectId: project.id })).body.erasures.map((e: any) => e.id)
+    t.ok(listed.length === 2 && listed.includes(id), 'listed with the one that named nobody')
 
     const audit = await post('/auth/audit.list', {})
-    const entries = audit.body.entries.filter((e: any) => e.action === 'erasure.create')
+    const entries = audit.body.entries.filter((e: any) => e.action === 'erasure.create' && e.target === id)
     t.same(entries.map((e: any) => e.target), [id, id], 'each request audited by its id')
+    const dryRuns = audit.body.entries.filter((e: any) => e.action === 'erasure.dry_run')
+    t.same(dryRuns.map((e: any) => [e.target, e.detail]), [[project.id, 'userId']], 'the dry run too, by project and kind of subject (it tells whether a user has data)')
     t.notOk(JSON.stringify(audit.body).includes(USER), 'the audit log never holds the user id it named')
   })
+})
+
+t.test('an organisation starts at most ERASURES_PER_HOUR erasures an hour; the same request again while it runs is no new start', async (t) => {
+  const { apiKey, project } = await seedProject(cluster.dataDir, 'Eraser', 'owner@eraser.test')
+  const post = (body: unknown) => call(cluster.url, '/cli/erasures.create', { token: apiKey, body })
+  const answers = []
+  for (let i = 0; i < ERASURES_PER_HOUR; i++) answers.push((await post({ projectId: project.id, by: { userId: `nobody-${i}` } })).status)
+  t.same(answers, Array(ERASURES_PER_HOUR).fill(200), `${ERASURES_PER_HOUR} started`)
+  const refused = await post({ projectId: project.id, by: { userId: 'one-more' } })
+  t.same([refused.status, (refused.body as { code?: string }).code], [429, 'overloaded'], 'the next is refused')
+  t.ok(Number(refused.headers.get('retry-after')) > 3000, `with Retry-After near an hour (${refused.headers.get('retry-after')} s)`)
+  const dryRun = await post({ projectId: project.id, by: { userId: 'one-more' }, dryRun: true })
+  t.equal(dryRun.status, 200, 'a dry run is not an erasure')
 })
 
 t.test('projects are renamed, and deleted with everything recorded in them', async (t) => {

@@ -8,9 +8,10 @@
 import { createHash } from 'node:crypto'
 import { ApiError } from '../../errors.js'
 import { createErasureAnswer, createErasureBody, erasureAnswer, erasureIdBody, erasureListAnswer, listErasuresBody } from '../../schemas/erasure.js'
-import { addCounts, type ErasureCountCursor } from '../../store/erasure-store.js'
+import { addCounts, subjectKind, type ErasureCountCursor } from '../../store/erasure-store.js'
 import type { ErasureRecord, ErasureSubject, Store } from '../../store/store.js'
 import type { ErasureRunner } from '../../recordings/erasure-runner.js'
+import { erasureIdOf } from '../../recordings/erasure-ids.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
@@ -25,15 +26,44 @@ const NO_SUCH_ERASURE = { error: 'No such erasure.', hint: 'List a project\'s er
  * it answers the erasure already running, or runs the finished one again,
  * which removes nothing more unless something new was recorded since.
  */
-export function erasureIdOf(projectId: string, by: ErasureSubject): string {
-  const subject = 'query' in by ? { query: { from: by.query.from, until: by.query.until, page: by.query.page ?? null } } : by
-  return `er_${createHash('sha256').update(JSON.stringify([projectId, subject])).digest('hex').slice(0, 24)}`
-}
 
 /** `scrubbed`: whether the files no longer hold the bytes of a finished erasure (src/store/lmdb/compaction.ts). */
+/**
+ * Erasures an organisation may start in an hour. Each one that removes
+ * something is followed by a compaction of the files; a bound keeps one
+ * organisation's admin from having them run back to back.
+ */
+export const ERASURES_PER_HOUR = 30
+
+/** Starts per organisation in the last hour, kept by this worker (a node's own in the cluster mode). */
+class HourlyStarts {
+  private readonly starts = new Map<string, number[]>()
+
+  constructor(private readonly perHour: number, private readonly now: () => number = Date.now) {}
+
+  /** Counts a start, or throws 429 overloaded with the seconds until one is free. */
+  take(org: string): void {
+    const now = this.now()
+    const recent = (this.starts.get(org) ?? []).filter((at) => at > now - HOUR_MS)
+    if (recent.length >= this.perHour) {
+      throw new ApiError('overloaded', {
+        error: `The organisation started ${this.perHour} erasures in the last hour, as many as it may.`,
+        hint: 'Send it again after Retry-After; an erasure by visitor id or by a time range removes many sessions in one request.',
+        retryAfterSeconds: Math.ceil((recent[0] + HOUR_MS - now) / 1000),
+      })
+    }
+    recent.push(now)
+    this.starts.set(org, recent)
+  }
+}
+
+const HOUR_MS = 60 * 60 * 1000
+
 export interface ErasureDeps {
   store: Store
   runner: ErasureRunner
+  /** What erasure ids are made with (src/recordings/erasure-ids.ts). */
+  idKey: Buffer
   scrubbed: (erasure: ErasureRecord) => boolean
 }
 
@@ -49,8 +79,9 @@ function orgOf(store: Store, erasure: ErasureRecord): string | undefined {
   return erasure.orgId ?? store.getProject(erasure.projectId)?.orgId
 }
 
-export function erasureOperations({ store, runner, scrubbed }: ErasureDeps): Operation<ApiKeyAuth>[] {
+export function erasureOperations({ store, runner, scrubbed, idKey }: ErasureDeps): Operation<ApiKeyAuth>[] {
   const view = (erasure: ErasureRecord) => erasureView(erasure, erasure.state === 'done' && scrubbed(erasure))
+  const starts = new HourlyStarts(ERASURES_PER_HOUR)
   return [
     operation({
       operationId: 'createErasure',
@@ -58,12 +89,15 @@ export function erasureOperations({ store, runner, scrubbed }: ErasureDeps): Ope
       route: '/cli/erasures.create',
       credential: 'apiKey',
       minRole: 'admin',
-      audit: (_ctx, answer) => (answer.erasure ? { action: 'erasure.create', target: answer.erasure.id } : undefined),
+      // A dry run tells whether a user id has data: recorded too, with the project and the kind of subject, never its value.
+      audit: ({ body }, answer) =>
+        answer.erasure ? { action: 'erasure.create', target: answer.erasure.id } : { action: 'erasure.dry_run', target: body.projectId, detail: subjectKind(body.by as ErasureSubject) },
       summary:
-        'Deletes everything recorded about one session (`sessionKey`), a visitor (`visitorId`), a user (`userId`, as given to `identify`) or the sessions that started in a time range, optionally on one page (`query`): recordings, signals, and every aggregate entry that names those sessions. Runs in the background: poll erasures.get. The same request again answers the same id. `dryRun` answers what would go and removes nothing.',
+        'Deletes everything recorded about one session (`sessionKey`), a visitor (`visitorId`), a user (`userId`, as given to `identify`) or the sessions that started in a time range, optionally on one page (`query`): recordings, signals, and every aggregate entry that names those sessions. Runs in the background: poll erasures.get. The same request again answers the same id. `dryRun` answers what would go and removes nothing; it is recorded in the audit log (the kind of subject, not its value). ' +
+        `An organisation starts at most ${ERASURES_PER_HOUR} erasures an hour (the same request again while it runs does not count); past it, 429 overloaded with Retry-After.`,
       body: createErasureBody,
       response: createErasureAnswer,
-      errors: ['invalid_request', 'not_found'],
+      errors: ['invalid_request', 'not_found', 'overloaded'],
       async handle({ auth, body, turn }) {
         const project = ownedProject(store, auth, body.projectId)
         const by = body.by as ErasureSubject
@@ -81,7 +115,10 @@ export function erasureOperations({ store, runner, scrubbed }: ErasureDeps): Ope
           } while (next)
           return { dryRun: true, wouldRemove }
         }
-        const erasure = await runner.start({ id: erasureIdOf(project.id, by), projectId: project.id, by })
+        const id = erasureIdOf(idKey, project.id, by)
+        const held = store.getErasure(id)
+        if (!held || held.state === 'done') starts.take(auth.orgId)
+        const erasure = await runner.start({ id, projectId: project.id, by })
         return { dryRun: false, erasure: view(erasure) }
       },
     }),

@@ -11,10 +11,11 @@ import { deleteProjectBody, projectAnswer, renameProjectBody } from '../../schem
 import { deleteProjectAnswer } from '../../schemas/erasure.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { operation, type Operation } from '../router.js'
-import { erasureIdOf, erasureView, type ErasureDeps } from './erasures.js'
+import { erasureIdOf } from '../../recordings/erasure-ids.js'
+import { erasureView, type ErasureDeps } from './erasures.js'
 import { ownedProject, projectView } from './projects.js'
 
-export function projectLifecycleOperations({ store, runner, scrubbed }: ErasureDeps): Operation<ApiKeyAuth>[] {
+export function projectLifecycleOperations({ store, runner, scrubbed, idKey }: ErasureDeps): Operation<ApiKeyAuth>[] {
   return [
     operation({
       operationId: 'renameProject',
@@ -48,7 +49,7 @@ export function projectLifecycleOperations({ store, runner, scrubbed }: ErasureD
       errors: ['invalid_request', 'not_found'],
       async handle({ auth, body }) {
         const project = ownedProject(store, auth, body.projectId)
-        const erasure = await runner.start({ id: erasureIdOf(project.id, { project: true }), projectId: project.id, orgId: project.orgId, by: { project: true } })
+        const erasure = await runner.start({ id: erasureIdOf(idKey, project.id, { project: true }), projectId: project.id, orgId: project.orgId, by: { project: true } })
         return { ok: true, erasure: erasureView(erasure, erasure.state === 'done' && scrubbed(erasure)) }
       },
     }),
