@@ -10,7 +10,6 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import tap from 'tap'
 import { loadConfig } from '../../src/config.js'
 import type { NatsSettings } from '../../src/journal/connect.js'
 import { startNatsCluster, type NatsCluster } from '../../src/journal/nats-servers.js'
@@ -205,8 +204,10 @@ export function sharedCluster(options: Omit<ClusterOptions, 'dataDir'> = {}): Pr
   const key = JSON.stringify({ workers: 1, ...options })
   let running = shared.get(key)
   if (!running) {
-    running = startCluster(options).then((cluster) => {
-      // The file's root test: it ends after every test of the file, whichever asked first.
+    running = startCluster(options).then(async (cluster) => {
+      // The file's root test: it ends after every test of the file, whichever asked first. Imported here, so that
+      // the benchmarks, which bundle this module, do not load tap.
+      const { default: tap } = await import('tap')
       tap.teardown(async () => {
         await cluster.stop()
         rmSync(cluster.dataDir, { recursive: true, force: true })
