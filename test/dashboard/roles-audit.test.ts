@@ -132,9 +132,9 @@ t.test('roles and the audit log in a browser', async (t) => {
   await owner.page.getByRole('heading', { level: 1, name: 'Shop EU' }).waitFor()
   t.pass('renamed')
   await owner.page.getByRole('link', { name: 'Audit log' }).click()
-  // Since the first look: the Privacy tab's erasure, the owner opening sk-bob's replay, its erasure, the rename.
-  await until('the new entries shown', async () => (await rows.count()) === 12)
-  t.same((await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-action')))).slice(0, 4), ['project.rename', 'erasure.create', 'session.replay', 'erasure.create'], 'erasures and the rename in the audit log')
+  // Since the first look: the Privacy tab's dry run and erasure, the owner opening sk-bob's replay, its erasure, the rename.
+  await until('the new entries shown', async () => (await rows.count()) === 13)
+  t.same((await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-action')))).slice(0, 5), ['project.rename', 'erasure.create', 'session.replay', 'erasure.create', 'erasure.dry_run'], 'the dry run, erasures and the rename in the audit log')
   await shoot(owner.page, '43-audit-erasure')
   await owner.page.goto(`${cluster.url}/app/#/p/${project.id}/settings`)
   await card.getByRole('button', { name: 'Delete project' }).click()

@@ -35,6 +35,7 @@ const ACTIONS: Record<AuditEntry['action'], string> = {
   'setup_token.revoke': 'Revoked setup tokens',
   'session.replay': 'Opened a replay',
   'erasure.create': 'Asked for an erasure',
+  'erasure.dry_run': 'Counted what an erasure would remove',
 }
 
 const VIA: Record<AuditEntry['via'], string> = { dashboard: 'dashboard', apiKey: 'API key', setupToken: 'setup token' }
