@@ -102,26 +102,6 @@ function quotedBytes(text: Uint8Array): number {
   return text.length + 2 + extra
 }
 
-type ZipStep = { inflate: Uint8Array } | { deflate: Buffer }
-
-/** Every step of the check but zlib's, which it yields (checkStyle runs them); a zlib step answers its output, or undefined when the body did not inflate. */
-function* checkSteps(body: Uint8Array, hash: string, held: boolean): Generator<ZipStep, CheckedStyle, Buffer | undefined> {
-  let text: Buffer
-  if (isGzip(body)) {
-    const inflated = yield { inflate: body }
-    if (!inflated) return { ok: false, error: 'The body is neither gzip nor text.' }
-    text = inflated
-  } else text = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
-  if (text.length > MAX_STYLE_BYTES) return { ok: false, error: INFLATES_PAST }
-  if (createHash('sha256').update(text).digest('hex') !== hash) return { ok: false, error: 'The body\'s SHA-256 is not the hash parameter.' }
-  if (held) return { ok: true, stored: body, bytes: 0 }
-  if (quotedBytes(text) > MAX_STYLE_BYTES + 64) return { ok: false, error: QUOTES_PAST }
-  const literal = Buffer.from(JSON.stringify(text.toString('utf8')))
-  if (literal.length > MAX_STYLE_BYTES) return { ok: false, error: QUOTES_PAST }
-  const gzipped = (yield { deflate: literal })!
-  return { ok: true, stored: Buffer.concat([Buffer.of(LITERAL_FORMAT), gzipped]), bytes: literal.length }
-}
-
 const INFLATES_PAST = `The stylesheet inflates past ${MAX_STYLE_BYTES} bytes.`
 const QUOTES_PAST = `The stylesheet is past ${MAX_STYLE_BYTES} bytes as a JSON string (quotes and control characters escaped), as a replay restores it.`
 
@@ -138,19 +118,23 @@ const gzipPooled = promisify(gzip) as (body: Buffer) => Promise<Buffer>
  * front that checks an upload serves other requests meanwhile.
  */
 export async function checkStyle(body: Uint8Array, hash: string, held = false): Promise<CheckedStyle> {
-  const steps = checkSteps(body, hash, held)
-  let output: Buffer | undefined
-  for (;;) {
-    const step = steps.next(output)
-    if (step.done) return step.value
+  let text: Buffer
+  if (isGzip(body)) {
     try {
-      output = await ('inflate' in step.value ? gunzipPooled(step.value.inflate, { maxOutputLength: MAX_STYLE_BYTES }) : gzipPooled(step.value.deflate))
+      text = await gunzipPooled(body, { maxOutputLength: MAX_STYLE_BYTES })
     } catch (error) {
       // zlib refuses past maxOutputLength with a RangeError: a bomb or a stylesheet over the bound.
       if (error instanceof RangeError || (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return { ok: false, error: INFLATES_PAST }
-      output = undefined
+      return { ok: false, error: 'The body is neither gzip nor text.' }
     }
-  }
+  } else text = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+  if (text.length > MAX_STYLE_BYTES) return { ok: false, error: INFLATES_PAST }
+  if (createHash('sha256').update(text).digest('hex') !== hash) return { ok: false, error: 'The body\'s SHA-256 is not the hash parameter.' }
+  if (held) return { ok: true, stored: body, bytes: 0 }
+  if (quotedBytes(text) > MAX_STYLE_BYTES + 64) return { ok: false, error: QUOTES_PAST }
+  const literal = Buffer.from(JSON.stringify(text.toString('utf8')))
+  if (literal.length > MAX_STYLE_BYTES) return { ok: false, error: QUOTES_PAST }
+  return { ok: true, stored: Buffer.concat([Buffer.of(LITERAL_FORMAT), await gzipPooled(literal)]), bytes: literal.length }
 }
 
 /** A stored stylesheet: its restored size, known before anything is inflated, and the literal itself. */
