@@ -5,7 +5,7 @@
  * the service starts.
  */
 import t from 'tap'
-import { clusterFor, tempDataDir } from '../helpers/cluster.js'
+import { clusterFor, startCluster, tempDataDir } from '../helpers/cluster.js'
 import { firstOwner, post, type Answer } from '../helpers/members.js'
 import { storeAt } from '../helpers/seed.js'
 
@@ -52,8 +52,12 @@ t.test('expired dashboard sessions, setup tokens and week-old expired invites ar
     await store.putSetupToken(token('st_live', now + day))
     await store.close()
   }
-  const cluster = await clusterFor(t, { workers: 1, dataDir })
-  t.teardown(() => import('node:fs').then((fs) => fs.rmSync(dataDir, { recursive: true, force: true })))
+  const cluster = await startCluster({ workers: 1, dataDir })
+  // One teardown, in this order: the directory goes once nothing of the service still writes in it (ENOTEMPTY otherwise).
+  t.teardown(async () => {
+    await cluster.stop()
+    ;(await import('node:fs')).rmSync(dataDir, { recursive: true, force: true })
+  })
   const store = storeAt(cluster.dataDir)
   for (const deadline = Date.now() + 20_000; store.getDashboardSession('ds_expired') && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 100))
   t.same([store.getDashboardSession('ds_expired'), store.getInvite('iv_week_old'), store.getSetupToken('st_expired')], [undefined, undefined, undefined], 'the expired ones are gone')
