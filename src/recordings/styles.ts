@@ -134,7 +134,12 @@ export async function checkStyle(body: Uint8Array, hash: string, held = false): 
   if (quotedBytes(text) > MAX_STYLE_BYTES + 64) return { ok: false, error: QUOTES_PAST }
   const literal = Buffer.from(JSON.stringify(text.toString('utf8')))
   if (literal.length > MAX_STYLE_BYTES) return { ok: false, error: QUOTES_PAST }
-  return { ok: true, stored: Buffer.concat([Buffer.of(LITERAL_FORMAT), await gzipPooled(literal)]), bytes: literal.length }
+  const gzipped = await gzipPooled(literal)
+  // Its own memory, never a slice of Node's shared pool: a front's body pool takes committed bodies back for reuse.
+  const stored = new Uint8Array(1 + gzipped.length)
+  stored[0] = LITERAL_FORMAT
+  stored.set(gzipped, 1)
+  return { ok: true, stored, bytes: literal.length }
 }
 
 /** A stored stylesheet: its restored size, known before anything is inflated, and the literal itself. */

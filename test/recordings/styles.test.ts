@@ -29,6 +29,8 @@ t.test('an upload is kept as its JSON string, gzipped by the service, raw or gzi
     t.equal(checked.stored[0], 0x01, 'the literal format')
     t.equal(gunzipSync(checked.stored.subarray(1)).toString(), JSON.stringify(CSS), 'the JSON string, gzipped')
     t.equal(checked.bytes, Buffer.byteLength(JSON.stringify(CSS)), 'its size as restored')
+    // A front's body pool takes a committed body back: it must not be a slice of memory that others share.
+    t.ok(checked.stored.byteOffset === 0 && checked.stored.buffer.byteLength === checked.stored.byteLength, 'in memory of its own')
   }
   t.match(await checkStyle(Buffer.from(CSS), HASH, true), { ok: true, bytes: 0 }, 'a hash the project holds: only the hash checked')
   t.match(await checkStyle(Buffer.from(CSS + ' '), HASH, true), { ok: false }, 'a body that is not the held hash is refused as a new one would be')
