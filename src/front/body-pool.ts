@@ -18,6 +18,8 @@ function classOf(bytes: number): number {
 export class BodyPool {
   private readonly idle = new Map<number, ArrayBuffer[]>()
   private idleBytes = 0
+  /** Buffers out on loan: only these come back, so a body from anywhere else (a slice of Node's shared pool) never does. */
+  private readonly lent = new WeakSet<ArrayBuffer>()
   /** Buffers handed out and buffers made, for tests and the benchmark. */
   taken = 0
   made = 0
@@ -34,14 +36,15 @@ export class BodyPool {
       this.made += 1
     }
     this.taken += 1
+    this.lent.add(buffer)
     return new Uint8Array(buffer, 0, bytes)
   }
 
   /** Gives back a body from `take`, once nothing reads it any more; anything else is ignored. */
   give(body: Uint8Array): void {
     const buffer = body.buffer
+    if (!(buffer instanceof ArrayBuffer) || !this.lent.delete(buffer)) return
     const size = buffer.byteLength
-    if (!(buffer instanceof ArrayBuffer) || body.byteOffset !== 0 || size < MIN_CLASS || size !== classOf(size)) return
     if (this.idleBytes + size > this.maxBytes) return
     let list = this.idle.get(size)
     if (!list) this.idle.set(size, (list = []))
