@@ -29,8 +29,6 @@ export function metricsAccess(token: string, remoteAddress: string, authorizatio
   return isLoopback(remoteAddress) ? 'allowed' : 'not_loopback'
 }
 
-export { isLoopback }
-
 /**
  * The route; `proxies` notes requests a proxy on this host forwarded without
  * being trusted: their client is somewhere else, never a local one.

@@ -4,7 +4,8 @@
  * (loopback, or METRICS_TOKEN as a bearer token) holds.
  */
 import t from 'tap'
-import { metricsAccess, isLoopback } from '../../src/front/metrics-route.js'
+import { metricsAccess } from '../../src/front/metrics-route.js'
+import { isLoopback } from '../../src/front/client-address.js'
 import { newPublicKey } from '../../src/accounts/secrets.js'
 import { call } from '../helpers/api.js'
 import { get, head, jsonChunk, meta, openSocket, postChunk, postSignals } from '../helpers/http.js'
