@@ -10,6 +10,7 @@ export default defineConfig({
     'cluster-local': 'src/journal/local-cluster.ts',
     writer: 'workers/writer.ts',
     fold: 'workers/fold.ts',
+    read: 'workers/read.ts',
   },
   format: 'esm',
   target: 'node20',

@@ -108,6 +108,11 @@ export interface Config {
    */
   foldBatches: number
   /**
+   * Threads of the control worker that run the aggregate reads (READ_THREADS;
+   * src/control/read-pool.ts): one per core by default, at most 4.
+   */
+  readThreads: number
+  /**
    * Pages a project holds at most (MAX_PAGES_PER_PROJECT): past it, signals and recordings on new pages count
    * under the project's `(other)` page. The public key sits in every recorded page, so without a cap anyone could
    * grow the page index and the aggregates by sending distinct URLs (issue 28).
@@ -332,6 +337,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aggregateSignals: int(env, 'AGGREGATE_SIGNALS', 1, 0, 1) === 1,
     foldIntervalMs: int(env, 'FOLD_INTERVAL_MS', 500, 0, 60_000),
     foldBatches: int(env, 'FOLD_BATCHES', 2_000, 1, 100_000),
+    // Every reader keeps a V8 heap and the LMDB maps: one per core, at most 4.
+    readThreads: int(env, 'READ_THREADS', Math.max(1, Math.min(4, availableParallelism())), 1, 64),
     // 10,000 pages: far above what a site's grouping rules leave, and a bound on what each of them costs the aggregates.
     maxPagesPerProject: int(env, 'MAX_PAGES_PER_PROJECT', 10_000, 1, 1_000_000),
     uwsFallback: int(env, 'UWS_USE_FALLBACK', 0, 0, 1) === 1,

@@ -26,6 +26,7 @@ import { snippetOperations } from './operations/snippet.js'
 import { storageOperations } from './operations/storage.js'
 import { createRouter, type Operation } from './router.js'
 import { FairTurns } from './turns.js'
+import { inlineReads, type Reads } from './read-pool.js'
 import { createSite, type SiteOptions } from '../site/site.js'
 
 export interface ControlDeps {
@@ -47,6 +48,8 @@ export interface ControlDeps {
   erasureIdKey?: Buffer
   /** Organisations' turns on this worker (src/control/turns.ts); a fresh one unless given. */
   turns?: FairTurns
+  /** Where the aggregate reads run (src/control/read-pool.ts): in the store's own thread unless given. */
+  reads?: Reads
 }
 
 /** Per-organisation quotas (docs/security.md), checked where the store writes what they count; and RETENTION_DAYS, which bounds a project's own. */
@@ -100,5 +103,5 @@ export function createControl(deps: ControlDeps) {
     const caller = auth as { orgId?: string; projectId?: string } | undefined
     return caller?.orgId ?? (caller?.projectId === undefined ? undefined : (deps.store.getProject(caller.projectId)?.orgId ?? caller.projectId))
   }
-  return createRouter(operations, createAuthenticator(deps.store, deps.now), site, auditRecorder(deps.store, deps.now), { turns: deps.turns ?? new FairTurns(), orgOf })
+  return createRouter(operations, createAuthenticator(deps.store, deps.now), site, auditRecorder(deps.store, deps.now), { turns: deps.turns ?? new FairTurns(), reads: deps.reads ?? inlineReads(deps.store), orgOf })
 }

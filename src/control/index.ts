@@ -24,6 +24,7 @@ import { scheduleHousekeeping } from '../accounts/housekeeping.js'
 import { createControl } from './control.js'
 import { loadDashboardFiles } from './dashboard-files.js'
 import { startFoldThread } from './fold-thread.js'
+import { threadReads } from './read-pool.js'
 import { fromFront } from './front-link.js'
 import { routeOf, writeError } from './router.js'
 
@@ -45,7 +46,9 @@ const erasures = new ErasureRunner(store, {
 // An erasure's bytes leave this node's files by a compaction (src/store/lmdb/compaction.ts); in the cluster mode the
 // log's copies went before its first step (scrubErasure).
 const scrubbed = (erasure: { finishedAt?: number }) => erasure.finishedAt !== undefined && lastCompactionAt(config.dataDir) >= erasure.finishedAt
-const control = createControl({ store, config, backfill, erasures, scrubbed, erasureIdKey: erasureIdKey(config), chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
+// The aggregate reads run in threads of their own, on this node's LMDB (src/control/read-pool.ts).
+const reads = threadReads(config, config.readThreads)
+const control = createControl({ store, config, reads, backfill, erasures, scrubbed, erasureIdKey: erasureIdKey(config), chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
 // Backfills and erasures a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 erasures.resumeAll()
@@ -146,7 +149,7 @@ function stop(): void {
   stopBudget?.()
   stopHousekeeping()
   server.close(() => {
-    void Promise.all([foldThread?.stop(), cluster?.close()])
+    void Promise.all([foldThread?.stop(), reads.close(), cluster?.close()])
       .then(() => local.close())
       .then(() => process.exit(0))
   })

@@ -12,6 +12,7 @@ import type { PageInsight } from '../store/insights.js'
 import type { PageRecord, Store } from '../store/store.js'
 import type { Range } from './reading.js'
 import type { Turn } from './turns.js'
+import type { Read } from './read-pool.js'
 
 /** Pages summed per turn of the loop: each reads up to 30 daily and 48 hourly buckets, 100 of them take 10-40 ms here. */
 const SLICE_PAGES = 100
@@ -30,7 +31,7 @@ const rankings = new Map<string, { at: number; rows: PageRow[] }>()
  * computes it anew (a first answer), otherwise a ranking of the last minute
  * for the same project, range and search serves (the answers after it).
  */
-export async function rankedPages(store: Store, projectId: string, range: Range, search: string | undefined, fresh: boolean, turn: Turn): Promise<PageRow[]> {
+export async function rankedPages(store: Store, read: Read, projectId: string, range: Range, search: string | undefined, fresh: boolean, turn: Turn): Promise<PageRow[]> {
   const id = JSON.stringify([projectId, range.since, range.until, search ?? null])
   const kept = rankings.get(id)
   if (!fresh && kept && Date.now() - kept.at < RANKING_TTL_MS) return kept.rows
@@ -39,7 +40,7 @@ export async function rankedPages(store: Store, projectId: string, range: Range,
   for (let keys: string[] = [], after: string | undefined; ; after = keys.at(-1)) {
     keys = store.listSignalPages(projectId, { after, limit: SLICE_PAGES })
     const pages = keys.filter(matches)
-    if (pages.length > 0) for (const { page, path, ...rest } of store.pageInsights(projectId, { ...range, pages })) active.push({ page: path, key: page, ...rest })
+    if (pages.length > 0) for (const { page, path, ...rest } of await read('pageInsights', projectId, { ...range, pages })) active.push({ page: path, key: page, ...rest })
     if (keys.length < SLICE_PAGES) break
     await turn.pass()
   }

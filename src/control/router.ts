@@ -18,6 +18,7 @@ import { ajv, describeErrors, onFirstUse } from '../contract/validators.js'
 import type { AuditEvent } from './audit-events.js'
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js'
 import type { FairTurns, Turn } from './turns.js'
+import type { Read, Reads } from './read-pool.js'
 
 export type Credential = 'none' | 'apiKey' | 'setupToken'
 
@@ -33,10 +34,14 @@ export interface RequestContext<B = Record<string, unknown>> {
   responseHeaders: Record<string, string[]>
   /** The caller's organisation's turn (src/control/turns.ts): a long operation passes it between budgeted steps. */
   turn: Turn
+  /** An aggregate read, off the event loop in the organisation's share of the read pool (src/control/read-pool.ts). */
+  read: Read
 }
 
 /** Outside any organisation's turns (a light operation, or a caller with none): passing just lets I/O in. */
-const NO_TURN: Turn = { pass: () => new Promise((resolve) => setImmediate(resolve)) }
+const NO_TURN: Turn = { pass: () => new Promise((resolve) => setImmediate(resolve)), away: (work) => work() }
+/** The read pool's queue of callers with no organisation (none of the aggregate reads takes such a caller today). */
+const NO_ORG = '-'
 
 /** Raw bytes or a stream with its own content type, answered as they are. */
 export interface RawReply {
@@ -131,9 +136,10 @@ export function routeOf(res: ServerResponse): string | undefined {
   return routes.get(res)
 }
 
-/** Organisations' turns (src/control/turns.ts) and the organisation a caller's credential belongs to, if any. */
+/** Organisations' turns (src/control/turns.ts), their shares of the read pool, and the organisation a caller's credential belongs to, if any. */
 export interface Turns {
   turns: FairTurns
+  reads: Reads
   orgOf(auth: unknown): string | undefined
 }
 
@@ -179,9 +185,13 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
       body = (raw ?? {}) as Record<string, unknown>
     }
     const responseHeaders: Record<string, string[]> = {}
-    const ctx = { req, body, query: url.searchParams, auth, responseHeaders, turn: NO_TURN }
     const org = op.light ? undefined : turns?.orgOf(auth)
-    const reply = await (org === undefined ? op.handle(ctx) : turns!.turns.run(org, (turn) => op.handle({ ...ctx, turn }), op.operationId))
+    const readIn =
+      (turn: Turn): Read =>
+      (method, ...args) =>
+        turn.away(() => turns!.reads.run(org ?? NO_ORG, method, args))
+    const ctx = { req, body, query: url.searchParams, auth, responseHeaders, turn: NO_TURN, read: readIn(NO_TURN) }
+    const reply = await (org === undefined ? op.handle(ctx) : turns!.turns.run(org, (turn) => op.handle({ ...ctx, turn, read: readIn(turn) }), op.operationId))
     const event = op.audit?.(ctx, reply)
     if (event && recordAudit) await recordAudit(event, req, auth)
     for (const [name, values] of Object.entries(responseHeaders)) res.setHeader(name, values)

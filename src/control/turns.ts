@@ -25,6 +25,12 @@ const SLOW_STEP_MS = 100
 export interface Turn {
   /** Ends this step: the operation goes on when its organisation's turn comes round again. */
   pass(): Promise<void>
+  /**
+   * Ends this step while `work` runs elsewhere (a read in a thread of the read
+   * pool, src/control/read-pool.ts), then waits for the organisation's turn
+   * again: a step never holds the turns while it waits for another thread.
+   */
+  away<T>(work: () => Promise<T>): Promise<T>
 }
 
 export class FairTurns {
@@ -61,12 +67,21 @@ export class FairTurns {
         if (ms > SLOW_STEP_MS) log.warn('a step held the control worker\'s turns', { operation: what, ms: Math.round(ms) })
         this.stepDone()
       }
+      const again = () => new Promise<void>((resume) => this.enqueue(org, timed(resume)))
       const turn: Turn = {
-        pass: () =>
-          new Promise<void>((resume) => {
-            this.enqueue(org, timed(resume))
-            ended()
-          }),
+        pass: () => {
+          const resumed = again()
+          ended()
+          return resumed
+        },
+        async away<R>(work: () => Promise<R>): Promise<R> {
+          ended()
+          try {
+            return await work()
+          } finally {
+            await again()
+          }
+        },
       }
       this.enqueue(org, timed(() => {
         let settled: Promise<T>

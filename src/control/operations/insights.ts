@@ -38,13 +38,13 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       body: heatmapBody,
       response: heatmapAnswer,
       errors: ['invalid_request', 'not_found'],
-      async handle({ auth, body, turn }) {
+      async handle({ auth, body, turn, read }) {
         const b = body
         const project = ownedProject(store, auth, b.projectId)
         await foldBeforeRead(store, turn)
         const range = rangeOf(b, now())
         const pages = resolvePages(store, project, b.page)
-        const result = store.heatmap(project.id, { ...range, pages, kind: b.kind, device: b.device })
+        const result = await read('heatmap', project.id, { ...range, pages, kind: b.kind, device: b.device })
         const head = { page: b.page, pages, ...(b.device ? { device: b.device } : {}), ...hourRange(range) }
         if (result.kind === 'scroll') return { ...head, ...result }
         return { ...head, ...result, ...CLICK_BINS }
@@ -60,13 +60,13 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       body: elementsTopBody,
       response: elementsTopAnswer,
       errors: ['invalid_request', 'not_found'],
-      async handle({ auth, body, turn }) {
+      async handle({ auth, body, turn, read }) {
         const b = body
         const project = ownedProject(store, auth, b.projectId)
         await foldBeforeRead(store, turn)
         const range = rangeOf(b, now())
         const pages = b.page === undefined ? undefined : resolvePages(store, project, b.page)
-        const elements = store.topElements(project.id, { ...range, pages, limit: b.limit ?? 20 })
+        const elements = await read('topElements', project.id, { ...range, pages, limit: b.limit ?? 20 })
         return { ...hourRange(range), elements }
       },
     }),
@@ -80,7 +80,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       body: frictionListBody,
       response: frictionListAnswer,
       errors: ['invalid_request', 'not_found'],
-      async handle({ auth, body, turn }) {
+      async handle({ auth, body, turn, read }) {
         const b = body
         const project = ownedProject(store, auth, b.projectId)
         await foldBeforeRead(store, turn)
@@ -88,7 +88,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
         // Later answers keep the window of the first, whose `until` defaulted to the time it was asked.
         const range = cursor ? { since: cursor.s, until: cursor.u } : rangeOf(b, now())
         const pages = b.page === undefined ? undefined : resolvePages(store, project, b.page)
-        const feed = store.listFriction(project.id, {
+        const feed = await read('listFriction', project.id, {
           ...range,
           pages,
           sessionKey: b.sessionKey,
@@ -115,14 +115,14 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       body: pagesListBody,
       response: pagesListAnswer,
       errors: ['invalid_request', 'not_found'],
-      async handle({ auth, body, turn }) {
+      async handle({ auth, body, turn, read }) {
         const b = body
         const project = ownedProject(store, auth, b.projectId)
         await foldBeforeRead(store, turn)
         const cursor = b.cursor ? decodeCursor(b.cursor, { o: 'number', u: 'number', s: 'number' }) : undefined
         // Later answers keep the range of the first, whose `until` defaulted to the time it was asked.
         const range = cursor ? { since: cursor.s, until: cursor.u } : rangeOf(b, now())
-        const rows = await rankedPages(store, project.id, range, b.search, cursor === undefined, turn)
+        const rows = await rankedPages(store, read, project.id, range, b.search, cursor === undefined, turn)
         const offset = cursor?.o ?? 0
         const end = offset + (b.limit ?? PAGES_LIST_DEFAULT)
         return {

@@ -40,7 +40,7 @@ export function overviewOperations(store: Store, now: () => number = Date.now): 
       body: overviewBody,
       response: overviewAnswer,
       errors: ['invalid_request', 'not_found'],
-      async handle({ auth, body, turn }) {
+      async handle({ auth, body, turn, read }) {
         const b = body
         const project = ownedProject(store, auth, b.projectId)
         const until = b.until ?? now()
@@ -49,7 +49,7 @@ export function overviewOperations(store: Store, now: () => number = Date.now): 
         checkPeriod(since, until, bucket)
         await foldBeforeRead(store, turn)
         const pages = b.page === undefined ? undefined : resolvePages(store, project, b.page)
-        const answer = store.overview(project.id, { since, until, bucket, device: b.device, pages, top: b.top ?? OVERVIEW_TOP_DEFAULT })
+        const answer = await read('overview', project.id, { since, until, bucket, device: b.device, pages, top: b.top ?? OVERVIEW_TOP_DEFAULT })
         const topPages = Object.fromEntries(
           Object.entries(answer.topPages).map(([kind, rows]) => [kind, rows.map((row) => ({ ...row, path: displayPath(row.page) }))]),
         ) as { [K in keyof typeof answer.topPages]: ((typeof answer.topPages)[K][number] & { path: string })[] }

@@ -1,0 +1,183 @@
+/**
+ * Reads off the control worker's event loop. The aggregate reads
+ * (READ_METHODS) run in threads of their own (workers/read.ts), each with the
+ * store open on the same LMDB files, so that however long one takes, the
+ * control worker goes on answering sign-ins, whoami and writes meanwhile.
+ *
+ * Threads are shared fairly between organisations: each has its own queue,
+ * served round robin, and an organisation with a read running takes no
+ * other thread while one with none waits. One organisation's reads, however
+ * many and however heavy, then delay another's by at most the one read that
+ * holds the thread it gets next.
+ *
+ * The memory store (tests, document-only builds) cannot be opened by another
+ * thread: `inlineReads` calls it where it is, in the caller's turn.
+ */
+import { Worker } from 'node:worker_threads'
+import { ApiError, type ErrorCode } from '../errors.js'
+import { log } from '../log.js'
+import type { InsightStore } from '../store/insight-store.js'
+import type { Config } from '../config.js'
+
+/**
+ * The store's reads that run in the pool: each sums buckets in bulk and
+ * takes and answers plain data. (A session search stays in the turns: its
+ * query holds a compiled path pattern, and each call is budgeted to ~10 ms.)
+ */
+export const READ_METHODS = ['overview', 'heatmap', 'topElements', 'listFriction', 'pageInsights'] as const
+export type ReadMethod = (typeof READ_METHODS)[number]
+export type ReadArgs<M extends ReadMethod> = Parameters<InsightStore[M]>
+export type ReadResult<M extends ReadMethod> = ReturnType<InsightStore[M]>
+
+export interface Reads {
+  /** `store[method](...args)` in `org`'s share of the readers. */
+  run<M extends ReadMethod>(org: string, method: M, args: ReadArgs<M>): Promise<ReadResult<M>>
+  close(): Promise<void>
+}
+
+/** A read as a handler calls it: in its organisation's share, with its turn given up while it waits. */
+export type Read = <M extends ReadMethod>(method: M, ...args: ReadArgs<M>) => Promise<ReadResult<M>>
+
+/** What the main thread sends a reader, and what it answers. */
+export interface ReadRequest {
+  id: number
+  method: ReadMethod
+  args: unknown[]
+}
+export type ReadReply = { id: number; value: unknown } | { id: number; error: { message: string; code?: ErrorCode; options?: ApiError['options'] } }
+
+export type ReadThreadInit = Pick<Config, 'dataDir' | 'mapSizeBytes' | 'durability' | 'maxPagesPerProject'>
+
+/** Reads where the store is, at once: for a store no other thread can open. */
+export function inlineReads(store: InsightStore): Reads {
+  return {
+    async run(_org, method, args) {
+      return (store[method] as (...a: unknown[]) => ReadResult<typeof method>)(...args)
+    },
+    async close() {},
+  }
+}
+
+interface Job {
+  org: string
+  request: ReadRequest
+  resolve(value: unknown): void
+  reject(error: unknown): void
+}
+
+interface Reader {
+  worker: Worker
+  job?: Job
+}
+
+/**
+ * Organisations' queues of reads, served round robin, each given a thread
+ * only when no other organisation with nothing running waits (see above).
+ */
+export class FairQueue<T extends { org: string }> {
+  private readonly queues = new Map<string, T[]>()
+  private readonly order: string[] = []
+  private readonly running = new Map<string, number>()
+
+  get waiting(): number {
+    let n = 0
+    for (const queue of this.queues.values()) n += queue.length
+    return n
+  }
+
+  push(job: T): void {
+    const queue = this.queues.get(job.org)
+    if (queue) queue.push(job)
+    else {
+      this.queues.set(job.org, [job])
+      this.order.push(job.org)
+    }
+  }
+
+  /** The next job to start, counted as running until `done`; undefined when none waits. */
+  take(): T | undefined {
+    if (this.order.length === 0) return undefined
+    const at = Math.max(0, this.order.findIndex((org) => !this.running.get(org)))
+    const org = this.order.splice(at, 1)[0]
+    const queue = this.queues.get(org)!
+    const job = queue.shift()!
+    if (queue.length) this.order.push(org)
+    else this.queues.delete(org)
+    this.running.set(org, (this.running.get(org) ?? 0) + 1)
+    return job
+  }
+
+  done(job: T): void {
+    const n = (this.running.get(job.org) ?? 1) - 1
+    if (n > 0) this.running.set(job.org, n)
+    else this.running.delete(job.org)
+  }
+}
+
+/** A reader that died is replaced after this long; its read is answered as failed. */
+const RESTART_DELAY_MS = 500
+
+/** `threads` readers of the store at `config.dataDir`, fed from a fair queue; `script` is the built workers/read.ts. */
+export function threadReads(config: ReadThreadInit, threads: number, script = new URL('./read.js', import.meta.url)): Reads {
+  const { dataDir, mapSizeBytes, durability, maxPagesPerProject } = config
+  const init: ReadThreadInit = { dataDir, mapSizeBytes, durability, maxPagesPerProject }
+  const queue = new FairQueue<Job>()
+  const readers: Reader[] = []
+  let nextId = 1
+  let closing = false
+
+  const dispatch = () => {
+    for (const reader of readers) {
+      if (reader.job) continue
+      const job = queue.take()
+      if (!job) return
+      reader.job = job
+      reader.worker.ref()
+      reader.worker.postMessage(job.request)
+    }
+  }
+
+  const finish = (reader: Reader, settle: (job: Job) => void) => {
+    const job = reader.job
+    if (!job) return
+    reader.job = undefined
+    reader.worker.unref()
+    queue.done(job)
+    settle(job)
+    dispatch()
+  }
+
+  const spawn = (slot: number) => {
+    const worker = new Worker(script, { workerData: init })
+    const reader: Reader = { worker }
+    readers[slot] = reader
+    worker.on('message', (reply: ReadReply) => {
+      if (reader.job?.request.id !== reply.id) return
+      if ('value' in reply) finish(reader, (job) => job.resolve(reply.value))
+      else finish(reader, (job) => job.reject(reply.error.code ? new ApiError(reply.error.code, reply.error.options) : new Error(reply.error.message)))
+    })
+    worker.on('error', (error) => log.error('read thread failed', { error: String(error) }))
+    worker.on('exit', (code) => {
+      finish(reader, (job) => job.reject(new Error(`the read thread exited (${code}) during ${job.request.method}`)))
+      if (closing) return
+      log.error('read thread exited; restarting', { code })
+      setTimeout(() => closing || (spawn(slot), dispatch()), RESTART_DELAY_MS).unref()
+    })
+    // Only a reader at work keeps the process alive (dispatch refs it): the control worker ends when its server does.
+    worker.unref()
+  }
+  for (let slot = 0; slot < threads; slot++) spawn(slot)
+
+  return {
+    run(org, method, args) {
+      return new Promise((resolve, reject) => {
+        queue.push({ org, request: { id: nextId++, method, args }, resolve: resolve as (value: unknown) => void, reject })
+        dispatch()
+      })
+    },
+    async close() {
+      closing = true
+      await Promise.all(readers.map((reader) => reader.worker.terminate()))
+    },
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The control worker's read pool (src/control/read-pool.ts): organisations'
+ * reads take the threads in a fair order, and a read in a thread answers
+ * what the store answers where it is, including what was committed a moment
+ * before on another thread. Order and values only: nothing here is timed.
+ */
+import t from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { FairQueue, threadReads } from '../../src/control/read-pool.js'
+import { FairTurns } from '../../src/control/turns.js'
+import { openLmdbStore } from '../../src/store/lmdb/index.js'
+import type { ClickHeatmap } from '../../src/store/insights.js'
+import { foldAll } from '../helpers/fold.js'
+import { signals } from '../store/insights.case.js'
+
+t.test('an organisation with a read running takes no other thread while another organisation waits', async (t) => {
+  const queue = new FairQueue<{ org: string; name: string }>()
+  for (let i = 1; i <= 4; i++) queue.push({ org: 'hostile', name: `h${i}` })
+  queue.push({ org: 'bystander', name: 'b1' })
+  queue.push({ org: 'other', name: 'o1' })
+  const first = queue.take()!
+  const second = queue.take()!
+  t.same([first.name, second.name], ['h1', 'b1'], 'two threads: the hostile organisation gets one, the bystander the other')
+  queue.done(first)
+  t.equal(queue.take()!.name, 'o1', 'the next free thread goes to the organisation with nothing running, not to the hostile one\'s second read')
+  queue.done(second)
+  t.equal(queue.take()!.name, 'h2', 'with no one else waiting, the hostile organisation\'s reads go on')
+  t.equal(queue.take()!.name, 'h3', 'and may take every free thread')
+  t.equal(queue.waiting, 1)
+})
+
+t.test('a step that waits for a read gives its organisation\'s turn away meanwhile', async (t) => {
+  const turns = new FairTurns(100)
+  const done: string[] = []
+  let finishRead!: (rows: number) => void
+  const reading = turns.run('hostile', async (turn) => {
+    done.push('hostile asks')
+    const rows = await turn.away(() => new Promise<number>((resolve) => (finishRead = resolve)))
+    done.push(`hostile answers ${rows}`)
+    return rows
+  })
+  const other = turns.run('bystander', () => (done.push('bystander served'), 'ok'))
+  t.equal(await other, 'ok', 'served while the hostile read is out')
+  finishRead(7)
+  t.equal(await reading, 7)
+  t.same(done, ['hostile asks', 'bystander served', 'hostile answers 7'])
+  t.same(turns.served, ['hostile', 'bystander', 'hostile'], 'the read\'s answer waited for its organisation\'s turn again')
+})
+
+t.test('a read in a thread answers what the store answers, and sees what was committed just before', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-read-pool-'))
+  const config = { dataDir: dir, mapSizeBytes: 256 * 1024 * 1024, durability: 'commit' as const, maxPagesPerProject: 10_000 }
+  const store = openLmdbStore({ path: dir, mapSize: config.mapSizeBytes, durability: 'commit' })
+  // The pool's thread runs the built reader (workers/read.ts), as the control worker does.
+  const reads = threadReads(config, 2, new URL('../../dist/read.js', import.meta.url))
+  t.teardown(async () => {
+    await reads.close()
+    await store.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  const now = Date.UTC(2026, 0, 5, 10, 30)
+  const click = (n: number) => ({ url: 'https://shop.test/pricing', ts: now + n, xRatio: 0.5, yDoc: 100, vw: 1440, selector: '#plan' })
+  await store.appendBatch([signals('prj_pool', now, { sk: 's1', clicks: [click(1), click(2)] })])
+  await foldAll(store)
+  const query = { since: now - 3_600_000, until: now + 3_600_000, pages: ['shop.test/pricing'], kind: 'click' as const }
+  const there = await reads.run('org_a', 'heatmap', ['prj_pool', query])
+  t.same(there, store.heatmap('prj_pool', query), 'the same answer from the thread as from here')
+  t.equal((there as ClickHeatmap).total, 2)
+  await store.appendBatch([signals('prj_pool', now, { sk: 's2', clicks: [click(3)] })])
+  await foldAll(store)
+  t.equal(((await reads.run('org_a', 'heatmap', ['prj_pool', query])) as ClickHeatmap).total, 3, 'a commit of this thread is in the next read of the pool')
+  const [overview, elements] = await Promise.all([
+    reads.run('org_a', 'overview', ['prj_pool', { since: now - 3_600_000, until: now + 3_600_000, bucket: 'hour', top: 5 }]),
+    reads.run('org_b', 'topElements', ['prj_pool', { since: now - 3_600_000, until: now + 3_600_000, limit: 5 }]),
+  ])
+  t.same(overview, store.overview('prj_pool', { since: now - 3_600_000, until: now + 3_600_000, bucket: 'hour', top: 5 }), 'typed arrays and all')
+  t.same(elements, store.topElements('prj_pool', { since: now - 3_600_000, until: now + 3_600_000, limit: 5 }))
+})
