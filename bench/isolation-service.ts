@@ -74,6 +74,7 @@ export async function startService(dataDir: string): Promise<Service> {
     })
     child.stderr!.on('data', (data: Buffer) => {
       noteSlow(data.toString())
+      if (process.env.ISOLATION_DEBUG) process.stderr.write(data)
       output = (output + data.toString()).slice(-20_000)
     })
     child.once('exit', (code) => reject(new Error(`service exited with ${code}:\n${output}`)))

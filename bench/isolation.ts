@@ -5,6 +5,9 @@
  *   styles     a public key uploads 40 stylesheets of 4 MiB of one character
  *              (and 40 of a control character), ingests one chunk whose
  *              snapshot names them all; a viewer opens that replay.
+ *   pages      the page flood: a public key sends 200,000 distinct paths
+ *              (past the project's cap of pages); four readers then page
+ *              pages.list through the project at once.
  *   search     every text filter at 256 characters and `visited=/{a}/*` on a
  *              project of SESSIONS sessions with full search records.
  *   paging     four readers page sessions.list through that project at once.
@@ -21,7 +24,7 @@
  * Loopback only; the data directory is removed at the end.
  *
  * Writes bench/isolation-results.md. Flags: --quick (5,000 sessions, for a
- * smoke run of the benchmark itself), --only=styles,search,paging,erasure,aggregates,
+ * smoke run of the benchmark itself), --only=styles,pages,search,paging,erasure,aggregates,
  * --data=DIR (keep the data there and reuse it next time: for working on one case).
  */
 import { createHash } from 'node:crypto'
@@ -272,6 +275,55 @@ async function aggregatesCase(dataDir: string, hostile: { apiKey: string; projec
   })
 }
 
+/** A distinct word-like path per number, as a crawler or a hostile client makes them (test/control/page-flood.test.ts's). */
+const WORDS = ['alpha', 'bravo', 'cedar', 'delta', 'ember', 'fjord', 'gamma', 'harbor', 'iris', 'jade', 'koala', 'lumen', 'maple', 'nectar', 'opal', 'prism']
+const floodPath = (n: number) => `/${WORDS[n % 16]}-${WORDS[(n >> 4) % 16]}/${WORDS[(n >> 8) % 16]}-${n.toString(36)}`
+const FLOOD_BATCHES = 100
+const FLOOD_CLICKS = 2_000
+
+/** The page flood: a public key sends 200,000 distinct paths, then four readers page pages.list through the project at once. */
+async function pagesCase(dataDir: string): Promise<CaseFigures> {
+  const hostile = await seedProject(dataDir, 'Hostile pages', 'mallory@pages.test')
+  const now = Date.now()
+  const bodies = Array.from({ length: FLOOD_BATCHES }, (_, b) => {
+    const url = (i: number) => `https://flood.test${floodPath(b * FLOOD_CLICKS + i)}`
+    const clicks = Array.from({ length: FLOOD_CLICKS }, (_, i) => ({ url: url(i), ts: now - 1_000, xRatio: 0.5, yDoc: 100, selector: 'a' }))
+    const views = Array.from({ length: 200 }, (_, i) => ({ url: url(i), startedAt: now - 2_000 }))
+    return JSON.stringify({ sk: `flood-${b}`, vid: `v-${b}`, views, clicks })
+  })
+  return runCase('pages', dataDir, async (service, failed) => {
+    phase = 'flood'
+    const [, floodMs] = await timed(async () => {
+      for (let b = 0; b < bodies.length; b += 4) {
+        const sent = bodies.slice(b, b + 4).map((body) => fetch(`${service.url}/api/v1/signals?pk=${hostile.project.publicKey}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }))
+        for (const res of await Promise.all(sent)) {
+          await res.arrayBuffer()
+          if (res.status !== 200) failed()
+        }
+      }
+    })
+    phase = 'paging pages.list'
+    const reader = client(service.url, { apiKey: hostile.apiKey })
+    const pageThrough = async () => {
+      let cursor: string | undefined
+      let listed = 0
+      do {
+        const answer = await reader('/cli/pages.list', { projectId: hostile.project.id, limit: 500, ...(cursor ? { cursor } : {}) })
+        if (answer.status !== 200) return (failed(), listed)
+        listed += answer.json?.pages?.length ?? 0
+        cursor = answer.json?.nextCursor ?? undefined
+      } while (cursor)
+      return listed
+    }
+    const readers = await Promise.all(Array.from({ length: 4 }, () => timed(pageThrough)))
+    return {
+      hostile: `${FLOOD_BATCHES} signals batches of ${FLOOD_CLICKS} clicks on distinct paths (${(FLOOD_BATCHES * FLOOD_CLICKS).toLocaleString('en')} paths), then four readers paging pages.list (500 a page) at once`,
+      hostileMs: [floodMs, ...readers.map(([, ms]) => ms)],
+      note: `times: the flood, then each reader; ${readers[0][0]} pages listed each`,
+    }
+  })
+}
+
 // ---- the run ----
 
 const fmt = (ms: number) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1))
@@ -307,6 +359,7 @@ try {
   const want = (name: string) => !ONLY || ONLY.includes(name)
   const cases: CaseFigures[] = []
   if (want('styles')) cases.push(await stylesCase(dataDir))
+  if (want('pages')) cases.push(await pagesCase(dataDir))
   if (want('search') || want('paging') || want('erasure') || want('aggregates')) {
     let hostile: { apiKey: string; projectId: string }
     if (existsSync(SEEDED)) hostile = JSON.parse(readFileSync(SEEDED, 'utf8'))

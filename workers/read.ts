@@ -6,17 +6,21 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { ApiError } from '../src/errors.js'
-import type { ReadReply, ReadRequest, ReadThreadInit } from '../src/control/read-pool.js'
+import type { ReadFailure, ReadReply, ReadRequest, ReadThreadInit } from '../src/control/read-pool.js'
 import { openStore } from '../src/store/open.js'
 
 const store = openStore(workerData as ReadThreadInit)
 
-parentPort?.on('message', ({ id, method, args }: ReadRequest) => {
+const failure = (error: unknown): ReadFailure =>
+  error instanceof ApiError ? { message: error.message, code: error.code, options: error.options } : { message: String((error as Error)?.stack ?? error) }
+
+parentPort?.on('message', async ({ id, method, args }: ReadRequest) => {
   let reply: ReadReply
   try {
-    reply = { id, value: (store[method] as (...a: unknown[]) => unknown)(...args) }
+    // A fold answers once its transaction committed; a read at once.
+    reply = { id, value: await (store[method] as (...a: unknown[]) => unknown).apply(store, args) }
   } catch (error) {
-    reply = { id, error: error instanceof ApiError ? { message: error.message, code: error.code, options: error.options } : { message: String((error as Error)?.stack ?? error) } }
+    reply = { id, error: failure(error) }
   }
   parentPort?.postMessage(reply)
 })

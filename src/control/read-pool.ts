@@ -1,6 +1,6 @@
 /**
- * Reads off the control worker's event loop. The aggregate reads
- * (READ_METHODS) run in threads of their own (workers/read.ts), each with the
+ * Reads off the control worker's event loop. The aggregate reads and the
+ * fold before them (READ_METHODS) run in threads of their own (workers/read.ts), each with the
  * store open on the same LMDB files, so that however long one takes, the
  * control worker goes on answering sign-ins, whoami and writes meanwhile.
  *
@@ -20,14 +20,16 @@ import type { InsightStore } from '../store/insight-store.js'
 import type { Config } from '../config.js'
 
 /**
- * The store's reads that run in the pool: each sums buckets in bulk and
- * takes and answers plain data. (A session search stays in the turns: its
- * query holds a compiled path pattern, and each call is budgeted to ~10 ms.)
+ * What runs in the pool: the aggregate reads, which sum buckets in bulk and
+ * take and answer plain data, and the fold a read makes first (a batch of
+ * clicks on new pages costs tens of milliseconds to fold). A session search
+ * stays in the turns: its query holds a compiled path pattern, and each call
+ * is budgeted to ~10 ms.
  */
-export const READ_METHODS = ['overview', 'heatmap', 'topElements', 'listFriction', 'pageInsights'] as const
+export const READ_METHODS = ['overview', 'heatmap', 'topElements', 'listFriction', 'pageInsights', 'applyDerivations'] as const
 export type ReadMethod = (typeof READ_METHODS)[number]
 export type ReadArgs<M extends ReadMethod> = Parameters<InsightStore[M]>
-export type ReadResult<M extends ReadMethod> = ReturnType<InsightStore[M]>
+export type ReadResult<M extends ReadMethod> = Awaited<ReturnType<InsightStore[M]>>
 
 export interface Reads {
   /** `store[method](...args)` in `org`'s share of the readers. */
@@ -44,15 +46,21 @@ export interface ReadRequest {
   method: ReadMethod
   args: unknown[]
 }
-export type ReadReply = { id: number; value: unknown } | { id: number; error: { message: string; code?: ErrorCode; options?: ApiError['options'] } }
+export interface ReadFailure {
+  message: string
+  code?: ErrorCode
+  options?: ApiError['options']
+}
+export type ReadReply = { id: number; value: unknown } | { id: number; error: ReadFailure }
 
 export type ReadThreadInit = Pick<Config, 'dataDir' | 'mapSizeBytes' | 'durability' | 'maxPagesPerProject'>
 
 /** Reads where the store is, at once: for a store no other thread can open. */
 export function inlineReads(store: InsightStore): Reads {
   return {
-    async run(_org, method, args) {
-      return (store[method] as (...a: unknown[]) => ReadResult<typeof method>)(...args)
+    async run<M extends ReadMethod>(_org: string, method: M, args: ReadArgs<M>): Promise<ReadResult<M>> {
+      const call = store[method] as (...a: unknown[]) => ReadResult<M> | Promise<ReadResult<M>>
+      return await call.apply(store, args)
     },
     async close() {},
   }

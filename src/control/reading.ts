@@ -2,7 +2,7 @@
 import { ApiError } from '../errors.js'
 import { groupUrl, RulesCache } from '../grouping/group.js'
 import type { ProjectRecord, Store } from '../store/store.js'
-import type { Turn } from './turns.js'
+import type { Read } from './read-pool.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 /** Default window of the aggregate reads: 30 days, the default retention, so 720 hourly buckets per page. */
@@ -42,27 +42,29 @@ export function decodeCursor<T extends Record<string, 'string' | 'number'>>(curs
 }
 
 /**
- * Batches a read folds into the aggregates before it answers, at most (about
- * 0.1 ms each: 25 ms at worst). The fold thread keeps the backlog below
- * this unless ingest saturates the machine; then reads show the aggregates a
- * little behind rather than wait for all of it.
+ * Batches a read folds into the aggregates before it answers, at most. The
+ * fold thread keeps the backlog below this unless ingest saturates the
+ * machine; then reads show the aggregates a little behind rather than wait
+ * for all of it.
  */
 const READ_FOLD_LIMIT = 250
 /**
- * Batches per transaction of that fold. Between transactions the control
- * worker serves other requests: a batch of 2,000 clicks on pages never seen
- * costs ~50 ms to fold, and one read folding 250 of them at once held every
- * organisation's requests for seconds (issue 28).
+ * Batches per transaction of that fold: a batch of 2,000 clicks on pages
+ * never seen costs 50-200 ms to fold, and each transaction holds one reader
+ * thread, in which the other organisations' reads wait their turn.
  */
 const READ_FOLD_STEP = 4
 
-/** Folds what is pending first, so that a client reads the signals it has had acknowledged; the turn passes between transactions. */
-export async function foldBeforeRead(store: Store, turn: Turn): Promise<void> {
+/**
+ * Folds what is pending first, so that a client reads the signals it has had
+ * acknowledged. The fold runs in the read pool (src/control/read-pool.ts),
+ * never on the control worker's loop, one transaction per call.
+ */
+export async function foldBeforeRead(read: Read): Promise<void> {
   for (let folded = 0; folded < READ_FOLD_LIMIT; ) {
-    const step = await store.applyDerivations(READ_FOLD_STEP)
+    const step = await read('applyDerivations', READ_FOLD_STEP)
     folded += step
     if (step < READ_FOLD_STEP) return
-    await turn.pass()
   }
 }
 

@@ -71,6 +71,10 @@ t.test('a read in a thread answers what the store answers, and sees what was com
   await store.appendBatch([signals('prj_pool', now, { sk: 's2', clicks: [click(3)] })])
   await foldAll(store)
   t.equal(((await reads.run('org_a', 'heatmap', ['prj_pool', query])) as ClickHeatmap).total, 3, 'a commit of this thread is in the next read of the pool')
+  await store.appendBatch([signals('prj_pool', now, { sk: 's3', clicks: [click(4)] })])
+  t.equal(await reads.run('org_a', 'applyDerivations', [4]), 1, 'a read\'s fold runs in the pool too, and answers once committed')
+  t.equal((store.heatmap('prj_pool', query) as ClickHeatmap).total, 4, 'what the pool folded is seen here')
+  t.equal(store.derivationLag(), 0)
   const [overview, elements] = await Promise.all([
     reads.run('org_a', 'overview', ['prj_pool', { since: now - 3_600_000, until: now + 3_600_000, bucket: 'hour', top: 5 }]),
     reads.run('org_b', 'topElements', ['prj_pool', { since: now - 3_600_000, until: now + 3_600_000, limit: 5 }]),

@@ -38,10 +38,10 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       body: heatmapBody,
       response: heatmapAnswer,
       errors: ['invalid_request', 'not_found'],
-      async handle({ auth, body, turn, read }) {
+      async handle({ auth, body, read }) {
         const b = body
         const project = ownedProject(store, auth, b.projectId)
-        await foldBeforeRead(store, turn)
+        await foldBeforeRead(read)
         const range = rangeOf(b, now())
         const pages = resolvePages(store, project, b.page)
         const result = await read('heatmap', project.id, { ...range, pages, kind: b.kind, device: b.device })
@@ -60,10 +60,10 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       body: elementsTopBody,
       response: elementsTopAnswer,
       errors: ['invalid_request', 'not_found'],
-      async handle({ auth, body, turn, read }) {
+      async handle({ auth, body, read }) {
         const b = body
         const project = ownedProject(store, auth, b.projectId)
-        await foldBeforeRead(store, turn)
+        await foldBeforeRead(read)
         const range = rangeOf(b, now())
         const pages = b.page === undefined ? undefined : resolvePages(store, project, b.page)
         const elements = await read('topElements', project.id, { ...range, pages, limit: b.limit ?? 20 })
@@ -80,10 +80,10 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       body: frictionListBody,
       response: frictionListAnswer,
       errors: ['invalid_request', 'not_found'],
-      async handle({ auth, body, turn, read }) {
+      async handle({ auth, body, read }) {
         const b = body
         const project = ownedProject(store, auth, b.projectId)
-        await foldBeforeRead(store, turn)
+        await foldBeforeRead(read)
         const cursor = b.cursor ? decodeCursor(b.cursor, { t: 'number', i: 'string', u: 'number', s: 'number' }) : undefined
         // Later answers keep the window of the first, whose `until` defaulted to the time it was asked.
         const range = cursor ? { since: cursor.s, until: cursor.u } : rangeOf(b, now())
@@ -118,7 +118,7 @@ export function insightOperations(store: Store, now: () => number = Date.now): O
       async handle({ auth, body, turn, read }) {
         const b = body
         const project = ownedProject(store, auth, b.projectId)
-        await foldBeforeRead(store, turn)
+        await foldBeforeRead(read)
         const cursor = b.cursor ? decodeCursor(b.cursor, { o: 'number', u: 'number', s: 'number' }) : undefined
         // Later answers keep the range of the first, whose `until` defaulted to the time it was asked.
         const range = cursor ? { since: cursor.s, until: cursor.u } : rangeOf(b, now())

@@ -40,14 +40,14 @@ export function overviewOperations(store: Store, now: () => number = Date.now): 
       body: overviewBody,
       response: overviewAnswer,
       errors: ['invalid_request', 'not_found'],
-      async handle({ auth, body, turn, read }) {
+      async handle({ auth, body, read }) {
         const b = body
         const project = ownedProject(store, auth, b.projectId)
         const until = b.until ?? now()
         const since = b.since ?? Math.max(0, until - DEFAULT_DAYS * DAY_MS)
         const bucket = b.bucket ?? (until - since <= OVERVIEW_HOURLY_UNTIL_HOURS * HOUR_MS ? 'hour' : 'day')
         checkPeriod(since, until, bucket)
-        await foldBeforeRead(store, turn)
+        await foldBeforeRead(read)
         const pages = b.page === undefined ? undefined : resolvePages(store, project, b.page)
         const answer = await read('overview', project.id, { since, until, bucket, device: b.device, pages, top: b.top ?? OVERVIEW_TOP_DEFAULT })
         const topPages = Object.fromEntries(

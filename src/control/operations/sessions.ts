@@ -103,10 +103,10 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
       body: sessionsListBody,
       response: sessionsListAnswer,
       errors: ['invalid_request', 'not_found'],
-      async handle({ auth, body, turn }) {
+      async handle({ auth, body, read }) {
         const b = body
         const project = ownedProject(store, auth, b.projectId)
-        await foldBeforeRead(store, turn)
+        await foldBeforeRead(read)
         if (b.since !== undefined && b.until !== undefined && b.since >= b.until) throw new ApiError('invalid_request', { error: 'since must be before until.' })
         if (b.selector !== undefined && b.page === undefined) {
           throw new ApiError('invalid_request', { error: 'selector needs page: an element is a selector on a page.', hint: 'Send the page of the elements.list row with its selector.' })
