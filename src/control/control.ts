@@ -79,8 +79,8 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
     ...accountOperations({ store: deps.store, publicUrl: deps.config.publicUrl, directUrl: deps.config.directUrl, now, throttle, maxOpenInvites: maxOpenInvitesPerOrg }),
     ...memberOperations({ store: deps.store, publicUrl: deps.config.publicUrl, now, throttle }),
     ...governanceOperations(deps.store),
-    ...erasureOperations({ store: deps.store, runner: erasures, scrubbed: deps.scrubbed ?? (() => false), idKey }),
-    ...projectLifecycleOperations({ store: deps.store, runner: erasures, scrubbed: deps.scrubbed ?? (() => false), idKey }),
+    ...erasureOperations({ store: deps.store, runner: erasures, scrubbed: deps.scrubbed ?? (() => false), idKey, now }),
+    ...projectLifecycleOperations({ store: deps.store, runner: erasures, scrubbed: deps.scrubbed ?? (() => false), idKey, now }),
   ]
   let document: unknown
   operations.push({

@@ -1,4 +1,5 @@
 /** JSON Schemas of the control-plane request and answer bodies (API contract, sections 4.3 and 4.4, and the documented extensions). */
+import { CONFIRMATION_TTL_MS, ERASURE_CONFIRM_SESSIONS } from '../recordings/erasure-limits.js'
 import { captureProperties } from './capture.js'
 import { projectSchema } from './common.js'
 
@@ -29,11 +30,22 @@ export const renameProjectBody = {
   properties: { projectId, name: projectName },
 } as const
 
+/** What a large erasure or an admin's project deletion sends back from its dry run (src/recordings/erasure-confirmation.ts). */
+export const confirmation = {
+  type: 'string',
+  maxLength: 64,
+  description: `The \`confirmation\` of this request's dry run (valid ${CONFIRMATION_TTL_MS / 60_000} minutes). An admin needs it to erase more than ${ERASURE_CONFIRM_SESSIONS} sessions or to delete a project; the owner does not.`,
+} as const
+
 export const deleteProjectBody = {
   type: 'object',
   additionalProperties: false,
   required: ['projectId'],
-  properties: { projectId },
+  properties: {
+    projectId,
+    dryRun: { type: 'boolean', description: 'Count what the deletion would remove, delete nothing, and answer the confirmation an admin needs.' },
+    confirmation,
+  },
 } as const
 
 export const projectPathRulesBody = {

@@ -1,5 +1,6 @@
 /** JSON Schemas of erasure requests (issue 34): erasures.create, erasures.get, erasures.list. */
-import { projectId } from './control.js'
+import { CONFIRMATION_TTL_MS } from '../recordings/erasure-limits.js'
+import { confirmation, projectId } from './control.js'
 
 /** The bounds of the ids a tracker sends (tracker-payloads.ts): nothing longer was ever stored. */
 const trackerId = (description: string) => ({ type: 'string', minLength: 1, maxLength: 256, description }) as const
@@ -35,6 +36,11 @@ export const erasureSubject = {
   ],
 } as const
 
+const confirmationAnswer = {
+  type: 'string',
+  description: `A dry run: send it back as \`confirmation\` with the same request, within ${CONFIRMATION_TTL_MS / 60_000} minutes, to go through with it.`,
+} as const
+
 export const createErasureBody = {
   type: 'object',
   additionalProperties: false,
@@ -42,7 +48,8 @@ export const createErasureBody = {
   properties: {
     projectId,
     by: erasureSubject,
-    dryRun: { type: 'boolean', description: 'Count what would go and remove nothing.' },
+    dryRun: { type: 'boolean', description: 'Count what would go and remove nothing; the answer carries the confirmation a large erasure needs.' },
+    confirmation,
   },
 } as const
 
@@ -103,6 +110,7 @@ export const createErasureAnswer = {
   properties: {
     dryRun: { type: 'boolean' },
     wouldRemove: { ...erasureCountsSchema, description: 'A dry run: what the request would remove now.' },
+    confirmation: confirmationAnswer,
     erasure: erasureSchema,
   },
 } as const
@@ -121,9 +129,12 @@ export const erasureListAnswer = {
 
 export const deleteProjectAnswer = {
   type: 'object',
-  required: ['ok', 'erasure'],
+  required: ['ok'],
   properties: {
-    ok: { type: 'boolean' },
+    ok: { type: 'boolean', description: 'true once the project is deleted; false for a dry run.' },
+    dryRun: { type: 'boolean' },
+    wouldRemove: { ...erasureCountsSchema, description: 'A dry run: what the deletion would remove now.' },
+    confirmation: confirmationAnswer,
     erasure: { ...erasureSchema, description: 'The erasure removing what was recorded in the project: poll it with erasures.get.' },
   },
 } as const

@@ -31,7 +31,7 @@ t.test('erase: one subject, a dry run, an erasure followed to its end, and erasu
 
   const dry = await svc(['erase', projectId, '--user', 'u-cli', '--dry-run', '--json'], { env })
   t.equal(dry.code, 0, dry.stderr)
-  t.same(dry.json, { dryRun: true, wouldRemove: { sessions: 2, chunks: 2, bytes: 2 * body.byteLength, signalBatches: 0 } })
+  t.same(dry.json, { dryRun: true, wouldRemove: { sessions: 2, chunks: 2, bytes: 2 * body.byteLength, signalBatches: 0 }, confirmation: dry.json.confirmation })
   const dryHuman = await svc(['erase', projectId, '--user', 'u-cli', '--dry-run'], { env })
   t.match(dryHuman.stdout, /Would erase 2 sessions, 2 chunks .* Nothing was removed\./)
 
@@ -39,6 +39,7 @@ t.test('erase: one subject, a dry run, an erasure followed to its end, and erasu
   t.equal(erased.code, 0, erased.stderr)
   t.match(erased.stdout, /Erased: 2 sessions, 2 chunks/)
   t.match(erased.stderr, /Erasure er_[0-9a-f]{24} (queued|running|done)/, 'progress goes to stderr')
+  t.match(erased.stderr, /Erasing 2 sessions, 2 chunks/, 'after what its dry run counted, whose confirmation it sends')
 
   const listed = await svc(['erasures', projectId, '--json'], { env })
   t.equal(listed.code, 0, listed.stderr)

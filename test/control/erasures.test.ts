@@ -87,7 +87,8 @@ t.test('erasure requests: bounds, dry run, background erasure by user id, idempo
   t.test('a dry run counts the user\'s sessions and removes nothing', async (t) => {
     const answer = await post('/cli/erasures.create', { projectId: project.id, by: { userId: USER }, dryRun: true })
     t.equal(answer.status, 200)
-    t.same(answer.body, { dryRun: true, wouldRemove: { sessions: 2, chunks: 2, bytes: 2 * body.byteLength, signalBatches: 2 } })
+    t.same(answer.body, { dryRun: true, wouldRemove: { sessions: 2, chunks: 2, bytes: 2 * body.byteLength, signalBatches: 2 }, confirmation: answer.body.confirmation })
+    t.match(answer.body.confirmation, /^[0-9a-z]+\.[A-Za-z0-9_-]{22}$/, 'with the confirmation a large erasure needs (test/control/erasure-confirmation.test.ts)')
     const sessions = await post('/cli/sessions.list', { projectId: project.id })
     t.equal(sessions.body.sessions.length, 3)
   })

