@@ -3,7 +3,8 @@
  * than ERASURE_CONFIRM_SESSIONS sessions, and an admin's deletion of a
  * project, go through only with the confirmation the dry run answered; the
  * owner needs none; small erasures need none. A confirmation names one
- * request and expires. Every refusal with its status and code.
+ * request and expires. A search of sessions by user id is audited, as a dry
+ * run is. Every refusal with its status and code.
  */
 import t from 'tap'
 import { CONFIRMATION_TTL_MS, confirmationOf, confirms, ERASURE_CONFIRM_SESSIONS } from '../../src/recordings/erasure-confirmation.js'
@@ -44,6 +45,11 @@ t.test('an admin erases or deletes a project at scale only with the confirmation
   }
   const erase = (by: unknown, who: { key: string }, more: Record<string, unknown> = {}) => post(cluster.url, '/cli/erasures.create', { projectId: project.id, by, ...more }, who)
 
+  const search = { projectId: project.id, userId: 'many@shop.test', limit: 60 }
+  const firstPage = await post(cluster.url, '/cli/sessions.list', search, admin)
+  t.same([firstPage.status, firstPage.body.sessions.length, typeof firstPage.body.nextCursor], [200, 60, 'string'])
+  t.equal((await post(cluster.url, '/cli/sessions.list', { ...search, cursor: firstPage.body.nextCursor }, admin)).body.sessions.length, many - 61, 'a search by user id, paged')
+
   const small = await erase({ userId: 'one@shop.test' }, admin)
   t.same([small.status, small.body.dryRun], [200, false], 'an admin erases one session without a dry run')
 
@@ -83,4 +89,6 @@ t.test('an admin erases or deletes a project at scale only with the confirmation
   const actions = audit.body.entries.map((e: { action: string; detail?: string }) => `${e.action}${e.detail ? ` ${e.detail}` : ''}`)
   t.ok(actions.includes('erasure.dry_run project'), 'the deletion\'s dry run is in the audit log')
   t.ok(actions.includes('project.delete'), 'and the deletion')
+  t.equal(actions.filter((a: string) => a === 'session.search_user userId').length, 1, 'a search by user id is audited once, however many pages it reads')
+  t.notMatch(JSON.stringify(audit.body), /shop\.test/, 'and never with the id it searched for')
 })

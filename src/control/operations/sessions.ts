@@ -99,6 +99,12 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
       route: '/cli/sessions.list',
       credential: 'apiKey',
       minRole: 'viewer',
+      // Whether a user id has sessions is what an erasure's dry run tells: audited like one, by kind, never the value
+      // (once per search: the pages after its first are not).
+      audit: ({ body }) =>
+        (body.userId !== undefined || body.accountId !== undefined) && body.cursor === undefined
+          ? { action: 'session.search_user', target: body.projectId, detail: body.userId !== undefined ? 'userId' : 'accountId' }
+          : undefined,
       summary: 'Sessions newest first, filtered, `limit` at a time: follow nextCursor. The order is by start time, which never changes, so following it neither skips nor repeats a session while new ones arrive. A search by what happened (`visited`, `clicked`, `error`, `console`, `request`, `referrer`) answers each session\'s first matching moment (`match`) and every match (`matches`).',
       body: sessionsListBody,
       response: sessionsListAnswer,
