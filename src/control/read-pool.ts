@@ -125,7 +125,7 @@ export class FairQueue<T extends { org: string }> {
 /** A reader that died is replaced after this long; its read is answered as failed. */
 const RESTART_DELAY_MS = 500
 
-/** `threads` readers of the store at `config.dataDir`, fed from a fair queue; `script` is the built workers/read.ts. */
+/** Up to `threads` readers of the store at `config.dataDir`, started as work comes, fed from a fair queue; `script` is the built workers/read.ts. */
 export function threadReads(config: ReadThreadInit, threads: number, script = new URL('./read.js', import.meta.url)): Reads {
   const { dataDir, mapSizeBytes, durability, maxPagesPerProject } = config
   const init: ReadThreadInit = { dataDir, mapSizeBytes, durability, maxPagesPerProject }
@@ -174,12 +174,13 @@ export function threadReads(config: ReadThreadInit, threads: number, script = ne
     // Only a reader at work keeps the process alive (dispatch refs it): the control worker ends when its server does.
     worker.unref()
   }
-  for (let slot = 0; slot < threads; slot++) spawn(slot)
 
   return {
     run(org, method, args) {
       return new Promise((resolve, reject) => {
         queue.push({ org, request: { id: nextId++, method, args }, resolve: resolve as (value: unknown) => void, reject })
+        // Readers start when there is work for them: most workers (and most of the test suite's) never read an aggregate.
+        if (readers.length < threads && readers.every((reader) => reader.job)) spawn(readers.length)
         dispatch()
       })
     },

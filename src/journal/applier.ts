@@ -72,6 +72,8 @@ export class Applier {
   /** Streams' applied positions, mirrored from the store so waiting is cheap. */
   private readonly applied = new Map<string, number>()
   private readonly progress = new Set<() => void>()
+  /** Per ingest stream, the control position the last batch given to the store waited for. */
+  private readonly controlNeeded = new Map<string, number>()
   private stopped = false
   /** Each follower's way to end its current reader, so that the watchdog can restart it. */
   private readonly restarts = new Map<string, () => void>()
@@ -257,8 +259,13 @@ export class Applier {
         controlAfter = Math.max(controlAfter, decoded.after)
       })
     }
-    // An item names a project, rules and pages as its publisher saw them: the control log comes first.
-    if (!(await this.until(() => this.position(this.control) >= controlAfter, Number.POSITIVE_INFINITY))) return
+    // An item names a project, rules and pages as its publisher saw them: the control log comes first. What a batch
+    // waits for is at least what the batch before it waited for: messages from different publishers (or one an
+    // erasure rewrote) can name an older control position than the one before them, and a batch that waited less
+    // would be written first, where the store refuses it (BatchOutOfOrder) and the follower starts over.
+    const needed = Math.max(this.controlNeeded.get(stream) ?? 0, controlAfter)
+    this.controlNeeded.set(stream, needed)
+    if (!(await this.until(() => this.position(this.control) >= needed, Number.POSITIVE_INFINITY))) return
     const last = entries[entries.length - 1].seq
     const started = performance.now()
     const outcomes = await this.store.appendBatch(items, { stream, seq: last, after })

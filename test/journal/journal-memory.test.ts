@@ -7,9 +7,11 @@ import t, { type Test } from 'tap'
 import { ensureOrgAndUser } from '../../src/accounts/credentials.js'
 import { JournalIngestSink } from '../../src/ingest-sink/journal-sink.js'
 import { MemoryLog } from '../../src/journal/memory-log.js'
-import { DEFAULT_LAYOUT, recordingStream, signalsStream, streamConfigs, type JournalLayout } from '../../src/journal/streams.js'
+import { controlStream, DEFAULT_LAYOUT, recordingStream, signalsGroupSubject, signalsStream, streamConfigs, type JournalLayout } from '../../src/journal/streams.js'
 import { journalChunkBytes } from '../../src/journal/chunk-bytes.js'
-import { decodeIngestMessage } from '../../src/journal/entries.js'
+import { decodeIngestMessage, encodeIngest, encodeIngestGroup } from '../../src/journal/entries.js'
+import { metrics } from '../../src/metrics/registry.js'
+import { signals } from '../store/insights.case.js'
 import { scrubLog } from '../../src/journal/log-scrub.js'
 import { chunkItem } from '../ingest-sink/sink.case.js'
 import { BatchOutOfOrder, type Store } from '../../src/store/store.js'
@@ -138,4 +140,30 @@ t.test('two nodes scrubbing one erasure from the log at once: one copy of what e
   const rebuilt = await startNode(t, log, layout, undefined, true)
   t.same(rebuilt.local.listChunks(project.id, 'kept').map((c) => c.seq), [0, 1, 2, 3, 4, 5])
   t.same(rebuilt.local.listChunks(project.id, 'gone'), [])
+})
+
+t.test('a batch naming an older control position than the batch before it waits its turn: no follower starts over', async (t) => {
+  const { log, layout } = memoryLog()
+  const a = await startNode(t, log, layout)
+  const project = await projectOn(a)
+  const control = a.local.journalPosition(controlStream(layout))
+  const failures = async () => (await metrics.journalFollowerFailures.get()).values.reduce((sum, v) => sum + v.value, 0)
+  const before = await failures()
+  const message = (sk: string, after: number) => {
+    const item = signals(project.id, Date.now(), { sk, clicks: [{ url: 'https://shop.test/', ts: Date.now() - 1_000, xRatio: 0.5, yDoc: 10 }] })
+    return testLogSeal.seal('ingest', encodeIngestGroup([encodeIngest({ item, after })]))
+  }
+  // The first names a control position no node has applied yet (its publisher was ahead); the second an older one,
+  // as a message from a publisher behind it does, or one an erasure rewrote.
+  await log.append(signalsGroupSubject(layout), message('ahead', control + 1), { id: 'ahead', timeoutMs: 5_000 })
+  // Long enough for the follower to take the first as a batch of its own, waiting for the control log.
+  await new Promise((r) => setTimeout(r, 50))
+  await log.append(signalsGroupSubject(layout), message('behind', control), { id: 'behind', timeoutMs: 5_000 })
+  await new Promise((r) => setTimeout(r, 50))
+  t.equal(a.local.journalPosition(signalsStream(layout)), 0, 'neither is applied before the control entry the first waits for')
+  await ensureOrgAndUser(a.store, 'Later', 'later@acme.test')
+  t.ok(await a.applier.caughtUp(5_000))
+  t.equal(a.local.journalPosition(signalsStream(layout)), 2, 'both applied, in order')
+  t.same([...a.local.listSignals(project.id)].map((s) => s.batch.sk).sort(), ['ahead', 'behind'])
+  t.equal(await failures(), before, 'and no follower failed on the way')
 })
