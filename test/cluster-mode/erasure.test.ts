@@ -141,4 +141,8 @@ t.test('an erased session leaves the log, the NATS store files and every node\'s
   const rebuilt = await until(() => call(c.url, '/cli/sessions.list', { token: owner.apiKey, body: { projectId: project.id } }), (r) => r.status === 200 && r.body.sessions?.length >= 1)
   t.same(rebuilt?.body.sessions.map((s: { sessionKey: string }) => s.sessionKey), ['s-kept'], 'a node rebuilt from the log has only the kept session')
   t.same(filesHolding(c.dataDir, Buffer.from(MARK)), [], 'and no file of its own holds the marker')
+  const scrape = await (await fetch(`${c.url}/metrics`)).text()
+  t.match(scrape, /# HELP svc_journal_follower_failures_total /, 'the rebuilt node counts its followers\' failures')
+  const failed = [...scrape.matchAll(/^svc_journal_follower_failures_total\{[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0)
+  t.equal(failed, 0, 'and read over the messages the erasure removed and rewrote without one')
 })
