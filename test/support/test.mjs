@@ -1,10 +1,35 @@
 /**
- * `npm test` after the build: the type checks (`npm run typecheck`) run beside
- * the tap run instead of before it, since the suite leaves a core idle for
- * much of its time; their output is printed once both are done, and either
- * failing fails the run. Arguments go to tap (`npm test -- test/front`).
+ * `npm test` after the build: three runs side by side, each printing its
+ * output when it is done or, for the main one, as it goes.
+ *
+ * - the type checks (`npm run typecheck`), which need a core for about a
+ *   minute while the suite leaves one idle for much of its time;
+ * - the waiting lane: the few files that spend most of their time waiting
+ *   (WAITING, each with its reason), one at a time. In the main run each
+ *   held one of its two slots for up to 45 s while using a core for a few
+ *   seconds; beside it they cost wall time only once;
+ * - tap on every other file, two at a time, the slowest folders first so that
+ *   the run does not end on one long file alone.
+ *
+ * Any of them failing fails the run. Arguments go to tap alone, as one run
+ * (`npm test -- test/front`).
  */
 import { spawn } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** Files that mostly wait, with what they wait for (wall and CPU seconds from `npm run test:profile`). */
+const WAITING = [
+  // NATS leader elections and publish deadlines on real servers: 45 s wall, 7 s CPU.
+  'test/journal/journal.test.ts',
+  // The log unreachable for longer than its deadlines, on purpose: 24 s wall, 2 s CPU.
+  'test/cluster-mode/log-unreachable.test.ts',
+  // uWebSockets.js's fixed 10 s idle timeout closing a refused request: 13 s wall, 2 s CPU.
+  'test/front/parser-refusals.test.ts',
+]
+
+/** Folders whose files are long (browsers, NATS clusters, killed processes): started first. */
+const SLOW_FIRST = ['test/cluster-mode', 'test/tracker', 'test/dashboard', 'test/supervisor', 'test/proxy']
 
 function run(command, args, capture) {
   return new Promise((resolve) => {
@@ -16,7 +41,35 @@ function run(command, args, capture) {
   })
 }
 
-const [typecheck, tap] = await Promise.all([run('npm', ['run', 'typecheck', '--silent'], true), run('npx', ['tap', ...process.argv.slice(2)], false)])
-if (typecheck.code !== 0) console.error(`\nnpm run typecheck failed:\n${typecheck.output}`)
+function testFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return testFiles(path)
+    return entry.name.endsWith('.test.ts') ? [path] : []
+  })
+}
+
+const rank = (file) => {
+  const at = SLOW_FIRST.findIndex((folder) => file.startsWith(`${folder}/`))
+  return at === -1 ? SLOW_FIRST.length : at
+}
+
+const given = process.argv.slice(2)
+const typecheck = run('npm', ['run', 'typecheck', '--silent'], true)
+let tap
+let lane = Promise.resolve(undefined)
+if (given.length > 0) tap = run('npx', ['tap', ...given], false)
+else {
+  const files = testFiles('test').filter((file) => !WAITING.includes(file))
+  files.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1))
+  tap = run('npx', ['tap', ...files], false)
+  lane = run('npx', ['tap', '--jobs=1', '--reporter=tap', ...WAITING], true)
+}
+const [checked, tapped, waited] = await Promise.all([typecheck, tap, lane])
+if (waited) {
+  const summary = waited.output.split('\n').filter((line) => /^(# \{|not ok|ok )/.test(line.replace(/\x1b\[[0-9;]*m/g, '')))
+  console.log(`\nthe waiting lane (${WAITING.length} files, one at a time beside the run above):\n${waited.code === 0 ? summary.join('\n') : waited.output}`)
+}
+if (checked.code !== 0) console.error(`\nnpm run typecheck failed:\n${checked.output}`)
 else console.log('npm run typecheck: no errors')
-process.exit(typecheck.code || tap.code)
+process.exit(checked.code || tapped.code || (waited?.code ?? 0))
