@@ -76,6 +76,8 @@ interface Job {
 interface Reader {
   worker: Worker
   job?: Job
+  /** Exited: never given work again (its slot gets a new reader after RESTART_DELAY_MS). */
+  gone?: boolean
 }
 
 /**
@@ -136,7 +138,7 @@ export function threadReads(config: ReadThreadInit, threads: number, script = ne
 
   const dispatch = () => {
     for (const reader of readers) {
-      if (reader.job) continue
+      if (reader.job || reader.gone) continue
       const job = queue.take()
       if (!job) return
       reader.job = job
@@ -166,10 +168,11 @@ export function threadReads(config: ReadThreadInit, threads: number, script = ne
     })
     worker.on('error', (error) => log.error('read thread failed', { error: String(error) }))
     worker.on('exit', (code) => {
+      reader.gone = true
       finish(reader, (job) => job.reject(new Error(`the read thread exited (${code}) during ${job.request.method}`)))
       if (closing) return
       log.error('read thread exited; restarting', { code })
-      setTimeout(() => closing || (spawn(slot), dispatch()), RESTART_DELAY_MS).unref()
+      setTimeout(() => closing || (spawn(slot), dispatch()), RESTART_DELAY_MS)
     })
     // Only a reader at work keeps the process alive (dispatch refs it): the control worker ends when its server does.
     worker.unref()
@@ -180,7 +183,7 @@ export function threadReads(config: ReadThreadInit, threads: number, script = ne
       return new Promise((resolve, reject) => {
         queue.push({ org, request: { id: nextId++, method, args }, resolve: resolve as (value: unknown) => void, reject })
         // Readers start when there is work for them: most workers (and most of the test suite's) never read an aggregate.
-        if (readers.length < threads && readers.every((reader) => reader.job)) spawn(readers.length)
+        if (readers.length < threads && readers.every((reader) => reader.job || reader.gone)) spawn(readers.length)
         dispatch()
       })
     },

@@ -82,3 +82,13 @@ t.test('a read in a thread answers what the store answers, and sees what was com
   t.same(overview, store.overview('prj_pool', { since: now - 3_600_000, until: now + 3_600_000, bucket: 'hour', top: 5 }), 'typed arrays and all')
   t.same(elements, store.topElements('prj_pool', { since: now - 3_600_000, until: now + 3_600_000, limit: 5 }))
 })
+
+t.test('a reader that dies fails only the read it had; its slot gets a new reader and the next read is answered', async (t) => {
+  const config = { dataDir: '/nonexistent', mapSizeBytes: 1, durability: 'commit' as const, maxPagesPerProject: 1 }
+  const reads = threadReads(config, 1, new URL('../fixtures/read-worker-exits.mjs', import.meta.url))
+  t.teardown(() => reads.close())
+  t.equal(await reads.run('org_a', 'overview', [] as never), 'overview', 'a read is answered')
+  await t.rejects(reads.run('org_a', 'heatmap', [] as never), /the read thread exited \(3\) during heatmap/, 'the read whose thread died is answered as failed')
+  // Asked while the slot has no live reader: it waits for the new one rather than going to the dead one.
+  t.equal(await reads.run('org_b', 'topElements', [] as never), 'topElements', 'and the next is answered by the new reader')
+})
