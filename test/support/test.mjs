@@ -9,8 +9,8 @@
  *   (WAITING, each with its reason), one at a time. In the main run each
  *   held one of its two slots for up to 45 s while using a core for a few
  *   seconds; beside it they cost wall time only once;
- * - tap on every other file, two at a time, the slowest folders first so that
- *   the run does not end on one long file alone.
+ * - tap on every other file, two at a time (in tap's order: it sorts the
+ *   files by name, whatever order they are given in).
  *
  * Any of them failing fails the run. Arguments go to tap alone, as one run
  * (`npm test -- test/front`).
@@ -28,9 +28,6 @@ const WAITING = [
   // uWebSockets.js's fixed 10 s idle timeout closing a refused request: 13 s wall, 2 s CPU.
   'test/front/parser-refusals.test.ts',
 ]
-
-/** Folders whose files are long (browsers, NATS clusters, killed processes): started first. */
-const SLOW_FIRST = ['test/cluster-mode', 'test/tracker', 'test/dashboard', 'test/supervisor', 'test/proxy']
 
 function run(command, args, capture) {
   return new Promise((resolve) => {
@@ -50,11 +47,6 @@ function testFiles(dir) {
   })
 }
 
-const rank = (file) => {
-  const at = SLOW_FIRST.findIndex((folder) => file.startsWith(`${folder}/`))
-  return at === -1 ? SLOW_FIRST.length : at
-}
-
 const given = process.argv.slice(2)
 // Tap rebuilds its plugin set (node_modules/@tapjs/test/test-built, where the type checks find tap's types too) when
 // it differs from the configured one, as it does after an install: two tap runs at once would each rebuild it under
@@ -70,7 +62,6 @@ let lane = Promise.resolve(undefined)
 if (given.length > 0) tap = run('npx', ['tap', ...given], false)
 else {
   const files = testFiles('test').filter((file) => !WAITING.includes(file))
-  files.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1))
   tap = run('npx', ['tap', ...files], false)
   lane = run('npx', ['tap', '--jobs=1', '--reporter=tap', ...WAITING], true)
 }
