@@ -1,6 +1,6 @@
 /**
- * Reads off the control worker's event loop. The aggregate reads and the
- * fold before them (READ_METHODS) run in threads of their own (workers/read.ts), each with the
+ * Reads off the control worker's event loop. The aggregate reads, the
+ * session list and the fold before them (READ_METHODS) run in threads of their own (workers/read.ts), each with the
  * store open on the same LMDB files, so that however long one takes, the
  * control worker goes on answering sign-ins, whoami and writes meanwhile.
  *
@@ -20,13 +20,12 @@ import type { InsightStore } from '../store/insight-store.js'
 import type { Config } from '../config.js'
 
 /**
- * What runs in the pool: the aggregate reads, which sum buckets in bulk and
- * take and answer plain data, and the fold a read makes first (a batch of
- * clicks on new pages costs tens of milliseconds to fold). A session search
- * stays in the turns: its query holds a compiled path pattern, and each call
- * is budgeted to ~10 ms.
+ * What runs in the pool: the reads that scan in bulk (aggregate buckets, the
+ * session list and its search), each taking and answering plain data, and
+ * the fold a read makes first (a batch of clicks on new pages costs tens of
+ * milliseconds to fold).
  */
-export const READ_METHODS = ['overview', 'heatmap', 'topElements', 'listFriction', 'pageInsights', 'applyDerivations'] as const
+export const READ_METHODS = ['overview', 'heatmap', 'topElements', 'listFriction', 'pageInsights', 'listSessionPage', 'applyDerivations'] as const
 export type ReadMethod = (typeof READ_METHODS)[number]
 export type ReadArgs<M extends ReadMethod> = Parameters<InsightStore[M]>
 export type ReadResult<M extends ReadMethod> = Awaited<ReturnType<InsightStore[M]>>

@@ -6,6 +6,7 @@
  * aggregates by these definitions, and the property test recounts raw signals
  * with them.
  */
+import type { CompiledRule } from '../grouping/rules.js'
 import { READ_LIMITS, type ReadBudget } from './read-budget.js'
 import type { SessionRecord } from './records.js'
 
@@ -215,8 +216,8 @@ export function emptySessionSignals(): SessionSignals {
 
 /** A search by what happened (aggregates/search.ts), prepared once per request: each present test must find something. */
 export interface FindQuery {
-  /** Tests a path (pathOfUrl's form) against the path pattern. */
-  visited?: (path: string) => boolean
+  /** The path pattern a visited path (pathOfUrl's form) matches: data, so that a search can run in a read thread (src/control/read-pool.ts). */
+  visited?: CompiledRule
   /** Lowercased: in an element's label or selector. */
   clicked?: string
   /** Lowercased: in an error's message. */

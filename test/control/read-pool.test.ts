@@ -13,7 +13,7 @@ import { FairTurns } from '../../src/control/turns.js'
 import { openLmdbStore } from '../../src/store/lmdb/index.js'
 import type { ClickHeatmap } from '../../src/store/insights.js'
 import { foldAll } from '../helpers/fold.js'
-import { signals } from '../store/insights.case.js'
+import { chunk, signals } from '../store/insights.case.js'
 
 t.test('an organisation with a read running takes no other thread while another organisation waits', async (t) => {
   const queue = new FairQueue<{ org: string; name: string }>()
@@ -81,6 +81,14 @@ t.test('a read in a thread answers what the store answers, and sees what was com
   ])
   t.same(overview, store.overview('prj_pool', { since: now - 3_600_000, until: now + 3_600_000, bucket: 'hour', top: 5 }), 'typed arrays and all')
   t.same(elements, store.topElements('prj_pool', { since: now - 3_600_000, until: now + 3_600_000, limit: 5 }))
+  // A search's query is data too (its path pattern compiled, not a function): it crosses to the thread whole.
+  await store.appendBatch(['s1', 's2', 's3'].map((sk) => chunk('prj_pool', { sk, startedAt: now, firstTs: now, lastTs: now + 1_000 }, now)))
+  await store.appendBatch([signals('prj_pool', now, { sk: 's1', views: [{ url: 'https://shop.test/pricing', startedAt: now + 10 }] })])
+  await foldAll(store)
+  const search = { limit: 10, find: { visited: { pattern: '/pricing', segments: [{ kind: 'literal' as const, value: 'pricing' }], rest: false } } }
+  const found = await reads.run('org_a', 'listSessionPage', ['prj_pool', search])
+  t.same(found, store.listSessionPage('prj_pool', search), 'a session search answers the same from the thread')
+  t.same(found.sessions.map((s) => s.session.sk), ['s1'], 'the one session that visited the path')
 })
 
 t.test('a reader that dies fails only the read it had; its slot gets a new reader and the next read is answered', async (t) => {

@@ -18,7 +18,6 @@ import { sessionBody, sessionChunkBody, sessionEventsBody, sessionsListBody } fr
 import { sessionChunksAnswer, sessionEventsAnswer, sessionsListAnswer } from '../../schemas/read-answers.js'
 import type { FindQuery, SessionSignals } from '../../store/insights.js'
 import { compileRule } from '../../grouping/rules.js'
-import { pathMatches } from '../../grouping/group.js'
 import type { ChunkInfo, ProjectRecord, SessionRecord, Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { decodeCursor, encodeCursor, foldBeforeRead, resolvePages } from '../reading.js'
@@ -67,7 +66,7 @@ function findQueryOf(b: { visited?: string; clicked?: string; error?: string; co
   if (b.visited !== undefined) {
     const compiled = compileRule(b.visited)
     if (!compiled.ok) throw new ApiError('invalid_request', { error: `visited is not a path pattern: ${compiled.reason}.`, hint: 'Write it as a path rule: /settings/{id}/* (literal segments, {name} for one segment, a trailing *).' })
-    visited = (path) => pathMatches(compiled.rule, path)
+    visited = compiled.rule
   }
   // Only an origin is kept (the tracker strips the rest, for privacy): a text with a path, query or fragment would match nothing, silently.
   if (b.referrer !== undefined && /[/?#]/.test(b.referrer.replace(/^[a-z][a-z0-9+.-]*:\/\//i, ''))) {
@@ -119,7 +118,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
         }
         const find = findQueryOf(b)
         const after = b.cursor ? decodeCursor(b.cursor, { s: 'number', k: 'string' }) : undefined
-        const slice = store.listSessionPage(project.id, {
+        const slice = await read('listSessionPage', project.id, {
           since: b.since,
           until: b.until,
           pages: b.page === undefined ? undefined : resolvePages(store, project, b.page),

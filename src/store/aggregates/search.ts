@@ -13,6 +13,7 @@
  * session produces are kept, each text cut to a length; later ones are not searchable (a session past them is a bot or a
  * generated-selector page, whose flood must not grow the record).
  */
+import { pathMatches } from '../../grouping/group.js'
 import { clampTime, deviceOf, type Device, type FindQuery, type FoundMoment, type MatchKind } from '../insights.js'
 import type { RequestEntry, SessionRecord, SignalsRecord } from '../records.js'
 
@@ -164,8 +165,8 @@ export function mergeFinds(into: SessionFinds, delta: SessionFinds): boolean {
 export function findMoments(finds: SessionFinds | undefined, query: FindQuery): FoundMoment[] | undefined {
   const moments: FoundMoment[] = []
   if (query.visited) {
-    const test = query.visited
-    const found = (finds?.u ?? []).filter(([path]) => test(path))
+    const rule = query.visited
+    const found = (finds?.u ?? []).filter(([path]) => pathMatches(rule, path))
     if (!found.length) return undefined
     for (const [path, ts] of found) moments.push({ ts, kind: 'visit', label: path })
   }
