@@ -34,13 +34,13 @@ export interface RequestContext<B = Record<string, unknown>> {
   responseHeaders: Record<string, string[]>
   /** The caller's organisation's turn (src/control/turns.ts): a long operation passes it between budgeted steps. */
   turn: Turn
-  /** An aggregate read, off the event loop in the organisation's share of the read pool (src/control/read-pool.ts). */
+  /** A bulk read (an aggregate, the session list), off the event loop in the organisation's share of the read pool (src/control/read-pool.ts). */
   read: Read
 }
 
 /** Outside any organisation's turns (a light operation, or a caller with none): passing just lets I/O in. */
 const NO_TURN: Turn = { pass: () => new Promise((resolve) => setImmediate(resolve)), away: (work) => work() }
-/** The read pool's queue of callers with no organisation (none of the aggregate reads takes such a caller today). */
+/** The read pool's queue of callers with no organisation (no operation that reads in the pool takes such a caller today). */
 const NO_ORG = '-'
 
 /** Raw bytes or a stream with its own content type, answered as they are. */
