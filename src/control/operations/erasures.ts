@@ -12,7 +12,7 @@ import { addCounts, subjectKind, type ErasureCountCursor, type ErasureCounts } f
 import type { ErasureRecord, ErasureSubject, Store } from '../../store/store.js'
 import type { ErasureRunner } from '../../recordings/erasure-runner.js'
 import { erasureIdOf } from '../../recordings/erasure-ids.js'
-import { confirmationOf, confirms, ERASURE_CONFIRM_SESSIONS } from '../../recordings/erasure-confirmation.js'
+import { CONFIRMATION_TTL_MS, confirmationOf, confirms, ERASURE_CONFIRM_SESSIONS } from '../../recordings/erasure-confirmation.js'
 import type { Turn } from '../turns.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { operation, type Operation } from '../router.js'
@@ -67,7 +67,7 @@ const HOUR_MS = 60 * 60 * 1000
  * else's go between the steps. With `past`, it stops once more sessions than
  * that are counted.
  */
-export async function countStepwise(store: Store, projectId: string, by: ErasureSubject, turn: Turn, past = Infinity): Promise<ErasureCounts> {
+async function countStepwise(store: Store, projectId: string, by: ErasureSubject, turn: Turn, past = Infinity): Promise<ErasureCounts> {
   const counts = { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 }
   let next: ErasureCountCursor | undefined
   do {
@@ -132,7 +132,7 @@ export function erasureOperations({ store, runner, scrubbed, idKey, now = Date.n
         if (auth.role !== 'owner' && !confirms(idKey, id, body.confirmation, now()) && (await countStepwise(store, project.id, by, turn, ERASURE_CONFIRM_SESSIONS)).sessions > ERASURE_CONFIRM_SESSIONS) {
           throw new ApiError('forbidden', {
             error: `This erasure removes more than ${ERASURE_CONFIRM_SESSIONS} sessions: an admin needs the confirmation of its dry run, or the owner can send it.`,
-            hint: 'Send the same request with dryRun: true, check what it would remove, then send it again with the answer\'s `confirmation` within 15 minutes.',
+            hint: `Send the same request with dryRun: true, check what it would remove, then send it again with the answer's \`confirmation\` within ${CONFIRMATION_TTL_MS / 60_000} minutes.`,
           })
         }
         const held = store.getErasure(id)

@@ -12,7 +12,7 @@ import { deleteProjectAnswer } from '../../schemas/erasure.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { operation, type Operation } from '../router.js'
 import { erasureIdOf } from '../../recordings/erasure-ids.js'
-import { confirmationOf, confirms } from '../../recordings/erasure-confirmation.js'
+import { CONFIRMATION_TTL_MS, confirmationOf, confirms } from '../../recordings/erasure-confirmation.js'
 import { erasureView, type ErasureDeps } from './erasures.js'
 import { ownedProject, projectView } from './projects.js'
 
@@ -60,7 +60,7 @@ export function projectLifecycleOperations({ store, runner, scrubbed, idKey, now
         if (auth.role !== 'owner' && !confirms(idKey, id, body.confirmation, now())) {
           throw new ApiError('forbidden', {
             error: 'Deleting a project needs the owner, or the confirmation of its dry run.',
-            hint: 'Send projects.delete with dryRun: true, check what it would remove, then send it again with the answer\'s `confirmation` within 15 minutes.',
+            hint: `Send projects.delete with dryRun: true, check what it would remove, then send it again with the answer's \`confirmation\` within ${CONFIRMATION_TTL_MS / 60_000} minutes.`,
           })
         }
         const erasure = await runner.start({ id, projectId: project.id, orgId: project.orgId, by: { project: true } })
