@@ -1,6 +1,6 @@
 /** Small shared pieces: data loading, errors, copy buttons, confirmations, empty states. */
 import type { ComponentChildren } from 'preact'
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { ApiFailure } from './api.js'
 
 export interface Async<T> {
@@ -10,21 +10,29 @@ export interface Async<T> {
   reload: () => void
 }
 
-/** Runs `load` when `deps` change; a slower earlier answer never overwrites a newer one. */
+/**
+ * Runs `load` when `deps` change; a slower earlier answer never overwrites a
+ * newer one. `loading` is true from the render in which the deps changed, not
+ * one render later (when the effect starts the load): until the new answer
+ * comes, the last one is never shown as if it were for the new deps.
+ */
 export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
-  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true })
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const asked = useMemo(() => ({}), deps)
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean; for?: object }>({ loading: true })
   const generation = useRef(0)
   const run = useCallback(() => {
     const mine = ++generation.current
-    setState((s) => ({ data: s.data, loading: true }))
+    setState((s) => ({ data: s.data, loading: true, for: s.for }))
     load().then(
-      (data) => mine === generation.current && setState({ data, loading: false }),
-      (error) => mine === generation.current && setState({ error, loading: false }),
+      (data) => mine === generation.current && setState({ data, loading: false, for: asked }),
+      (error) => mine === generation.current && setState({ error, loading: false, for: asked }),
     )
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, deps)
+  }, [asked])
   useEffect(run, [run])
-  return { ...state, reload: run }
+  const { for: answered, ...rest } = state
+  return { ...rest, loading: state.loading || answered !== asked, reload: run }
 }
 
 /** Calls `fn` every `ms` while the component is shown and the tab is visible. */
