@@ -30,10 +30,15 @@ export function foldAgain(store: Pick<Store, 'derivationLag'>, folded: number, b
 
 /** Folds until `signal` aborts (which also cuts a wait short); resolves after the fold under way has committed. */
 export async function runFoldLoop(store: Pick<Store, 'applyDerivations' | 'derivationLag'>, options: FoldLoopOptions, signal: AbortSignal): Promise<void> {
+  let first = true
   while (!signal.aborted) {
     let again: boolean
     try {
-      again = foldAgain(store, await store.applyDerivations(options.batches), options.batches)
+      const folded = await store.applyDerivations(options.batches)
+      // Once per start: from here on what arrives waits up to FOLD_INTERVAL_MS (or a read) to be folded.
+      if (first) log.info('fold thread: first fold done', { folded })
+      first = false
+      again = foldAgain(store, folded, options.batches)
     } catch (error) {
       // The store's fold sets aside a batch that fails alone, so this is the environment itself: retry.
       log.error('fold failed; retrying in 1 s', { error: String(error) })

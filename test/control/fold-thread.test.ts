@@ -31,6 +31,8 @@ t.test('the fold thread folds logged batches by itself, soon after they are ackn
 t.test('a read folds what the fold thread has not folded yet, so a client reads what it sent', async (t) => {
   // The fold thread folds at start-up, then waits a minute: what arrives meanwhile stays marked.
   const cluster = await clusterFor(t, { workers: 1, env: { FOLD_INTERVAL_MS: '60000' } })
+  // The thread's fold at start-up may come after the service answers: what it would fold must arrive after it.
+  await until('the fold thread\'s first fold', () => cluster.output().includes('fold thread: first fold done'))
   const { apiKey, project } = await seedProject(cluster.dataDir)
   const store = storeAt(cluster.dataDir)
   t.teardown(() => store.close())
