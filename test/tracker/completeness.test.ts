@@ -105,15 +105,16 @@ t.test('a tracker\'s lost chunks and left-out pages are named by the API and the
   await flushTracker(page)
   await until('the chunk to be swallowed', () => swallowed >= 0)
 
-  // tab_closed and sampled_out: 150 KB to send at pagehide, then the next page load finds the rate at 0.
+  // tab_closed and sampled_out: 150 KB to send at pagehide, then the next page load finds the rate at 0. The settings
+  // change first: the 150 KB must still be unsent at pagehide, and the tracker's 10 s flush may fire in any gap.
+  await capture({ sampleRate: 0, excludeUrls: [] })
+  await page.evaluate((key) => localStorage.removeItem(`svc_c_${key.slice(-12)}`), project.publicKey as string)
+  closing = true
   await page.evaluate(() => {
     const p = document.createElement('p')
     p.textContent = 'unsent '.repeat(22_000)
     document.body.appendChild(p)
   })
-  await capture({ sampleRate: 0, excludeUrls: [] })
-  await page.evaluate((key) => localStorage.removeItem(`svc_c_${key.slice(-12)}`), project.publicKey as string)
-  closing = true
   await page.goto(`${fixtures.url}/spa/products`, { waitUntil: 'load' })
   await page.mouse.move(9, 9)
   await trackerStarted(page)
