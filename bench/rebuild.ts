@@ -141,7 +141,7 @@ async function main(): Promise<void> {
     let after = 0
     for (const [ticket, { op, args }] of accounts.mutations.entries()) {
       const entry = { id: `ctl:bench:${ticket}`, op, args, node: 'bench', ticket }
-      after = (await journal.js.publish(controlSubject(LAYOUT, op), seal.seal('control', encodeControl(entry)), { msgID: entry.id })).seq
+      after = (await journal.js.publish(controlSubject(LAYOUT), seal.seal('control', encodeControl(entry)), { msgID: entry.id })).seq
     }
 
     const preparer = new ItemPreparer(accounts.store)

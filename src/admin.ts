@@ -13,11 +13,10 @@ import { openStore } from './store/open.js'
 import type { Store } from './store/store.js'
 import { openJournal } from './journal/connect.js'
 import { NatsLog } from './journal/nats-log.js'
-import { encodeControl } from './journal/entries.js'
+import { appendControl, newControlEntry } from './journal/control-append.js'
 import { layoutOf, logSealOf } from './journal/node.js'
-import { publishUntil } from './journal/publish.js'
 import { submittingStore } from './journal/replicated-store.js'
-import { controlStream, controlSubject } from './journal/streams.js'
+import { controlStream } from './journal/streams.js'
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
@@ -61,8 +60,7 @@ async function openAdminStore(): Promise<{ store: Store; close: () => Promise<vo
   const seal = logSealOf(config)
   const submit = async (op: string, args: unknown[]) => {
     ticket += 1
-    const entry = { id: `ctl:${node}:${ticket}`, op, args, node, ticket }
-    const ack = await publishUntil(journal, controlSubject(layout, op), seal.seal('control', encodeControl(entry)), { id: entry.id, deadline: Date.now() + config.natsDeadlineMs })
+    const ack = await appendControl(journal, seal, layout, newControlEntry(op, args, node, ticket), Date.now() + config.natsDeadlineMs)
     return ack.seq
   }
   return {

@@ -21,12 +21,12 @@ import { ApiError } from '../errors.js'
 import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import { StorageUnavailable, type IngestItem, type Store } from '../store/store.js'
-import { decodeControl, decodeIngestMessage, encodeControl, type ControlEntry } from './entries.js'
+import { decodeControl, decodeIngestMessage, type ControlEntry } from './entries.js'
 import { LogFull, type Log, type LogEntry } from './log.js'
-import { publishUntil } from './publish.js'
+import { appendControl, newControlEntry } from './control-append.js'
 import { REPLICATED } from './operations.js'
 import { UnsealedEntry, type LogSeal } from './seal.js'
-import { controlStream, controlSubject, streamNames, type JournalLayout } from './streams.js'
+import { controlStream, streamNames, type JournalLayout } from './streams.js'
 
 /**
  * Log bytes applied in one store transaction at most: a backlog (or a busy
@@ -138,14 +138,19 @@ export class Applier {
     this.tickets.clear()
   }
 
-  /** Publishes one store mutation and resolves to its result once this node has applied it. */
+  /**
+   * Publishes one store mutation and resolves to its result once this node
+   * has applied it, by `deadline` (epoch ms) at the latest: a change the log
+   * took but this node has not applied by then (its follower stalled, or the
+   * entry never opens here) is answered `internal_error` rather than waited
+   * for without end.
+   */
   async submit(op: string, args: unknown[], deadline: number): Promise<unknown> {
     const ticket = this.nextTicket++
     const result = new Promise((resolve, reject) => this.tickets.set(ticket, { resolve, reject }))
-    // One id per change, whatever the attempts: a retry of an attempt whose acknowledgement was lost is a duplicate.
-    const entry: ControlEntry = { id: `ctl:${this.node}:${ticket}`, op, args, node: this.node, ticket }
+    const entry = newControlEntry(op, args, this.node, ticket)
     try {
-      await publishUntil(this.log, controlSubject(this.layout, op), this.options.seal.seal('control', encodeControl(entry)), { id: entry.id, deadline })
+      await appendControl(this.log, this.options.seal, this.layout, entry, deadline)
     } catch (error) {
       this.tickets.delete(ticket)
       log.warn('control change not taken by the log', { op, error: String(error) })
@@ -163,7 +168,25 @@ export class Applier {
         retryAfterSeconds: 5,
       })
     }
-    return result
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.tickets.delete(ticket)
+        log.warn('control change taken by the log but not applied here in time', { op, seq: this.position(this.control) })
+        reject(
+          new ApiError('internal_error', {
+            error: 'The cluster\'s log took this change, but this node did not apply it in time; it may be applied later.',
+            hint: 'Read the resource back in a few seconds (through any node), and retry if it is not there; if this persists, check this node\'s log (journal follower) and the NATS servers.',
+            retryAfterSeconds: 5,
+          }),
+        )
+      }, Math.max(0, deadline - Date.now()))
+    })
+    try {
+      return await Promise.race([result, late])
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   /**

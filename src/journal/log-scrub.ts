@@ -2,8 +2,8 @@
  * An erasure in the cluster mode reaches the log itself (issue 34). Every
  * message holding a chunk or signals batch the request names is rewritten
  * without them: what else it held (maybe nothing) goes out first as a new message (its id
- * derived from the one it replaces, so that nodes scrubbing the same message
- * at once add one copy), then the old message is removed with JetStream's
+ * derived from the one it replaces under the log secret, so that nodes scrubbing the same message
+ * at once add one copy and no one else can claim it first), then the old message is removed with JetStream's
  * erase, which overwrites its bytes in the servers' files. Nodes that held
  * the rest already move their records to the new place (lmdb/append.ts); a
  * node rebuilt from the log later never meets what was erased.
@@ -18,7 +18,7 @@ import { batchMatches, type ErasedPlaces, type ErasureSubject } from '../store/e
 import type { IngestItem } from '../store/records.js'
 import { decodeIngestMessage, encodeIngest, encodeIngestGroup } from './entries.js'
 import type { Log } from './log.js'
-import { publishUntil } from './publish.js'
+import { publishVerified } from './publish.js'
 import type { LogSeal } from './seal.js'
 import { recordingGroupSubject, recordingStream, signalsGroupSubject, signalsStream, type JournalLayout } from './streams.js'
 
@@ -60,11 +60,26 @@ export async function scrubLog(log: Log, seal: LogSeal, layout: JournalLayout, r
     if (kept.length === entries.length) continue
     // Sent even when nothing is kept (an empty group): a stream whose last message was removed would say its last
     // sequence is one no reader can reach, and a node rebuilt from it would wait for that sequence for ever.
-    const rest = seal.seal('ingest', encodeIngestGroup(kept.map((entry) => encodeIngest(entry))))
-    await publishUntil(log, subjectOf(layout, stream), rest, { id: `mv:${stream}:${seq}`, deadline: Date.now() + deadlineMs })
+    const plain = Buffer.from(encodeIngestGroup(kept.map((entry) => encodeIngest(entry))))
+    await publishVerified(log, subjectOf(layout, stream), seal.seal('ingest', plain), {
+      id: seal.messageId('mv:', stream, seq),
+      deadline: Date.now() + deadlineMs,
+      stream,
+      prefix: 'mv:',
+      // Another node's rewrite of the same message holds the same entries; anything else under this id is not ours.
+      isOurs: (held) => opens(seal, held, plain),
+    })
     await log.remove(stream, seq)
     result.rewritten += 1
     result.items += entries.length - kept.length
   }
   return result
+}
+
+function opens(seal: LogSeal, held: Uint8Array, plain: Buffer): boolean {
+  try {
+    return plain.equals(seal.open('ingest', held))
+  } catch {
+    return false
+  }
 }

@@ -10,7 +10,7 @@
  *
  * Layout: 'S1' | key id (4) | nonce (12) | ciphertext | tag (16).
  */
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 
 export type EntryKind = 'control' | 'ingest'
@@ -24,6 +24,12 @@ export interface LogSeal {
   seal(kind: EntryKind, plain: Uint8Array): Uint8Array
   /** Throws UnsealedEntry when `sealed` was not sealed for `kind` with this secret. */
   open(kind: EntryKind, sealed: Uint8Array): Uint8Array
+  /**
+   * A message id that only holders of the secret can compute (128 bits of
+   * an HMAC of `parts`): the same on every node and every retry, where they
+   * must name one entry, and never guessed by a client that can publish.
+   */
+  messageId(prefix: string, ...parts: (string | number)[]): string
 }
 
 const MAGIC = Buffer.from('S1')
@@ -39,6 +45,7 @@ export function logSeal(secret: Uint8Array): LogSeal {
   const key = Buffer.from(hkdfSync('sha256', secret, 'svc-recorder log', 'entry seal v1', 32))
   const keyId = createHash('sha256').update(key).digest().subarray(0, KEY_ID_BYTES)
   const aad = (kind: EntryKind) => Buffer.concat([MAGIC, keyId, Buffer.from(kind)])
+  const idKey = Buffer.from(hkdfSync('sha256', secret, 'svc-recorder log', 'message ids v1', 32))
 
   return {
     seal(kind, plain) {
@@ -61,6 +68,9 @@ export function logSeal(secret: Uint8Array): LogSeal {
       } catch {
         throw new UnsealedEntry(`a ${kind} entry that does not authenticate`)
       }
+    },
+    messageId(prefix, ...parts) {
+      return prefix + createHmac('sha256', idKey).update(parts.join('\0')).digest().subarray(0, 16).toString('base64url')
     },
   }
 }

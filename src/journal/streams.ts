@@ -77,9 +77,9 @@ export function signalsGroupSubject(layout: JournalLayout): string {
   return `${subjectRoot(layout)}sig.group`
 }
 
-/** A control log entry's subject names the store call, for whoever reads the stream by hand. */
-export function controlSubject(layout: JournalLayout, op: string): string {
-  return `${subjectRoot(layout)}ctl.${op}`
+/** The one subject of control entries: what an entry does is sealed inside it, never in its envelope. */
+export function controlSubject(layout: JournalLayout): string {
+  return `${subjectRoot(layout)}ctl.entry`
 }
 
 /** The message id that makes a resent chunk a duplicate in the log: project, session and sequence. */

@@ -48,17 +48,27 @@ t.test('the streams and the servers\' files hold no recording, account or email 
   t.teardown(() => nc.close())
   const jsm = await jetstreamManager(nc)
   const entries: Buffer[] = []
+  const envelopes: string[] = []
   for (const stream of [controlStream(DEFAULT_LAYOUT), recordingStream(DEFAULT_LAYOUT, 0), recordingStream(DEFAULT_LAYOUT, 1)]) {
     const last = (await jsm.streams.info(stream)).state.last_seq
-    for (let seq = 1; seq <= last; seq++) entries.push(Buffer.from((await jsm.direct.getMessage(stream, { seq }))!.data))
+    for (let seq = 1; seq <= last; seq++) {
+      const message = (await jsm.direct.getMessage(stream, { seq }))!
+      entries.push(Buffer.from(message.data))
+      envelopes.push(`${message.subject} ${message.header.get('Nats-Msg-Id')}`)
+    }
   }
   t.ok(entries.length >= 4, `${entries.length} entries read by the operator`)
-  for (const secret of [marker, 'owner@acme.test', 'ensureOrgAndUser', 'createFirstOwner']) {
+  const operations = ['ensureOrgAndUser', 'createFirstOwner', 'createProject', 'putApiKey']
+  for (const secret of [marker, 'owner@acme.test', ...operations]) {
     t.notOk(entries.some((bytes) => bytes.includes(secret)), `no entry shows ${secret}`)
   }
+  // The envelope: one subject for every control entry, and message ids of 128 random bits (or a UUID's 122).
+  for (const envelope of envelopes) t.match(envelope, /^(ctl\.entry ctl:[A-Za-z0-9_-]{22}|rec\.\d\.group grp:[0-9a-f-]{36})$/, 'an envelope that names nothing')
   const stored = filesUnder(nats.servers[0].storeDir)
   t.ok(stored.length > 0)
-  t.notOk(stored.some((file) => readFileSync(file).includes(marker)), `none of the ${stored.length} files of the NATS server's store holds the marker`)
+  for (const secret of [marker, ...operations]) {
+    t.notOk(stored.some((file) => readFileSync(file).includes(secret)), `none of the ${stored.length} files of the NATS server's store holds ${secret}`)
+  }
 
   // A client with a node's NATS credentials but not the log secret: the right shape, in clear, for a key it knows.
   const forged = mintSecret('sk')
@@ -67,7 +77,7 @@ t.test('the streams and the servers\' files hold no recording, account or email 
   const thief = await connect(natsConnectOptions(nats.settings('node'), 'svc-test-thief'))
   const log = new NatsLog({ nc: thief, js: jetstream(thief), jsm: await jetstreamManager(thief), close: () => thief.close() })
   t.teardown(() => log.close())
-  await publishUntil(log, controlSubject(DEFAULT_LAYOUT, 'putApiKey'), encodeControl({ id: 'ctl:thief:1', op: 'putApiKey', args: [key], node: 'thief', ticket: 1 }), { id: 'forged', deadline: Date.now() + 10_000 })
+  await publishUntil(log, controlSubject(DEFAULT_LAYOUT), encodeControl({ id: 'ctl:thief:1', op: 'putApiKey', args: [key], node: 'thief', ticket: 1 }), { id: 'forged', deadline: Date.now() + 10_000 })
 
   // A change after it, through the node: once applied, the forged entry before it has been read too.
   await createProject(a.url, owner.apiKey, 'After')

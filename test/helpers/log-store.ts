@@ -14,12 +14,12 @@ import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_thread
 import { jetstream, jetstreamManager } from '@nats-io/jetstream'
 import { connect, type NatsConnection } from '@nats-io/transport-node'
 import { natsConnectOptions } from '../../src/journal/connect.js'
-import { decodeIngestMessage, encodeControl } from '../../src/journal/entries.js'
+import { appendControl, newControlEntry } from '../../src/journal/control-append.js'
+import { decodeIngestMessage } from '../../src/journal/entries.js'
 import { NatsLog } from '../../src/journal/nats-log.js'
-import { publishUntil } from '../../src/journal/publish.js'
 import { REPLICATED_MUTATIONS } from '../../src/journal/operations.js'
 import { submittingStore } from '../../src/journal/replicated-store.js'
-import { controlStream, controlSubject, DEFAULT_LAYOUT, type JournalLayout } from '../../src/journal/streams.js'
+import { controlStream, DEFAULT_LAYOUT, type JournalLayout } from '../../src/journal/streams.js'
 import type { Store } from '../../src/store/store.js'
 import { logNodeAt, type LogNode } from './cluster.js'
 
@@ -98,8 +98,7 @@ function logWriter(node: LogNode): (op: string, args: unknown[]) => Promise<numb
       const nc = await open
       const log = new NatsLog({ nc, js: jetstream(nc), jsm: await jetstreamManager(nc), close: () => nc.close() })
       changes += 1
-      const entry = { id: `ctl:test:${process.pid}:${changes}`, op, args, node: 'test', ticket: changes }
-      const ack = await publishUntil(log, controlSubject(layout, op), node.seal.seal('control', encodeControl(entry)), { id: entry.id, deadline: Date.now() + CHANGE_DEADLINE_MS })
+      const ack = await appendControl(log, node.seal, layout, newControlEntry(op, args, 'test', changes), Date.now() + CHANGE_DEADLINE_MS)
       return ack.seq
     } finally {
       idle = setTimeout(() => {

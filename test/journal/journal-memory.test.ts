@@ -4,6 +4,12 @@
  * landed, readers ended by the log, storage refusing a batch mid-apply.
  */
 import t, { type Test } from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ApiError } from '../../src/errors.js'
+import { Applier } from '../../src/journal/applier.js'
+import { openLmdbStore } from '../../src/store/lmdb/index.js'
 import { ensureOrgAndUser } from '../../src/accounts/credentials.js'
 import { JournalIngestSink } from '../../src/ingest-sink/journal-sink.js'
 import { MemoryLog } from '../../src/journal/memory-log.js'
@@ -166,4 +172,39 @@ t.test('a batch naming an older control position than the batch before it waits 
   t.equal(a.local.journalPosition(signalsStream(layout)), 2, 'both applied, in order')
   t.same([...a.local.listSignals(project.id)].map((s) => s.batch.sk).sort(), ['ahead', 'behind'])
   t.equal(await failures(), before, 'and no follower failed on the way')
+})
+
+t.test('a change the log took but this node does not apply by the deadline is answered internal_error, not waited for', async (t) => {
+  const { log, layout } = memoryLog()
+  // This node's control follower never receives anything (a stalled reader): its tickets cannot resolve.
+  let release: (() => void) | undefined
+  const stalled = new Proxy(log, {
+    get(target, name) {
+      if (name !== 'read') return Reflect.get(target, name, target)
+      return (stream: string, from: number, maxBytes: number) => {
+        if (stream !== controlStream(layout)) return target.read(stream, from, maxBytes)
+        return {
+          stop: () => release?.(),
+          [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<never>>((resolve) => (release = () => resolve({ done: true, value: undefined }))) }),
+        }
+      }
+    },
+  })
+  const path = mkdtempSync(join(tmpdir(), 'svc-node-'))
+  const local = openLmdbStore({ path, mapSize: 64 * 1024 * 1024, durability: 'commit' })
+  const applier = new Applier(local, stalled, layout, { seal: testLogSeal, chunkBytesInLog: false, resumePauseMs: 20, watchdogMs: 0 })
+  applier.start()
+  t.teardown(async () => {
+    await applier.stop()
+    await local.close()
+    rmSync(path, { recursive: true, force: true })
+  })
+  const answer = await applier.submit('putOrg', [{ id: 'org_late', name: 'Late', createdAt: Date.now() }], Date.now() + 300).then(
+    () => undefined,
+    (error: unknown) => error,
+  )
+  t.ok(answer instanceof ApiError, 'answered, at the deadline')
+  t.equal((answer as ApiError).code, 'internal_error')
+  t.match((answer as ApiError).message, /took this change, but this node did not apply it in time/)
+  t.equal((await log.heads([controlStream(layout)])).get(controlStream(layout)), 1, 'the log holds the change: another node applies it')
 })

@@ -14,11 +14,12 @@ import { ensureOrgAndUser } from '../../src/accounts/credentials.js'
 import { newId, newPublicKey } from '../../src/accounts/secrets.js'
 import { Applier } from '../../src/journal/applier.js'
 import { journalChunkBytes } from '../../src/journal/chunk-bytes.js'
-import { encodeControl } from '../../src/journal/entries.js'
+import { appendControl, newControlEntry } from '../../src/journal/control-append.js'
+import { decodeControl, encodeControl } from '../../src/journal/entries.js'
 import { logSeal } from '../../src/journal/seal.js'
 import { JournalIngestSink } from '../../src/ingest-sink/journal-sink.js'
 import type { Log } from '../../src/journal/log.js'
-import { publishUntil } from '../../src/journal/publish.js'
+import { publishUntil, publishVerified } from '../../src/journal/publish.js'
 import { replicatedStore } from '../../src/journal/replicated-store.js'
 import { controlStream, controlSubject, recordingStream, signalsStream, type JournalLayout } from '../../src/journal/streams.js'
 import { openLmdbStore } from '../../src/store/lmdb/index.js'
@@ -93,7 +94,7 @@ async function read(log: Log, stream: string, from: number, count: number): Prom
 export function journalSuite(t: Test, open: LogFactory): void {
   t.test('one order per stream; a read resumes from any sequence; an entry reads back by sequence', async (t) => {
     const { log, layout } = await open(t)
-    const subject = controlSubject(layout, 'putOrg')
+    const subject = controlSubject(layout)
     for (const n of [1, 2, 3]) t.same(await log.append(subject, encoder.encode(`entry ${n}`), { id: `e${n}`, timeoutMs: 5_000 }), { seq: n, duplicate: false })
     t.same(await read(log, controlStream(layout), 1, 3), [1, 2, 3].map((n) => ({ seq: n, text: `entry ${n}` })))
     t.same(await read(log, controlStream(layout), 2, 2), [2, 3].map((n) => ({ seq: n, text: `entry ${n}` })), 'from the second')
@@ -104,12 +105,33 @@ export function journalSuite(t: Test, open: LogFactory): void {
 
   t.test('a retry of an append whose acknowledgement was lost is a duplicate: the log holds the entry once', async (t) => {
     const { log, layout } = await open(t)
-    const subject = controlSubject(layout, 'putOrg')
+    const subject = controlSubject(layout)
     const first = await log.append(subject, encoder.encode('once'), { id: 'same', timeoutMs: 5_000 })
     // What publishUntil does after an attempt whose acknowledgement never came: the same id again.
     const retried = await publishUntil(log, subject, encoder.encode('once'), { id: 'same', deadline: Date.now() + 5_000 })
     t.same(retried, { seq: first.seq, duplicate: true })
     t.equal((await log.heads([controlStream(layout)])).get(controlStream(layout)), 1)
+  })
+
+  t.test('a control entry whose message id another publisher took first still lands, under a new id', async (t) => {
+    const { log, layout } = await open(t)
+    const a = await startNode(t, log, layout)
+    const entry = newControlEntry('putOrg', [{ id: newId('org'), name: 'Claimed', createdAt: Date.now() }], 'elsewhere', 1)
+    t.match(entry.id, /^ctl:[A-Za-z0-9_-]{22}$/, '128 random bits, nothing derived from the node or a counter')
+    t.not(newControlEntry('putOrg', [], 'elsewhere', 2).id.slice(4, 12), entry.id.slice(4, 12))
+    // What a holder of the NATS password could do if it knew the id: junk under it first, which no node applies.
+    const junk = await log.append(controlSubject(layout), encoder.encode('junk'), { id: entry.id, timeoutMs: 5_000 })
+    const ack = await appendControl(log, testLogSeal, layout, entry, Date.now() + 5_000)
+    t.equal(ack.duplicate, false, 'the duplicate answer was checked against the junk the log holds, and the entry went again')
+    t.equal(ack.seq, junk.seq + 1)
+    t.equal(decodeControl(testLogSeal.open('control', (await log.get(controlStream(layout), ack.seq))!)).id, entry.id, 'the log holds the entry itself')
+    // A retry of the same append (its acknowledgement lost) is still the duplicate it was: the first copy is ours.
+    const again = await publishVerified(log, controlSubject(layout), testLogSeal.seal('control', encodeControl(entry)), {
+      id: entry.id, deadline: Date.now() + 5_000, stream: controlStream(layout), prefix: 'ctl:', isOurs: () => true,
+    })
+    t.equal(again.duplicate, true)
+    t.equal((await log.heads([controlStream(layout)])).get(controlStream(layout)), ack.seq, 'nothing added by the junk check on a true duplicate')
+    t.ok(await a.applier.caughtUp(5_000))
   })
 
   t.test('a signals batch published twice under one id is counted once on every node, with the same friction ids', async (t) => {
@@ -169,10 +191,10 @@ export function journalSuite(t: Test, open: LogFactory): void {
     const key = { id: newId('key'), orgId: org.id, userId: user.id, label: 'ci', digestHex: 'a'.repeat(64), lastFour: 'aaaa', createdAt: Date.now() }
     const entry = testLogSeal.seal('control', encodeControl({ id: 'ctl:elsewhere:1', op: 'putApiKey', args: [key], node: 'elsewhere', ticket: 1 }))
     // Two log entries with one payload (a resend beyond the duplicate window, or a replay): the second is refused.
-    await publishUntil(log, controlSubject(layout, 'putApiKey'), entry, { id: 'first', deadline: Date.now() + 5_000 })
+    await publishUntil(log, controlSubject(layout), entry, { id: 'first', deadline: Date.now() + 5_000 })
     t.ok(await a.applier.caughtUp(10_000))
     const once = { keys: a.local.listApiKeys(org.id), user: a.local.getUser(user.id) }
-    await publishUntil(log, controlSubject(layout, 'putApiKey'), entry, { id: 'second', deadline: Date.now() + 5_000 })
+    await publishUntil(log, controlSubject(layout), entry, { id: 'second', deadline: Date.now() + 5_000 })
     t.ok(await a.applier.caughtUp(10_000))
     t.same({ keys: a.local.listApiKeys(org.id), user: a.local.getUser(user.id) }, once)
     t.equal(a.local.listApiKeys(org.id).length, 1)
@@ -182,7 +204,7 @@ export function journalSuite(t: Test, open: LogFactory): void {
     const { log, layout } = await open(t)
     const a = await startNode(t, log, layout)
     for (const op of ['close', 'appendBatch', 'setJournalPosition', 'toString']) {
-      await publishUntil(log, controlSubject(layout, 'x'), testLogSeal.seal('control', encodeControl({ id: `ctl:x:${op}`, op, args: [], node: 'forger', ticket: 1 })), { id: `forged-${op}`, deadline: Date.now() + 5_000 })
+      await publishUntil(log, controlSubject(layout), testLogSeal.seal('control', encodeControl({ id: `ctl:x:${op}`, op, args: [], node: 'forger', ticket: 1 })), { id: `forged-${op}`, deadline: Date.now() + 5_000 })
     }
     const { org } = await ensureOrgAndUser(a.store, 'After', 'after@acme.test')
     t.ok(org, 'a change after them is applied: the store is open and the follower alive')
@@ -196,14 +218,14 @@ export function journalSuite(t: Test, open: LogFactory): void {
     const { org, user } = await ensureOrgAndUser(a.store, 'Victim', 'victim@acme.test')
     const forgedKey = { id: newId('key'), orgId: org.id, userId: user.id, label: 'forged', digestHex: 'b'.repeat(64), lastFour: 'bbbb', createdAt: Date.now() }
     // The right shape, in clear, as a client that may publish to `ctl.>` would write it.
-    await publishUntil(log, controlSubject(layout, 'putApiKey'), encodeControl({ id: 'ctl:forger:1', op: 'putApiKey', args: [forgedKey], node: 'forger', ticket: 1 }), { id: 'forged-1', deadline: Date.now() + 5_000 })
+    await publishUntil(log, controlSubject(layout), encodeControl({ id: 'ctl:forger:1', op: 'putApiKey', args: [forgedKey], node: 'forger', ticket: 1 }), { id: 'forged-1', deadline: Date.now() + 5_000 })
     // Sealed with another secret.
     const other = logSeal(Buffer.alloc(32, 7))
-    await publishUntil(log, controlSubject(layout, 'putApiKey'), other.seal('control', encodeControl({ id: 'ctl:forger:2', op: 'putApiKey', args: [forgedKey], node: 'forger', ticket: 2 })), { id: 'forged-2', deadline: Date.now() + 5_000 })
+    await publishUntil(log, controlSubject(layout), other.seal('control', encodeControl({ id: 'ctl:forger:2', op: 'putApiKey', args: [forgedKey], node: 'forger', ticket: 2 })), { id: 'forged-2', deadline: Date.now() + 5_000 })
     // A real ingest entry copied into the control stream does not open there.
     const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
     await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: Date.now(), body: frictionBatch('real', Date.now() - 60_000, 1) })
-    await publishUntil(log, controlSubject(layout, 'putApiKey'), (await log.get(signalsStream(layout), 1))!, { id: 'moved', deadline: Date.now() + 5_000 })
+    await publishUntil(log, controlSubject(layout), (await log.get(signalsStream(layout), 1))!, { id: 'moved', deadline: Date.now() + 5_000 })
     // A forged signals batch in clear.
     await publishUntil(log, `${layout.namespace ? `${layout.namespace}.` : ''}sig.x`, encoder.encode('{"after":0,"item":{"kind":"signals"}}'), { id: 'forged-3', deadline: Date.now() + 5_000 })
     const { org: after } = await ensureOrgAndUser(a.store, 'After', 'after@acme.test')
