@@ -112,6 +112,8 @@ export interface Config {
    * src/control/read-pool.ts): one per core by default, at most 4.
    */
   readThreads: number
+  /** How long one read may hold a read thread (READ_DEADLINE_MS): past it the read is stopped and answered 400. */
+  readDeadlineMs: number
   /**
    * Pages a project holds at most (MAX_PAGES_PER_PROJECT): past it, signals and recordings on new pages count
    * under the project's `(other)` page. The public key sits in every recorded page, so without a cap anyone could
@@ -339,6 +341,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     foldBatches: int(env, 'FOLD_BATCHES', 2_000, 1, 100_000),
     // Every reader keeps a V8 heap and the LMDB maps: one per core, at most 4.
     readThreads: int(env, 'READ_THREADS', Math.max(1, Math.min(4, availableParallelism())), 1, 64),
+    // Five times the longest read of a project at the page cap (bench/RESULTS.md, "The longest read").
+    readDeadlineMs: int(env, 'READ_DEADLINE_MS', 5_000, 100, 600_000),
     // 10,000 pages: far above what a site's grouping rules leave, and a bound on what each of them costs the aggregates.
     maxPagesPerProject: int(env, 'MAX_PAGES_PER_PROJECT', 10_000, 1, 1_000_000),
     uwsFallback: int(env, 'UWS_USE_FALLBACK', 0, 0, 1) === 1,

@@ -10,6 +10,8 @@ import type { ReadFailure, ReadReply, ReadRequest, ReadThreadInit } from '../src
 import { openStore } from '../src/store/open.js'
 
 const store = openStore(workerData as ReadThreadInit)
+// The pool counts a read's deadline from here: opening the store is not the read's time.
+parentPort?.postMessage('ready')
 
 const failure = (error: unknown): ReadFailure =>
   error instanceof ApiError ? { message: error.message, code: error.code, options: error.options } : { message: String((error as Error)?.stack ?? error) }

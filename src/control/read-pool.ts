@@ -77,6 +77,11 @@ interface Reader {
   job?: Job
   /** Exited: never given work again (its slot gets a new reader after RESTART_DELAY_MS). */
   gone?: boolean
+  /** Stopped at a read's deadline: replaced at once, as nothing failed. */
+  stopped?: boolean
+  /** Has opened the store (its first message): a read's deadline counts from then, not from the thread's start. */
+  ready?: boolean
+  deadline?: NodeJS.Timeout
 }
 
 /**
@@ -126,8 +131,30 @@ export class FairQueue<T extends { org: string }> {
 /** A reader that died is replaced after this long; its read is answered as failed. */
 const RESTART_DELAY_MS = 500
 
-/** Up to `threads` readers of the store at `config.dataDir`, started as work comes, fed from a fair queue; `script` is the built workers/read.ts. */
-export function threadReads(config: ReadThreadInit, threads: number, script = new URL('./read.js', import.meta.url)): Reads {
+/**
+ * Reads that are never cut at the deadline: a fold writes, and a thread
+ * stopped inside a write transaction could leave it to LMDB's recovery. Its
+ * step is bounded by its batch count instead (READ_FOLD_STEP, reading.ts).
+ */
+const UNCUT: ReadonlySet<ReadMethod> = new Set(['applyDerivations'])
+
+/** What a read past the deadline answers: the bound it passed, and what to ask instead. */
+export function pastDeadline(deadlineMs: number): ApiError {
+  return new ApiError('invalid_request', {
+    error: `This read took more than ${deadlineMs} ms, the most one read may take; it was stopped.`,
+    hint: 'Ask for a shorter period, or a page key instead of a display path that names the page on many hosts; lists page with their cursor.',
+  })
+}
+
+/**
+ * Up to `threads` readers of the store at `config.dataDir`, started as work
+ * comes, fed from a fair queue; `script` is the built workers/read.ts. A read
+ * still running `deadlineMs` after it started is stopped with its thread
+ * (another starts at once) and answered `pastDeadline`: one read holds a
+ * thread, and so delays another organisation's, for that long at most,
+ * whatever the method and whatever a new one forgets to bound.
+ */
+export function threadReads(config: ReadThreadInit, threads: number, deadlineMs: number, script = new URL('./read.js', import.meta.url)): Reads {
   const { dataDir, mapSizeBytes, durability, maxPagesPerProject } = config
   const init: ReadThreadInit = { dataDir, mapSizeBytes, durability, maxPagesPerProject }
   const queue = new FairQueue<Job>()
@@ -143,10 +170,23 @@ export function threadReads(config: ReadThreadInit, threads: number, script = ne
       reader.job = job
       reader.worker.ref()
       reader.worker.postMessage(job.request)
+      if (reader.ready) startDeadline(reader)
     }
   }
 
+  const startDeadline = (reader: Reader) => {
+    if (reader.job && !UNCUT.has(reader.job.request.method)) reader.deadline = setTimeout(() => stop(reader), deadlineMs)
+  }
+
+  const stop = (reader: Reader) => {
+    reader.gone = reader.stopped = true
+    log.warn('read stopped at its deadline', { method: reader.job?.request.method, org: reader.job?.org, deadlineMs })
+    finish(reader, (job) => job.reject(pastDeadline(deadlineMs)))
+    void reader.worker.terminate()
+  }
+
   const finish = (reader: Reader, settle: (job: Job) => void) => {
+    clearTimeout(reader.deadline)
     const job = reader.job
     if (!job) return
     reader.job = undefined
@@ -160,7 +200,8 @@ export function threadReads(config: ReadThreadInit, threads: number, script = ne
     const worker = new Worker(script, { workerData: init })
     const reader: Reader = { worker }
     readers[slot] = reader
-    worker.on('message', (reply: ReadReply) => {
+    worker.on('message', (reply: ReadReply | 'ready') => {
+      if (reply === 'ready') return void ((reader.ready = true), startDeadline(reader))
       if (reader.job?.request.id !== reply.id) return
       if ('value' in reply) finish(reader, (job) => job.resolve(reply.value))
       else finish(reader, (job) => job.reject(reply.error.code ? new ApiError(reply.error.code, reply.error.options) : new Error(reply.error.message)))
@@ -170,6 +211,7 @@ export function threadReads(config: ReadThreadInit, threads: number, script = ne
       reader.gone = true
       finish(reader, (job) => job.reject(new Error(`the read thread exited (${code}) during ${job.request.method}`)))
       if (closing) return
+      if (reader.stopped) return void (spawn(slot), dispatch())
       log.error('read thread exited; restarting', { code })
       setTimeout(() => closing || (spawn(slot), dispatch()), RESTART_DELAY_MS)
     })

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { FairQueue, threadReads } from '../../src/control/read-pool.js'
+import { ApiError, statusOf } from '../../src/errors.js'
 import { FairTurns } from '../../src/control/turns.js'
 import { openLmdbStore } from '../../src/store/lmdb/index.js'
 import type { ClickHeatmap } from '../../src/store/insights.js'
@@ -54,7 +55,7 @@ t.test('a read in a thread answers what the store answers, and sees what was com
   const config = { dataDir: dir, mapSizeBytes: 256 * 1024 * 1024, durability: 'commit' as const, maxPagesPerProject: 10_000 }
   const store = openLmdbStore({ path: dir, mapSize: config.mapSizeBytes, durability: 'commit' })
   // The pool's thread runs the built reader (workers/read.ts), as the control worker does.
-  const reads = threadReads(config, 2, new URL('../../dist/read.js', import.meta.url))
+  const reads = threadReads(config, 2, 60_000, new URL('../../dist/read.js', import.meta.url))
   t.teardown(async () => {
     await reads.close()
     await store.close()
@@ -93,10 +94,41 @@ t.test('a read in a thread answers what the store answers, and sees what was com
 
 t.test('a reader that dies fails only the read it had; its slot gets a new reader and the next read is answered', async (t) => {
   const config = { dataDir: '/nonexistent', mapSizeBytes: 1, durability: 'commit' as const, maxPagesPerProject: 1 }
-  const reads = threadReads(config, 1, new URL('../fixtures/read-worker-exits.mjs', import.meta.url))
+  const reads = threadReads(config, 1, 60_000, new URL('../fixtures/read-worker-exits.mjs', import.meta.url))
   t.teardown(() => reads.close())
   t.equal(await reads.run('org_a', 'overview', [] as never), 'overview', 'a read is answered')
   await t.rejects(reads.run('org_a', 'heatmap', [] as never), /the read thread exited \(3\) during heatmap/, 'the read whose thread died is answered as failed')
   // Asked while the slot has no live reader: it waits for the new one rather than going to the dead one.
   t.equal(await reads.run('org_b', 'topElements', [] as never), 'topElements', 'and the next is answered by the new reader')
+})
+
+t.test('a read past the deadline is stopped with its thread and answered 400 invalid_request; the next read gets a new thread', async (t) => {
+  const config = { dataDir: '/nonexistent', mapSizeBytes: 1, durability: 'commit' as const, maxPagesPerProject: 1 }
+  const reads = threadReads(config, 1, 200, new URL('../fixtures/read-worker-stuck.mjs', import.meta.url))
+  t.teardown(() => reads.close())
+  // The fixture answers a method's name and its thread's number in place of the method's answer.
+  const first = (await reads.run('org_a', 'heatmap', [] as never)) as unknown as string
+  const stuck = reads.run('org_a', 'overview', [] as never)
+  // Queued behind the stuck read on the only thread: answered by the thread that replaces it.
+  const next = reads.run('org_b', 'topElements', [] as never)
+  const error = await stuck.then(() => undefined, (e: unknown) => e as ApiError)
+  t.ok(error instanceof ApiError, 'answered as an API error')
+  t.equal(error?.code, 'invalid_request')
+  t.equal(statusOf(error!.code), 400)
+  t.match(error?.message, /more than 200 ms, the most one read may take/, 'naming the bound')
+  const answer = (await next) as unknown as string
+  t.match(answer, /^topElements \d+$/)
+  t.not(answer.split(' ')[1], first.split(' ')[1], 'on a new thread: the stopped one is gone')
+})
+
+t.test('a fold is never cut at the deadline: it writes', async (t) => {
+  const config = { dataDir: '/nonexistent', mapSizeBytes: 1, durability: 'commit' as const, maxPagesPerProject: 1 }
+  // The fixture's fold answers after 300 ms, three times this deadline.
+  const reads = threadReads(config, 2, 100, new URL('../fixtures/read-worker-stuck.mjs', import.meta.url))
+  t.teardown(() => reads.close())
+  const fold = reads.run('org_a', 'applyDerivations', [4])
+  const beside = (await reads.run('org_b', 'heatmap', [] as never)) as unknown as string
+  const folded = (await fold) as unknown as string
+  t.match(folded, /^applyDerivations \d+$/, 'the fold answered')
+  t.not(folded.split(' ')[1], beside.split(' ')[1], 'and the other read ran beside it, on the second thread')
 })
