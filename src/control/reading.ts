@@ -71,6 +71,13 @@ export async function foldBeforeRead(read: Read): Promise<void> {
 const rulesCache = new RulesCache(1000)
 
 /**
+ * Pages one display path may merge (the same path on that many hosts): each
+ * is read bucket by bucket, and 100 of them over a quarter cost about what
+ * the whole project's overview does (bench/RESULTS.md, "The longest read").
+ */
+export const MAX_MERGED_PAGES = 100
+
+/**
  * The page keys a `page` parameter names: a page key as listed; else a
  * display path (`/{tenant}/settings/:id`), on every host that has it; else a
  * URL, grouped under the project's rules. A page the project never saw is
@@ -81,6 +88,12 @@ export function resolvePages(store: Store, project: ProjectRecord, page: string)
   for (const record of store.listPages(project.id)) known.add(record.key)
   if (known.has(page)) return [page]
   const byPath = [...known].filter((key) => key.slice(key.indexOf('/')) === page && key.indexOf('/') !== -1)
+  if (byPath.length > MAX_MERGED_PAGES) {
+    throw new ApiError('invalid_request', {
+      error: `The path ${page} names ${byPath.length} pages, one per host; a read merges at most ${MAX_MERGED_PAGES}.`,
+      hint: 'Pass one page key from POST /cli/pages.list (host and path) instead of the path alone.',
+    })
+  }
   if (byPath.length > 0) return byPath.sort()
   const grouped = groupUrl(page, rulesCache.rulesFor(project.id, project.pathRules)).key
   if (known.has(grouped)) return [grouped]

@@ -35,7 +35,7 @@ export const overviewBody = {
       type: 'string',
       minLength: 1,
       maxLength: 2000,
-      description: 'Only the sessions with activity on this page, counted by what they did there: its key from pages.list, its display path (that path on every host), or a URL, grouped under the project\'s rules.',
+      description: 'Only the sessions with activity on this page, counted by what they did there: its key from pages.list, its display path (that path on every host, at most 100 of them: more is 400 invalid_request), or a URL, grouped under the project\'s rules.',
     },
     top: { type: 'integer', minimum: 1, maximum: OVERVIEW_TOP_MAX, description: `Pages per friction kind in \`topPages\`. Default ${OVERVIEW_TOP_DEFAULT}.` },
   },

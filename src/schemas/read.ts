@@ -17,7 +17,7 @@ const page = {
   type: 'string',
   minLength: 1,
   maxLength: 2000,
-  description: 'A page: its key from pages.list (`shop.test/{tenant}/settings/:id`), its display path (`/{tenant}/settings/:id`: that path on every host), or a URL, grouped under the project\'s rules.',
+  description: 'A page: its key from pages.list (`shop.test/{tenant}/settings/:id`), its display path (`/{tenant}/settings/:id`: that path on every host, at most 100 of them: more is 400 invalid_request), or a URL, grouped under the project\'s rules.',
 } as const
 const limit = (max: number, fallback: number) => ({ type: 'integer', minimum: 1, maximum: max, description: `Default ${fallback}.` }) as const
 const device = { type: 'string', enum: ['mobile', 'tablet', 'desktop'], description: 'Viewport width under 768 px, 768-1023 px, 1024 px and over. Absent: every view and click, those without a width included.' } as const

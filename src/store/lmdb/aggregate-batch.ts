@@ -162,6 +162,7 @@ export class AggregateBatch {
         else this.errorHours.set(hourId, { key: hourKey, value: 1 })
         this.noteMessage([...base, 'em', scope, msgId], message)
       }
+      this.tables.derived.put([...base, 'se', sk, msgId, ts, id], null)
     })
     for (const view of batch.views) this.addView(base, sk, session, receivedAt, view)
   }
@@ -246,13 +247,15 @@ export class AggregateBatch {
   }
 
   private putFriction(base: Part[], pageId: string, ts: number, id: string, record: FrictionRecord): void {
-    // The page scope's entry is the key alone: readers take the record from the project scope.
+    // The page scope's and the session's entries are the key alone: readers take the record from the project scope.
     this.tables.derived.put([...base, 'fr', ALL_SCOPE, ts, id], record)
     this.tables.derived.put([...base, 'fr', pageScope(pageId), ts, id], null)
+    this.tables.derived.put([...base, 'sf', record.sk, ts, id], null)
   }
 
-  private removeFriction(base: Part[], pageId: string, ts: number, id: string): void {
+  private removeFriction(base: Part[], sk: string, pageId: string, ts: number, id: string): void {
     for (const scope of [ALL_SCOPE, pageScope(pageId)]) this.tables.derived.remove([...base, 'fr', scope, ts, id])
+    this.tables.derived.remove([...base, 'sf', sk, ts, id])
   }
 
   private addView(base: Part[], sk: string, session: SessionSignals, receivedAt: number, view: View): void {
@@ -275,7 +278,7 @@ export class AggregateBatch {
       // At the view's start: the replay opens where the visitor arrived and bounced. A copy
       // that moves the start (an earlier clamp) moves the item, whatever order copies came in.
       const id = quickBackItemId(sk, view.url, view.startedAt)
-      if (before?.quickBack) this.removeFriction(base, keptPageId, before.at, id)
+      if (before?.quickBack) this.removeFriction(base, sk, keptPageId, before.at, id)
       else session.quickBacks += 1
       this.putFriction(base, keptPageId, after.at, id, { kind: 'quickBack', sk, page: after.page, url: view.url })
     }

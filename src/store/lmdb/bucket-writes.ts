@@ -119,13 +119,13 @@ export function writeSessions(
   finds: Map<string, Pending<FoundDelta>>,
 ): void {
   for (const [id, { key, value }] of sessions) {
-    const counts = (derived.get(key) as SessionRecordOfSignals | undefined) ?? { ...emptySessionSignals(), from: Infinity, to: -Infinity }
-    const { from, to, f, ...sums } = counts
+    const counts = (derived.get(key) as SessionRecordOfSignals | undefined) ?? { ...emptySessionSignals(), from: Infinity, to: -Infinity, ix: 1 as const }
+    const { from, to, f, ix, ...sums } = counts
     addCounts(sums, value)
     const span = spans.get(id)!.value
     const found = finds.get(id)?.value
     let kept = f
     if (found?.any) mergeFinds((kept ??= emptyFinds()), found.finds())
-    derived.put(key, { ...sums, from: Math.min(from, span.from), to: Math.max(to, span.to), ...(kept ? { f: kept } : {}) })
+    derived.put(key, { ...sums, from: Math.min(from, span.from), to: Math.max(to, span.to), ...(kept ? { f: kept } : {}), ...(ix ? { ix } : {}) })
   }
 }

@@ -21,6 +21,8 @@
  *   em  [scope, msgId]                    → { message }                JS error messages (written once)
  *   eh  [scope, msgId, hour]              → count                      JS errors per hour
  *   eo  [scope, msgId, ts, id]            → { sk, page, url }          JS error occurrences (null in page scopes)
+ *   sf  [sk, ts, id]                      → null                       a session's friction items (the record is fr's in scope `*`)
+ *   se  [sk, msgId, ts, id]               → null                       a session's JS error occurrences (the occurrence is eo's in scope `*`)
  *   ss  [sk]                              → SessionRecordOfSignals     per-session counts, the span of the session's signals, and its findings for search
  *   vw  [sk, startedAt, urlId]            → ViewState                  a view as merged so far (a resent view replaces its contribution)
  *   sp  [sk, pageId]                      → hour                       the hour of a session's first view of a page
@@ -93,7 +95,12 @@ export const ALL_SCOPE = '*'
  * that no friction item is written a third time for a session scope.
  */
 /** `f`: what the session did, for search (aggregates/search.ts); absent until it did anything searchable. */
-export type SessionRecordOfSignals = SessionSignals & { from: number; to: number; f?: SessionFinds }
+/**
+ * `ix`: the session's friction and errors are indexed under `sf` and `se`
+ * from its first signal on (a session whose first signals were folded before
+ * those tags existed has none, and its friction is found by scanning its span).
+ */
+export type SessionRecordOfSignals = SessionSignals & { from: number; to: number; f?: SessionFinds; ix?: 1 }
 
 /**
  * Identity of a stored batch, from its key in the signals table: the base of its entries' ids. A batch from the

@@ -174,6 +174,8 @@ export function eraseAggregatesStep(tables: Tables, own: ErasureTables, erasure:
       case 'vw':
       case 'sp':
       case 'ou': // a session's overview units, one record per session (overview-fold.ts)
+      case 'sf': // a session's friction and error index: keys only, the records are fr's and eo's
+      case 'se':
         if (erased(parts[3])) remove(key)
         break
       case 'es':
@@ -205,7 +207,7 @@ export function eraseAggregatesStep(tables: Tables, own: ErasureTables, erasure:
 }
 
 /** Derived tags whose entries can name a session (derived-keys.ts, overview-fold.ts); the others hold counts only. */
-const NAMING_TAGS = new Set(['ss', 'vw', 'sp', 'ou', 'es', 'fr', 'eo'])
+const NAMING_TAGS = new Set(['ss', 'vw', 'sp', 'ou', 'es', 'fr', 'eo', 'sf', 'se'])
 
 interface Walk {
   entries: { key: Key; value: unknown }[]

@@ -16,6 +16,7 @@ import {
   type Entry,
   pageScope,
   type ErrorMessage,
+  type Part,
   type SessionRecordOfSignals,
 } from './derived-keys.js'
 import type { Tables } from './tables.js'
@@ -30,9 +31,10 @@ export function friction(tables: Tables, projectId: string, query: FrictionQuery
   let keep: ((entry: { sk: string; page: string }) => boolean) | undefined
   let scopes = query.pages ? query.pages.map((p) => pageScope(shortId(p))) : [ALL_SCOPE]
   if (query.sessionKey !== undefined) {
-    // A session's friction is the project's within the span of the session's signals, filtered by session.
     const span = tables.derived.get([projectId, gen, 'ss', query.sessionKey]) as SessionRecordOfSignals | undefined
     if (!span) return { items: [] }
+    if (span.ix) return sessionFriction(tables, base, query.sessionKey, query)
+    // Folded before sessions were indexed: the project's friction within the span of the session's signals, filtered by session.
     range_ = { since: Math.max(query.since, span.from), until: Math.min(query.until, span.to + 1) }
     if (range_.since >= range_.until) return { items: [] }
     const sk = query.sessionKey
@@ -63,10 +65,60 @@ export function friction(tables: Tables, projectId: string, query: FrictionQuery
     if (!query.after || olderThan(group, query.after)) items.push(group)
   }
 
+  return pageOf(items, query.limit)
+}
+
+/**
+ * One session's friction from its own index (`sf`, `se`): what it reads is
+ * the session's items, whatever else the project holds in the same hours.
+ */
+function sessionFriction(tables: Tables, base: Part[], sk: string, query: FrictionQuery): FrictionSlice {
+  const pages = query.pages ? new Set(query.pages) : undefined
+  const want = query.limit + 1
+  const items: FrictionItem[] = []
+  const prefix = [...base, 'sf', sk]
+  const start = query.after ? [...prefix, query.after.ts, query.after.id] : [...prefix, query.until]
+  for (const { key } of range<null>(tables, start, [...prefix, query.since], true)) {
+    const [ts, id] = (key as Part[]).slice(-2) as [number, string]
+    if (ts >= query.until || (query.after && ts === query.after.ts && id === query.after.id)) continue
+    const record = tables.derived.get([...base, 'fr', ALL_SCOPE, ts, id]) as FrictionRecord | undefined
+    if (!record || (pages && !pages.has(record.page))) continue
+    items.push(frictionItem(ts, id, record))
+    if (items.length >= want) break
+  }
+  for (const group of sessionErrorGroups(tables, base, sk, query, pages)) {
+    if (!query.after || olderThan(group, query.after)) items.push(group)
+  }
+  return pageOf(items, query.limit)
+}
+
+/** The session's JS errors grouped by message, as errorGroups groups the project's, from the session's occurrences alone. */
+function sessionErrorGroups(tables: Tables, base: Part[], sk: string, query: TimeRange, pages: Set<string> | undefined): FrictionItem[] {
+  const groups = new Map<string, FrictionItem>()
+  const prefix = [...base, 'se', sk]
+  for (const { key } of range<null>(tables, prefix, [...prefix, MAX_KEY_PART])) {
+    const [msgId, ts, id] = (key as Part[]).slice(-3) as [string, number, string]
+    if (ts < query.since || ts >= query.until) continue
+    const occurrence = tables.derived.get([...base, 'eo', ALL_SCOPE, msgId, ts, id]) as ErrorOccurrence | undefined
+    if (!occurrence || (pages && !pages.has(occurrence.page))) continue
+    const group = groups.get(msgId)
+    if (!group) {
+      const message = (tables.derived.get([...base, 'em', ALL_SCOPE, msgId]) as ErrorMessage | undefined)?.message ?? ''
+      groups.set(msgId, { kind: 'jsError', ts, id: `e.${msgId}`, sessionKey: sk, page: occurrence.page, url: occurrence.url, message, count: 1, firstSeen: ts, lastSeen: ts })
+      continue
+    }
+    group.count! += 1
+    group.firstSeen = Math.min(group.firstSeen!, ts)
+    if (ts > group.ts) Object.assign(group, { ts, lastSeen: ts, page: occurrence.page, url: occurrence.url })
+  }
+  return [...groups.values()]
+}
+
+function pageOf(items: FrictionItem[], limit: number): FrictionSlice {
   items.sort((a, b) => (olderThan(a, b) ? 1 : olderThan(b, a) ? -1 : 0))
-  const page = items.slice(0, query.limit)
+  const page = items.slice(0, limit)
   const last = page[page.length - 1]
-  return items.length > query.limit ? { items: page, next: { ts: last.ts, id: last.id } } : { items: page }
+  return items.length > limit ? { items: page, next: { ts: last.ts, id: last.id } } : { items: page }
 }
 
 function frictionItem(ts: number, id: string, record: FrictionRecord): FrictionItem {

@@ -22,7 +22,7 @@ export function sessionSignals(tables: Tables, projectId: string, sk: string, ge
 function signalsAndFinds(tables: Tables, projectId: string, sk: string, gen: number): { signals: SessionSignals; finds?: SessionFinds } {
   const record = tables.derived.get([projectId, gen, 'ss', sk]) as SessionRecordOfSignals | undefined
   if (!record) return { signals: emptySessionSignals() }
-  const { from: _from, to: _to, f, ...signals } = record
+  const { from: _from, to: _to, f, ix: _ix, ...signals } = record
   return { signals, finds: f }
 }
 
