@@ -10,6 +10,9 @@
 # OUT/nats.env               the users' passwords for the NATS machines: /etc/nats/nats.env, root only
 # OUT/node.password          a service node's password (NATS_USER=node, NATS_PASSWORD_FILE)
 # OUT/operator.password      the operator user's password, for humans and tools
+# OUT/log.secret             the secret every node seals and opens the log's entries with (NATS_LOG_SECRET_FILE):
+#                            the same file on every node, root or the service's user only; back it up with the
+#                            NATS stores (without it no node can read a restored log)
 #
 # HOST may name one machine several ways, comma-separated (`nats-1.internal,10.0.0.11`): each name goes in its
 # certificate, an IPv4 address as an address, any other as a DNS name; the first names its folder. Existing
@@ -57,4 +60,8 @@ if [ ! -f "$out/nats.env" ]; then
   password > "$out/node.password"
   password > "$out/operator.password"
   printf 'SVC_NODE_PASSWORD=%s\nSVC_OPERATOR_PASSWORD=%s\n' "$(cat "$out/node.password")" "$(cat "$out/operator.password")" > "$out/nats.env"
+fi
+
+if [ ! -f "$out/log.secret" ]; then
+  openssl rand -hex 32 > "$out/log.secret"
 fi

@@ -37,7 +37,7 @@ const nodeEnv = Object.entries(nats.env()).map(([name, value]) => `${name}=${val
 console.log(`
 cluster mode, on this machine:
   ${nodeEnv}
-  operator (nats CLI): user operator, password in ${nats.secretsDir}/operator.password, CA ${nats.secretsDir}/ca.pem
+  operator (npm run admin -- stream-limits, NATS tools): user operator, password in ${nats.secretsDir}/operator.password, CA ${nats.secretsDir}/ca.pem
   node 1: http://127.0.0.1:${NODE_PORTS[0]}   (DATA_DIR ${ROOT}/node-1)
   node 2: http://127.0.0.1:${NODE_PORTS[1]}   (DATA_DIR ${ROOT}/node-2)
 Create the owner on either node (http://127.0.0.1:${NODE_PORTS[0]}/app/), or:

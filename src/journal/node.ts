@@ -89,7 +89,7 @@ export async function joinCluster(config: ClusterConfig, local: Store): Promise<
       stream,
       maxBytes: has,
       configured: wants,
-      fix: `as the NATS operator user: nats stream edit ${stream} --max-bytes=${wants}`,
+      fix: 'as the NATS operator user: NATS_USER=operator NATS_PASSWORD_FILE=… npm run admin -- stream-limits (with this node\'s other settings)',
     })
   }
   const log = new NatsLog(journal)

@@ -120,7 +120,7 @@ t.test('a full stream answers 429 overloaded at once, keeps every acknowledged c
     t.ok(used < TMPFS_BYTES / 2, `the NATS store's tmpfs holds ${(used / MB).toFixed(1)} of ${TMPFS_BYTES / MB} MiB: the limits, not the disk, refused`)
   }
 
-  // The operator raises the limits (nats stream edit); the node is not restarted.
+  // The operator raises the limits (what npm run admin -- stream-limits does); the node is not restarted.
   for (const stream of [...recordings, signalsStream(layout)]) {
     const { config } = await jsm.streams.info(stream)
     await jsm.streams.update(stream, { ...config, max_bytes: 8 * MB })

@@ -178,3 +178,34 @@ t.test('credentials are named by file, one kind at a time, never in NATS_URL', a
   const options = natsConnectOptions(loadConfig({ ...cluster, NATS_TLS_CA_FILE: '/ca.pem', NATS_TLS_CERT_FILE: '/c.pem', NATS_TLS_KEY_FILE: '/k.pem' }))
   t.same(options.tls, { caFile: '/ca.pem', certFile: '/c.pem', keyFile: '/k.pem' }, 'the CA and the client certificate reach the connection')
 })
+
+t.test('npm run admin -- stream-limits: the operator sets every stream to the configuration\'s max_bytes, which the node user may not', async (t) => {
+  const nats = await natsCluster(t, 1)
+  // The streams as a node without NATS_STREAM_MAX_BYTES made them: no limit.
+  await (await openJournal(nats.settings('node'), layout, 30_000)).close()
+  const dataDir = tempDataDir('svc-admin-')
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const admin = (user: 'node' | 'operator') =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const env = { ...process.env, ...nats.env(user), NATS_PARTITIONS: '2', NATS_REPLICAS: '1', NATS_STREAM_MAX_BYTES: '2MB', DATA_DIR: dataDir }
+      const child = spawn(process.execPath, [new URL('../../dist/admin.js', import.meta.url).pathname, 'stream-limits'], { env })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (d) => (stdout += d))
+      child.stderr.on('data', (d) => (stderr += d))
+      child.on('exit', (code) => resolve({ code, stdout, stderr }))
+    })
+  const refused = await admin('node')
+  t.equal(refused.code, 1, 'the node user is refused')
+  t.match(refused.stderr, /admin: .*(permission|authorization)/i, refused.stderr)
+  const done = await admin('operator')
+  t.equal(done.code, 0, done.stderr)
+  const { changed } = JSON.parse(done.stdout) as { changed: { stream: string; maxBytes: number; was: number }[] }
+  t.same(changed.map((c) => c.stream).sort(), streamNames(layout).sort(), 'every stream')
+  t.ok(changed.every((c) => c.maxBytes === 2 * 1024 * 1024 && c.was === -1), 'from no limit to 2 MiB')
+  const operator = await connect(natsConnectOptions(nats.settings('operator'), 'operator'))
+  t.teardown(() => operator.close())
+  const manager = await jetstreamManager(operator)
+  t.equal((await manager.streams.info(controlStream(layout))).config.max_bytes, 2 * 1024 * 1024, 'as the servers hold it')
+  t.same(JSON.parse((await admin('operator')).stdout), { changed: [] }, 'run again, it changes nothing')
+})

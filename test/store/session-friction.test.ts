@@ -34,7 +34,7 @@ function entriesRead<T>(store: LmdbStore, read: () => T): { value: T; entries: n
           yield entry
         }
       },
-    } as ReturnType<typeof getRange>
+    } as unknown as ReturnType<typeof getRange>
   }
   try {
     return { value: read(), entries }
