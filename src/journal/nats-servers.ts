@@ -113,8 +113,8 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
   const binary = natsServerBinary()
   const secrets = secure ? localSecrets(options.secretsDir ?? join(options.dir, 'nats-secrets')) : undefined
   mkdirSync(options.dir, { recursive: true })
-  const logSecretFile = join(options.dir, 'log.secret')
-  // Kept across starts: the log's entries are sealed with it.
+  // make-secrets.sh's, as on real machines; kept across starts: the log's entries are sealed with it.
+  const logSecretFile = secrets ? join(secrets.dir, 'log.secret') : join(options.dir, 'log.secret')
   if (!existsSync(logSecretFile)) writeFileSync(logSecretFile, randomBytes(32).toString('hex'), { mode: 0o600 })
   const servers: NatsServer[] = []
   for (let i = 0; i < size; i++) {
