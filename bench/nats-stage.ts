@@ -153,6 +153,7 @@ export async function natsStage(workers: number | undefined): Promise<NatsModeRe
   if (PINNED) for (const pid of natsPids) execFileSync('taskset', ['-a', '-p', '-c', SERVER_CPUS, String(pid)], { stdio: 'ignore' })
   const layout = { ...DEFAULT_LAYOUT, partitions: PARTITIONS, replicas: REPLICAS }
   const env = { ...nats.env(), NATS_REPLICAS: String(REPLICAS), NATS_PARTITIONS: String(PARTITIONS) }
+  await nats.makeStreams(env)
   try {
     let cluster: NatsModeResults['cluster']
     let lag: ApplyLag

@@ -129,8 +129,9 @@ async function main(): Promise<void> {
   const nats = await startNatsCluster({ dir, size: 1, freePort })
   const natsPids = nats.servers.map((s) => s.child!.pid!)
   try {
+    await nats.makeStreams({ NATS_PARTITIONS: String(LAYOUT.partitions), NATS_REPLICAS: String(LAYOUT.replicas) })
     const journal = await openJournal(nats.settings('node'), LAYOUT)
-    const seal = logSeal(readLogSecret(join(dir, 'log.secret')))
+    const seal = logSeal(readLogSecret(nats.env().NATS_LOG_SECRET_FILE))
 
     // The project, its owner and a key to read with: control entries, as a node's admin appends them.
     const accounts = recording()

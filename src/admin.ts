@@ -32,11 +32,12 @@ commands:
   mint-setup-token --project ID [--ttl DURATION]
       Mints a setup token for an install agent. DURATION like 90s, 15m, 12h, 7d
       (default and maximum 30d). Prints {"token","expiresAt"}.
-  stream-limits
+  log-streams
       Cluster mode, as the NATS operator user (NATS_USER=operator and its
-      NATS_PASSWORD_FILE): sets each stream of the log to the max_bytes this
-      configuration asks for (NATS_STREAM_MAX_BYTES, STORAGE_BUDGET), which a
-      node may not do itself. Prints {"changed":[{"stream","maxBytes","was"}]}.
+      NATS_PASSWORD_FILE): creates the log's streams that are missing and sets
+      each to the max_bytes this configuration asks for (NATS_PARTITIONS,
+      NATS_REPLICAS, NATS_STREAM_MAX_BYTES, STORAGE_BUDGET), which a node may
+      not do itself. Prints {"changed":[{"stream","maxBytes","was"}]}.
 `
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
@@ -121,9 +122,9 @@ const commands: Record<string, Command> = {
       await close()
     }
   },
-  async 'stream-limits'() {
+  async 'log-streams'() {
     const config = loadConfig()
-    if (!config.natsUrl) throw new UsageError('stream-limits is for the cluster mode: set NATS_URL, and NATS_USER=operator with its NATS_PASSWORD_FILE')
+    if (!config.natsUrl) throw new UsageError('log-streams is for the cluster mode: set NATS_URL, and NATS_USER=operator with its NATS_PASSWORD_FILE')
     const journal = await openJournal(config, layoutOf(config), config.natsDeadlineMs)
     try {
       const changed: { stream: string; maxBytes: number; was: number }[] = []

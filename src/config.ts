@@ -187,6 +187,12 @@ export interface NatsAuth {
   tlsCertFile: string
   tlsKeyFile: string
   /**
+   * NATS_ERASER_PASSWORD_FILE: the password of accounts.conf's `eraser` user, with which the control worker
+   * removes the log entries an erasure rewrote (the `node` user may not remove entries). Unset: removals go
+   * through the node's own connection, for servers that let it (a trusted network, accounts of your own).
+   */
+  eraserPasswordFile: string
+  /**
    * NATS_TRUSTED_NETWORK=1: start even when a NATS server lets in a client without credentials. Without it a node
    * refuses, since anyone who reaches such a server can read the log and append to it.
    */
@@ -244,6 +250,7 @@ function natsAuth(env: NodeJS.ProcessEnv): NatsAuth {
     tlsCaFile: env.NATS_TLS_CA_FILE ?? '',
     tlsCertFile: env.NATS_TLS_CERT_FILE ?? '',
     tlsKeyFile: env.NATS_TLS_KEY_FILE ?? '',
+    eraserPasswordFile: env.NATS_ERASER_PASSWORD_FILE ?? '',
     trustedNetwork: int(env, 'NATS_TRUSTED_NETWORK', 0, 0, 1) === 1,
   }
   if (Boolean(auth.user) !== Boolean(auth.passwordFile)) throw new Error('NATS_USER and NATS_PASSWORD_FILE go together')

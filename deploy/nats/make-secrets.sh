@@ -10,6 +10,8 @@
 # OUT/nats.env               the users' passwords for the NATS machines: /etc/nats/nats.env, root only
 # OUT/node.password          a service node's password (NATS_USER=node, NATS_PASSWORD_FILE)
 # OUT/operator.password      the operator user's password, for humans and tools
+# OUT/eraser.password        the eraser user's password: the control worker's, for an erasure's removals
+#                            (NATS_ERASER_PASSWORD_FILE)
 # OUT/log.secret             the secret every node seals and opens the log's entries with (NATS_LOG_SECRET_FILE):
 #                            the same file on every node, root or the service's user only; back it up with the
 #                            NATS stores (without it no node can read a restored log)
@@ -56,11 +58,12 @@ for names in "$@"; do
   cp "$out/ca.pem" "$dir/ca.pem"
 done
 
-if [ ! -f "$out/nats.env" ]; then
-  password > "$out/node.password"
-  password > "$out/operator.password"
-  printf 'SVC_NODE_PASSWORD=%s\nSVC_OPERATOR_PASSWORD=%s\n' "$(cat "$out/node.password")" "$(cat "$out/operator.password")" > "$out/nats.env"
-fi
+# Each user's password once; nats.env is written anew from them, so a user added to accounts.conf later gets one.
+for user in node operator eraser; do
+  [ -f "$out/$user.password" ] || password > "$out/$user.password"
+done
+printf 'SVC_NODE_PASSWORD=%s\nSVC_OPERATOR_PASSWORD=%s\nSVC_ERASER_PASSWORD=%s\n' \
+  "$(cat "$out/node.password")" "$(cat "$out/operator.password")" "$(cat "$out/eraser.password")" > "$out/nats.env"
 
 if [ ! -f "$out/log.secret" ]; then
   openssl rand -hex 32 > "$out/log.secret"

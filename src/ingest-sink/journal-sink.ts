@@ -164,7 +164,7 @@ export class JournalIngestSink implements IngestSink {
     log.error('the log has no room: ingest answered 429 overloaded until it has', {
       stream,
       error: error.message,
-      fix: 'raise the stream\'s max_bytes (STORAGE_BUDGET, NATS_STREAM_MAX_BYTES, then npm run admin -- stream-limits as the NATS operator user) or wait for RETENTION_DAYS to expire old recordings',
+      fix: 'raise the stream\'s max_bytes (STORAGE_BUDGET, NATS_STREAM_MAX_BYTES, then npm run admin -- log-streams as the NATS operator user) or wait for RETENTION_DAYS to expire old recordings',
     })
   }
 }

@@ -157,7 +157,7 @@ export class Applier {
       if (error instanceof LogFull) {
         throw new ApiError('internal_error', {
           error: 'The cluster\'s log (NATS JetStream) has no room for changes: this change was not made.',
-          hint: 'An operator raises the control stream\'s max_bytes (NATS_STREAM_MAX_BYTES, then npm run admin -- stream-limits as the NATS operator user) or the NATS servers\' max_file_store.',
+          hint: 'An operator raises the control stream\'s max_bytes (NATS_STREAM_MAX_BYTES, then npm run admin -- log-streams as the NATS operator user) or the NATS servers\' max_file_store.',
           retryAfterSeconds: 60,
         })
       }

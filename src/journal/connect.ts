@@ -9,7 +9,7 @@ import { connect, credsAuthenticator, nkeyAuthenticator, type ConnectionOptions,
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream'
 import type { Config } from '../config.js'
 import { log } from '../log.js'
-import { ensureStreams, StreamsDoNotFit, type JournalLayout, type LimitDrift } from './streams.js'
+import { ensureStreams, StreamsDoNotFit, StreamsMissing, type JournalLayout, type LimitDrift } from './streams.js'
 
 export interface Journal {
   nc: NatsConnection
@@ -49,6 +49,17 @@ export function natsConnectOptions(settings: NatsSettings, name = 'svc-node'): C
   const tls = tlsOptions(settings)
   if (tls) options.tls = tls
   return options
+}
+
+/**
+ * The eraser's connection (NATS_ERASER_PASSWORD_FILE): the same servers and
+ * TLS as the node's, as accounts.conf's `eraser` user, which may remove
+ * single entries of the recording and signals streams and do nothing else.
+ */
+export async function openEraser(settings: NatsSettings): Promise<{ jsm: JetStreamManager; close(): Promise<void> }> {
+  const eraser = { ...settings, natsAuth: { ...settings.natsAuth, user: 'eraser', passwordFile: settings.natsAuth.eraserPasswordFile, tokenFile: '', nkeySeedFile: '', credentialsFile: '' } }
+  const nc = await connect(natsConnectOptions(eraser, 'svc-eraser'))
+  return { jsm: await jetstreamManager(nc, { timeout: 5_000 }), close: () => nc.close() }
 }
 
 function tlsOptions({ natsUrl, natsAuth: auth }: NatsSettings): ConnectionOptions['tls'] {
@@ -114,6 +125,8 @@ export async function openJournal(settings: NatsSettings, layout: JournalLayout,
         await nc.close()
         throw error
       }
+      // A node may start before the operator made the streams: it says so once, and waits for them.
+      if (error instanceof StreamsMissing && !(lastError instanceof StreamsMissing)) log.warn('waiting for the log\'s streams', { error: error.message })
       lastError = error
       await sleep(250)
     }

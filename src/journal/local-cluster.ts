@@ -22,6 +22,8 @@ mkdirSync(ROOT, { recursive: true, mode: 0o700 })
 let next = 0
 console.log(`starting 3 nats-servers (clients on 4222, 4223, 4224), store in ${ROOT}/nats-*`)
 const nats = await startNatsCluster({ dir: ROOT, freePort: async () => NATS_PORTS[next++] })
+// What `npm run admin -- log-streams` does on real machines: the node user may not create the streams.
+await nats.makeStreams()
 
 const main = fileURLToPath(new URL('./main.js', import.meta.url))
 const nodes: ChildProcess[] = NODE_PORTS.map((port, i) => {
@@ -37,7 +39,7 @@ const nodeEnv = Object.entries(nats.env()).map(([name, value]) => `${name}=${val
 console.log(`
 cluster mode, on this machine:
   ${nodeEnv}
-  operator (npm run admin -- stream-limits, NATS tools): user operator, password in ${nats.secretsDir}/operator.password, CA ${nats.secretsDir}/ca.pem
+  operator (npm run admin -- log-streams, NATS tools): user operator, password in ${nats.secretsDir}/operator.password, CA ${nats.secretsDir}/ca.pem
   node 1: http://127.0.0.1:${NODE_PORTS[0]}   (DATA_DIR ${ROOT}/node-1)
   node 2: http://127.0.0.1:${NODE_PORTS[1]}   (DATA_DIR ${ROOT}/node-2)
 Create the owner on either node (http://127.0.0.1:${NODE_PORTS[0]}/app/), or:

@@ -4,7 +4,7 @@
  * with the first copy's sequence), reads through an ordered consumer from any
  * sequence, and single entries by direct get from any replica.
  */
-import { DeliverPolicy, JetStreamApiError } from '@nats-io/jetstream'
+import { DeliverPolicy, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream'
 import type { Journal } from './connect.js'
 import { BatchQueue, LogFull, type Appended, type Log, type LogEntry, type LogReader } from './log.js'
 
@@ -31,8 +31,14 @@ export interface StreamUsage {
   lastSeq: number
 }
 
+/** A connection that may remove entries (connect.ts's openEraser), opened when the first removal comes. */
+export type EraserOpener = () => Promise<{ jsm: JetStreamManager; close(): Promise<void> }>
+
 export class NatsLog implements Log {
-  constructor(readonly journal: Journal) {}
+  private eraser: ReturnType<EraserOpener> | undefined
+
+  /** `openEraser`: where removals go; without it, the node's own connection (which the shipped `node` user may not remove with). */
+  constructor(readonly journal: Journal, private readonly openEraser?: EraserOpener) {}
 
   async append(subject: string, data: Uint8Array, options: { id: string; timeoutMs: number }): Promise<Appended> {
     try {
@@ -105,7 +111,8 @@ export class NatsLog implements Log {
   async remove(stream: string, seq: number): Promise<boolean> {
     try {
       // erase: JetStream overwrites the message's bytes in its files with random data, not only its index entry.
-      return await this.journal.jsm.streams.deleteMessage(stream, seq, true)
+      const jsm = this.openEraser ? (await (this.eraser ??= this.openEraser().catch((error: unknown) => ((this.eraser = undefined), Promise.reject(error))))).jsm : this.journal.jsm
+      return await jsm.streams.deleteMessage(stream, seq, true)
     } catch (error) {
       // No message at that sequence (another node removed it first, or it expired): 10057 from nats-server 2.9, 10037 in later versions.
       if (error instanceof JetStreamApiError && (error.code === 10057 || error.code === 10037)) return false
@@ -113,7 +120,8 @@ export class NatsLog implements Log {
     }
   }
 
-  close(): Promise<void> {
-    return this.journal.close()
+  async close(): Promise<void> {
+    await (await this.eraser?.catch(() => undefined))?.close()
+    await this.journal.close()
   }
 }

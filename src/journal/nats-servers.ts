@@ -15,8 +15,9 @@ import { createConnection } from 'node:net'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import type { NatsAuth } from '../config.js'
-import type { NatsSettings } from './connect.js'
+import { loadConfig, type NatsAuth } from '../config.js'
+import { openJournal, type NatsSettings } from './connect.js'
+import { layoutOf } from './node.js'
 
 /** deploy/nats/ of the repository: the nearest above this module, which runs from src/journal/ or bundled in dist/. */
 export const NATS_DEPLOY_DIR = nearestDeployDir(dirname(fileURLToPath(import.meta.url)))
@@ -40,7 +41,7 @@ export interface NatsServer {
 }
 
 /** The users of deploy/nats/accounts.conf. */
-export type NatsUser = 'node' | 'operator'
+export type NatsUser = 'node' | 'operator' | 'eraser'
 
 export interface NatsCluster {
   servers: NatsServer[]
@@ -53,6 +54,11 @@ export interface NatsCluster {
   env(user?: NatsUser): Record<string, string>
   /** The same for a connection made in this process. */
   settings(user?: NatsUser): NatsSettings
+  /**
+   * Creates, as the operator, the log's streams of a node started with `env` (its NATS_PARTITIONS,
+   * NATS_REPLICAS, limits): the shipped `node` user may not (`npm run admin -- log-streams` on real machines).
+   */
+  makeStreams(env?: Record<string, string>): Promise<void>
   /** The files make-secrets.sh wrote (CA, passwords), when secure. */
   secretsDir?: string
   /** SIGKILL one server and wait for it to be gone. */
@@ -82,7 +88,7 @@ export interface NatsClusterOptions {
   secretsDir?: string
 }
 
-const NO_AUTH: NatsAuth = { user: '', passwordFile: '', tokenFile: '', nkeySeedFile: '', credentialsFile: '', tlsCaFile: '', tlsCertFile: '', tlsKeyFile: '', trustedNetwork: false }
+const NO_AUTH: NatsAuth = { user: '', passwordFile: '', tokenFile: '', nkeySeedFile: '', credentialsFile: '', tlsCaFile: '', tlsCertFile: '', tlsKeyFile: '', eraserPasswordFile: '', trustedNetwork: false }
 
 /**
  * The CA, the loopback certificate and the users' passwords, made once in
@@ -161,16 +167,33 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
   const url = servers.map((s) => s.url).join(',')
   const settings = (user: NatsUser = 'node'): NatsSettings => ({
     natsUrl: url,
-    natsAuth: secrets ? { ...NO_AUTH, user, passwordFile: join(secrets.dir, `${user}.password`), tlsCaFile: join(secrets.dir, 'ca.pem') } : NO_AUTH,
+    natsAuth: secrets
+      ? { ...NO_AUTH, user, passwordFile: join(secrets.dir, `${user}.password`), tlsCaFile: join(secrets.dir, 'ca.pem'), eraserPasswordFile: join(secrets.dir, 'eraser.password') }
+      : NO_AUTH,
   })
+  const env = (user: NatsUser = 'node'): Record<string, string> => {
+    const { natsAuth } = settings(user)
+    if (!secrets) return { NATS_URL: url, NATS_LOG_SECRET_FILE: logSecretFile }
+    return {
+      NATS_URL: url,
+      NATS_LOG_SECRET_FILE: logSecretFile,
+      NATS_USER: natsAuth.user,
+      NATS_PASSWORD_FILE: natsAuth.passwordFile,
+      NATS_TLS_CA_FILE: natsAuth.tlsCaFile,
+      NATS_ERASER_PASSWORD_FILE: natsAuth.eraserPasswordFile,
+    }
+  }
   return {
     servers,
     url,
     settings,
-    env: (user: NatsUser = 'node'): Record<string, string> => {
-      const { natsAuth } = settings(user)
-      if (!secrets) return { NATS_URL: url, NATS_LOG_SECRET_FILE: logSecretFile }
-      return { NATS_URL: url, NATS_LOG_SECRET_FILE: logSecretFile, NATS_USER: natsAuth.user, NATS_PASSWORD_FILE: natsAuth.passwordFile, NATS_TLS_CA_FILE: natsAuth.tlsCaFile }
+    env,
+    makeStreams: async (nodeEnv = {}) => {
+      const operator = settings('operator')
+      const layout = layoutOf(loadConfig({ ...env(), ...nodeEnv }))
+      // Without users (secure: false) the operator is anyone: the trusted network such a server needs.
+      const journal = await openJournal({ ...operator, natsAuth: { ...operator.natsAuth, trustedNetwork: !secrets } }, layout, 60_000)
+      await journal.close()
     },
     secretsDir: secrets?.dir,
     kill: (index) => killed(servers[index], 'SIGKILL'),

@@ -9,7 +9,7 @@ import { log as logLine } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import type { Store } from '../store/store.js'
 import { Applier } from './applier.js'
-import { openJournal } from './connect.js'
+import { openEraser, openJournal } from './connect.js'
 import { NatsLog } from './nats-log.js'
 import { logSeal, readLogSecret, type LogSeal } from './seal.js'
 import { replicatedStore } from './replicated-store.js'
@@ -89,10 +89,10 @@ export async function joinCluster(config: ClusterConfig, local: Store): Promise<
       stream,
       maxBytes: has,
       configured: wants,
-      fix: 'as the NATS operator user: NATS_USER=operator NATS_PASSWORD_FILE=… npm run admin -- stream-limits (with this node\'s other settings)',
+      fix: 'as the NATS operator user: NATS_USER=operator NATS_PASSWORD_FILE=… npm run admin -- log-streams (with this node\'s other settings)',
     })
   }
-  const log = new NatsLog(journal)
+  const log = new NatsLog(journal, config.natsAuth.eraserPasswordFile ? () => openEraser(config) : undefined)
   const seal = logSealOf(config)
   const applier = new Applier(local, log, layoutOf(config), { seal, chunkBytesInLog: config.natsChunkBytes === 'log' })
   applier.start()

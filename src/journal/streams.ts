@@ -143,6 +143,13 @@ export class StreamsDoNotFit extends Error {}
  * the node's NATS user may not reconfigure a stream (deploy/nats/accounts.conf),
  * since one that may can also shrink it and drop what it holds.
  */
+/** A stream of the layout does not exist and this client may not create it (the shipped `node` user may not). */
+export class StreamsMissing extends Error {
+  constructor(readonly stream: string) {
+    super(`the log's stream ${stream} does not exist, and this NATS user may not create it: the operator creates the streams with npm run admin -- log-streams (NATS_USER=operator)`)
+  }
+}
+
 export async function ensureStreams(jsm: JetStreamManager, layout: JournalLayout): Promise<LimitDrift[]> {
   const existing = new Map<string, StreamConfig>()
   for await (const info of jsm.streams.list()) existing.set(info.config.name, info.config)
@@ -162,6 +169,7 @@ async function createOrFind(jsm: JetStreamManager, config: Partial<StreamConfig>
   } catch (error) {
     // 10058: the name is in use with another configuration (another node's limits).
     if (error instanceof JetStreamApiError && error.code === 10058) return (await jsm.streams.info(config.name)).config
+    if (/Permissions Violation/.test(String(error))) throw new StreamsMissing(config.name)
     // 10047 on one server; 10005 "no suitable peers for placement, insufficient storage" in a cluster.
     if (/insufficient storage/.test(String(error))) {
       throw new StreamsDoNotFit(`the NATS servers cannot set aside max_bytes ${config.max_bytes} for stream ${config.name} (${String(error)}): the streams' limits (STORAGE_BUDGET, NATS_STREAM_MAX_BYTES) must fit in each server's max_file_store`)

@@ -120,7 +120,7 @@ t.test('a full stream answers 429 overloaded at once, keeps every acknowledged c
     t.ok(used < TMPFS_BYTES / 2, `the NATS store's tmpfs holds ${(used / MB).toFixed(1)} of ${TMPFS_BYTES / MB} MiB: the limits, not the disk, refused`)
   }
 
-  // The operator raises the limits (what npm run admin -- stream-limits does); the node is not restarted.
+  // The operator raises the limits (what npm run admin -- log-streams does); the node is not restarted.
   for (const stream of [...recordings, signalsStream(layout)]) {
     const { config } = await jsm.streams.info(stream)
     await jsm.streams.update(stream, { ...config, max_bytes: 8 * MB })
@@ -144,9 +144,10 @@ t.test('a full stream answers 429 overloaded at once, keeps every acknowledged c
     [...recordings, signalsStream(layout)].map((stream) => [stream, 8 * MB, MB]).sort(),
     'the streams the operator raised are reported, with what the configuration asks',
   )
-  // Limits no server can set aside (max_file_store is 100GB in deploy/nats/server.conf) stop a node at once, saying why.
+  // Limits no server can set aside (max_file_store is 100GB in deploy/nats/server.conf) stop the creation of the
+  // streams at once, saying why: what npm run admin -- log-streams (as the operator, who creates them) answers.
   const started = Date.now()
-  const refusal = await openJournal(nats.settings('node'), { ...nodeLayout, namespace: 'big', streamBytes: 200 * 1024 * MB }, 60_000).then(
+  const refusal = await openJournal(nats.settings('operator'), { ...nodeLayout, namespace: 'big', streamBytes: 200 * 1024 * MB }, 60_000).then(
     (journal) => journal.close(),
     (error: unknown) => error,
   )

@@ -111,10 +111,10 @@ t.test('npm run admin beside a node goes through the log: its key works on every
   t.match(stopped.stderr, /has not applied it/)
 })
 
-/** `natsEnv`: NATS_URL and the node user's credentials and CA, as a service node on the machine has them. */
+/** `natsEnv`: NATS_URL and the node user's credentials and CA, as a service node on the machine has them, and its layout (nodeOn's). */
 function adminOn(dataDir: string, natsEnv: Record<string, string>, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(DIST, 'admin.js'), ...args], { env: { ...process.env, DATA_DIR: dataDir, ...natsEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [join(DIST, 'admin.js'), ...args], { env: { ...process.env, DATA_DIR: dataDir, ...natsEnv, NATS_PARTITIONS: '2', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))

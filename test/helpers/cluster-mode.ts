@@ -8,8 +8,11 @@ import type { NatsCluster } from '../../src/journal/nats-servers.js'
 import { call } from './api.js'
 import { clusterFor, type Cluster, type ClusterOptions } from './cluster.js'
 
-export function nodeOn(t: { teardown(fn: () => unknown): void }, nats: NatsCluster, options: ClusterOptions = {}): Promise<Cluster> {
-  return clusterFor(t, { workers: 1, startTimeoutMs: 120_000, ...options, env: { ...nats.env(), NATS_PARTITIONS: '2', ...options.env } })
+/** A node on `nats`; the operator makes the log's streams first, as on real machines (the node user may not). */
+export async function nodeOn(t: { teardown(fn: () => unknown): void }, nats: NatsCluster, options: ClusterOptions = {}): Promise<Cluster> {
+  const env = { ...nats.env(), NATS_PARTITIONS: '2', ...options.env }
+  await nats.makeStreams(env)
+  return clusterFor(t, { workers: 1, startTimeoutMs: 120_000, ...options, env })
 }
 
 export interface Owner {

@@ -130,6 +130,8 @@ async function startClusterOnce(options: ClusterOptions, dataDir: string): Promi
   let output = ''
   const nats = await logFor(options, dataDir)
   const clusterEnv: Record<string, string> = nats ? { ...nats.env(), NATS_REPLICAS: '1', NATS_PARTITIONS: '2' } : {}
+  // The operator makes the log's streams, as on real machines: the node user may not.
+  if (nats) await nats.makeStreams({ ...clusterEnv, ...options.env })
   const child = spawn(process.execPath, [options.main ?? join(DIST, 'main.js')], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, WORKERS: String(options.workers ?? 1), ...clusterEnv, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -16,6 +16,8 @@ const layout = { ...DEFAULT_LAYOUT, partitions: 2 }
 /** A journal on the cluster, or on one of its servers alone (`only`, its URL). */
 async function journalOn(t: Test, nats: NatsCluster, only?: string): Promise<Journal> {
   const settings = nats.settings()
+  // The operator makes the streams (the node user may not), then the journal opens as a node's.
+  await (await openJournal({ ...nats.settings('operator'), natsUrl: only ?? settings.natsUrl }, layout, 60_000)).close()
   const journal = await openJournal({ ...settings, natsUrl: only ?? settings.natsUrl }, layout, 60_000)
   t.teardown(() => journal.close())
   return journal

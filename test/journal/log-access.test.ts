@@ -8,18 +8,19 @@
  * client certificate (NATS_TLS_CERT_FILE) as a credential.
  */
 import { execFileSync, spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { readFileSync, rmSync } from 'node:fs'
 import { createConnection } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { jetstreamManager } from '@nats-io/jetstream'
-import { connect, errors, type ConnectionOptions } from '@nats-io/transport-node'
+import { AckPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream'
+import { connect, errors, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node'
 import t, { type Test } from 'tap'
 import { loadConfig } from '../../src/config.js'
 import { natsConnectOptions, openJournal, type Journal } from '../../src/journal/connect.js'
 import { NatsLog } from '../../src/journal/nats-log.js'
 import { NATS_DEPLOY_DIR, natsServerBinary } from '../../src/journal/nats-servers.js'
-import { chunkSubject, controlStream, controlSubject, recordingStream, DEFAULT_LAYOUT, streamNames } from '../../src/journal/streams.js'
+import { chunkSubject, controlStream, controlSubject, recordingStream, signalsStream, DEFAULT_LAYOUT, streamNames } from '../../src/journal/streams.js'
 import { freePort, tempDataDir } from '../helpers/cluster.js'
 import { until } from '../helpers/front-kill.js'
 import { natsCluster } from '../helpers/nats.js'
@@ -91,53 +92,82 @@ t.test('the shipped configuration lets in no client without its user, its passwo
   t.ok(unknownCa, `a server certificate the client's CA did not sign is refused: ${String(unknownCa)}`)
 })
 
-t.test('the node user appends to the log, reads it and removes single recording entries (erasure); it cannot delete, purge, reconfigure or tap it, nor remove a control entry; the operator can', async (t) => {
+/** Each shipped user's connection, as a client of that user makes it. */
+interface Client {
+  nc: NatsConnection
+  jsm: JetStreamManager
+  js: JetStreamClient
+}
+
+type User = 'node' | 'eraser' | 'operator'
+const USERS: User[] = ['node', 'eraser', 'operator']
+
+/**
+ * Every JetStream call a client could make, and who may make it: the table of
+ * /docs/self-hosting ("Who may do what to the log"). A call a user may not
+ * make must be refused by the server itself (a permission violation), not
+ * fail otherwise. Destructive calls run as the operator on a stream of its own.
+ */
+const TABLE: { call: string; allowed: User[]; run(client: Client, user: User, scratch: string): Promise<unknown> }[] = [
+  { call: 'append to the log (rec.>)', allowed: ['node', 'operator'], run: ({ js }) => js.publish(chunkSubject(layout, 0, 'p', 's'), new TextEncoder().encode('entry'), { msgID: randomUUID() }) },
+  { call: 'read a stream\'s state', allowed: ['node', 'operator'], run: ({ jsm }) => jsm.streams.info(controlStream(layout)) },
+  { call: 'list the streams', allowed: ['node', 'operator'], run: ({ jsm }) => jsm.streams.names().next() },
+  { call: 'read an entry by direct get', allowed: ['node', 'operator'], run: ({ jsm }) => jsm.direct.getMessage(controlStream(layout), { seq: 1 }) },
+  {
+    call: 'read in order (an ephemeral consumer, made and removed)',
+    allowed: ['node', 'operator'],
+    run: async ({ jsm }) => {
+      const consumer = await jsm.consumers.add(controlStream(layout), { ack_policy: AckPolicy.None, inactive_threshold: 10_000_000_000 })
+      await jsm.consumers.delete(controlStream(layout), consumer.name)
+    },
+  },
+  { call: 'create a stream', allowed: ['operator'], run: ({ jsm }, user) => jsm.streams.add({ name: `MINE_${user}`, subjects: [`mine.${user}.>`] }) },
+  { call: 'create a stream on _INBOX.>, with no limit', allowed: ['operator'], run: ({ jsm }, user) => jsm.streams.add({ name: `INBOX_${user}`, subjects: user === 'operator' ? ['_INBOX.operator.>'] : ['_INBOX.>'] }) },
+  { call: 'change a stream', allowed: ['operator'], run: ({ jsm }, user, scratch) => jsm.streams.update(user === 'operator' ? scratch : controlStream(layout), { max_age: 1_000_000_000_000 }) },
+  { call: 'purge a stream', allowed: ['operator'], run: ({ jsm }, user, scratch) => jsm.streams.purge(user === 'operator' ? scratch : signalsStream(layout)) },
+  { call: 'remove a recording entry (an erasure\'s)', allowed: ['eraser', 'operator'], run: ({ jsm }, user) => jsm.streams.deleteMessage(recordingStream(layout, 0), USERS.indexOf(user) + 1, true) },
+  { call: 'remove a control entry', allowed: ['operator'], run: ({ jsm }, user) => jsm.streams.deleteMessage(controlStream(layout), USERS.indexOf(user) + 1, true) },
+  { call: 'delete a stream', allowed: ['operator'], run: ({ jsm }, user, scratch) => jsm.streams.delete(user === 'operator' ? scratch : recordingStream(layout, 1)) },
+]
+
+t.test('every JetStream call, as each shipped user: node appends and reads, eraser removes recording entries, only the operator creates, changes, purges or deletes', async (t) => {
   const nats = await natsCluster(t, 1)
-  const journal = await openJournal(nats.settings('node'), layout, 30_000)
-  t.teardown(() => journal.close())
-  const log = new NatsLog(journal)
-  const data = new TextEncoder().encode('entry')
-  const appended = await log.append(controlSubject(layout), data, { id: 'e1', timeoutMs: 5_000 })
-  t.equal((await log.heads([controlStream(layout)])).get(controlStream(layout)), appended.seq, 'the node reads the stream heads')
-  t.same(await log.get(controlStream(layout), appended.seq), data, 'reads one entry by direct get')
-  const reader = log.read(controlStream(layout), 1, 10)
-  for await (const batch of reader) {
-    t.same(batch[0].data, data, 'and reads the stream in order, through an ordered consumer')
-    break
+  const clients = {} as Record<User, Client>
+  for (const user of USERS) {
+    const nc = await connect(natsConnectOptions(nats.settings(user), `svc-test-${user}`))
+    t.teardown(() => nc.close())
+    clients[user] = { nc, jsm: await jetstreamManager(nc), js: jetstream(nc) }
   }
-  reader.stop()
-  const recording = await log.append(chunkSubject(layout, 0, 'p', 's'), data, { id: 'r1', timeoutMs: 5_000 })
-  t.equal(await log.remove(recordingStream(layout, 0), recording.seq), true, 'removes (and erases) a recording entry, as an erasure does')
-  t.equal(await log.get(recordingStream(layout, 0), recording.seq), undefined, 'which is gone')
-  t.equal(await log.remove(recordingStream(layout, 0), recording.seq), false, 'removing it again answers false (another node was first)')
-  t.notMatch(nats.output(), /Violation - User "node"/, 'nothing a node does is denied')
-
-  const jsm = journal.jsm
-  await denied(t, 'delete a stream', () => jsm.streams.delete(controlStream(layout)))
-  await denied(t, 'purge a stream', () => jsm.streams.purge(controlStream(layout)))
-  await denied(t, 'delete an entry', () => jsm.streams.deleteMessage(controlStream(layout), appended.seq))
-  await denied(t, 'change a stream', () => jsm.streams.update(controlStream(layout), { max_age: 1_000_000_000 }))
-  const tap = await new Promise<unknown>((resolve) => {
-    journal.nc.subscribe('ctl.>', { callback: (error) => resolve(error ?? 'a message arrived') })
-    // A bound, not a pause: the server's refusal resolves this first; 1 s passes only if it never comes.
-    void journal.nc.flush().then(() => setTimeout(() => resolve(undefined), 1_000))
-  })
-  t.ok(tap instanceof errors.PermissionViolationError, `the node user cannot read control entries off the wire: ${String(tap)}`)
-  // The server's log reaches us through a pipe, a moment after the refusal itself.
-  const logged = () => nats.output().match(/Publish Violation - User "node"/g)?.length === 4 &&
-    /Subscription Violation - User "node", Subject "ctl\.>"/.test(nats.output())
-  await until(logged, 5_000)
-  t.equal(nats.output().match(/Publish Violation - User "node"/g)?.length, 4, 'the server logs each refused call')
-  t.match(nats.output(), /Subscription Violation - User "node", Subject "ctl\.>"/, 'and the refused subscription')
-
-  const operator = await connect(natsConnectOptions(nats.settings('operator'), 'operator'))
-  t.teardown(() => operator.close())
-  const manager = await jetstreamManager(operator)
-  const names: string[] = []
-  for await (const name of manager.streams.names()) names.push(name)
-  t.same(names.sort(), streamNames(layout).sort(), 'the operator lists every stream')
-  t.equal((await manager.streams.info(controlStream(layout))).state.messages, 1, 'the control stream holds its one entry, nothing removed')
-  t.ok(await manager.streams.delete(controlStream(layout)), 'and the operator may delete a stream')
+  // The operator makes the log's streams (npm run admin -- log-streams); a node's entries fill them.
+  await (await openJournal(nats.settings('operator'), layout, 30_000)).close()
+  for (let i = 0; i < 3; i++) {
+    await clients.node.js.publish(controlSubject(layout), new TextEncoder().encode(`control ${i}`), { msgID: randomUUID() })
+    await clients.node.js.publish(chunkSubject(layout, 0, 'p', 's'), new TextEncoder().encode(`chunk ${i}`), { msgID: randomUUID() })
+  }
+  const scratch = 'SCRATCH'
+  await clients.operator.jsm.streams.add({ name: scratch, subjects: ['scratch.>'] })
+  for (const { call, allowed, run } of TABLE) {
+    for (const user of USERS) {
+      const outcome = await run(clients[user], user, scratch).then(
+        () => 'allowed',
+        (error: unknown) => (/Permissions Violation/.test(String(error)) ? 'refused' : `failed otherwise: ${String(error)}`),
+      )
+      t.equal(outcome, allowed.includes(user) ? 'allowed' : 'refused', `${user}: ${call}`)
+    }
+  }
+  // Listening on the log's subjects outside JetStream: refused to the node and the eraser.
+  for (const user of USERS) {
+    const tap = await new Promise<unknown>((resolve) => {
+      clients[user].nc.subscribe('ctl.>', { callback: (error) => resolve(error ?? 'a message arrived') })
+      // A bound, not a pause: the server's refusal resolves this first; 1 s passes only if it never comes.
+      void clients[user].nc.flush().then(() => setTimeout(() => resolve(undefined), 1_000))
+    })
+    if (user === 'operator') t.equal(tap, undefined, 'the operator may listen')
+    else t.ok(tap instanceof errors.PermissionViolationError, `${user}: cannot read control entries off the wire`)
+  }
+  const info = await clients.operator.jsm.streams.info(recordingStream(layout, 0))
+  t.equal(info.state.messages, 3, 'the recording stream: three chunks and two appends, less the eraser\'s removal and the operator\'s')
+  t.equal((await clients.operator.jsm.streams.info(controlStream(layout))).state.messages, 2, 'the control stream lost only the operator\'s removal')
 })
 
 t.test('a node refuses a NATS server that lets anyone in, unless NATS_TRUSTED_NETWORK=1 says the network is trusted', async (t) => {
@@ -179,16 +209,16 @@ t.test('credentials are named by file, one kind at a time, never in NATS_URL', a
   t.same(options.tls, { caFile: '/ca.pem', certFile: '/c.pem', keyFile: '/k.pem' }, 'the CA and the client certificate reach the connection')
 })
 
-t.test('npm run admin -- stream-limits: the operator sets every stream to the configuration\'s max_bytes, which the node user may not', async (t) => {
+t.test('npm run admin -- log-streams: the operator creates the streams and sets each to the configuration\'s max_bytes, which the node user may not', async (t) => {
   const nats = await natsCluster(t, 1)
-  // The streams as a node without NATS_STREAM_MAX_BYTES made them: no limit.
-  await (await openJournal(nats.settings('node'), layout, 30_000)).close()
+  // The streams as made for nodes without NATS_STREAM_MAX_BYTES: no limit.
+  await (await openJournal(nats.settings('operator'), layout, 30_000)).close()
   const dataDir = tempDataDir('svc-admin-')
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const admin = (user: 'node' | 'operator') =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const env = { ...process.env, ...nats.env(user), NATS_PARTITIONS: '2', NATS_REPLICAS: '1', NATS_STREAM_MAX_BYTES: '2MB', DATA_DIR: dataDir }
-      const child = spawn(process.execPath, [new URL('../../dist/admin.js', import.meta.url).pathname, 'stream-limits'], { env })
+      const child = spawn(process.execPath, [new URL('../../dist/admin.js', import.meta.url).pathname, 'log-streams'], { env })
       let stdout = ''
       let stderr = ''
       child.stdout.on('data', (d) => (stdout += d))
@@ -208,4 +238,17 @@ t.test('npm run admin -- stream-limits: the operator sets every stream to the co
   const manager = await jetstreamManager(operator)
   t.equal((await manager.streams.info(controlStream(layout))).config.max_bytes, 2 * 1024 * 1024, 'as the servers hold it')
   t.same(JSON.parse((await admin('operator')).stdout), { changed: [] }, 'run again, it changes nothing')
+})
+
+t.test('a node started before the operator made the log\'s streams waits for them, then opens the log', async (t) => {
+  const nats = await natsCluster(t, 1)
+  let opened = false
+  const node = openJournal(nats.settings('node'), layout, 60_000).then((journal) => ((opened = true), journal))
+  // The node has tried to create them and been refused by now; it goes on waiting.
+  t.ok(await until(() => /Publish Violation - User "node", Subject "\$JS\.API\.STREAM\.CREATE/.test(nats.output()), 10_000), 'the node tried to create them and was refused')
+  t.notOk(opened, 'not open while the streams are missing')
+  await (await openJournal(nats.settings('operator'), layout, 30_000)).close()
+  const journal = await node
+  t.teardown(() => journal.close())
+  t.same(journal.limitDrift, [], 'open on the operator\'s streams')
 })
