@@ -68,16 +68,24 @@ async function readModels(target: Target, token: string, projectId: string, rang
   return JSON.stringify({ count: JSON.parse(count.bytes.toString()), items })
 }
 
-/** Waits until every node answers the same read models (they apply the log at their own pace), up to `timeoutMs`. */
-async function converged(nodes: Target[], token: string, projectId: string, range: { since: number; until: number }, timeoutMs: number): Promise<string[] | undefined> {
+/**
+ * Waits until every node answers the same read models (they apply the log at their own pace), up to `timeoutMs`;
+ * `differ` says what each node last answered when they never agreed.
+ */
+async function converged(nodes: Target[], token: string, projectId: string, range: { since: number; until: number }, timeoutMs: number): Promise<{ models?: string[]; differ?: string }> {
   const deadline = Date.now() + timeoutMs
   let last: (string | undefined)[] = []
   while (Date.now() < deadline) {
     last = await Promise.all(nodes.map((node) => readModels(node, token, projectId, range)))
-    if (last.every((model) => model !== undefined && model === last[0])) return last as string[]
+    if (last.every((model) => model !== undefined && model === last[0])) return { models: last as string[] }
     await sleep(1_000)
   }
-  return undefined
+  const summary = (model: string | undefined) => {
+    if (!model) return 'no answer'
+    const { count, items } = JSON.parse(model) as { count: unknown; items: FeedItem[] }
+    return `sessions ${JSON.stringify(count)}, ${items.length} friction items`
+  }
+  return { differ: nodes.map((node, i) => `${node.name}: ${summary(last[i])}`).join('; ') }
 }
 
 function unavailability(history: Op[], window: { from: number; to: number }): Verdict['unavailable'] {
@@ -105,8 +113,8 @@ function unavailability(history: Op[], window: { from: number; to: number }): Ve
 export async function check(nodes: Target[], ownerKey: string, projectId: string, history: Op[], window: { from: number; to: number }): Promise<Verdict> {
   const notes: string[] = []
   const range = { since: Date.now() - 3_600_000, until: Date.now() + 3_600_000 }
-  const models = await converged(nodes, ownerKey, projectId, range, 120_000)
-  if (!models) notes.push('the nodes did not converge on the same read models within 120 s')
+  const { models, differ } = await converged(nodes, ownerKey, projectId, range, 120_000)
+  if (!models) notes.push(`the nodes did not converge on the same read models within 120 s (${differ})`)
 
   let chunksLost = 0
   let chunksCorrupt = 0

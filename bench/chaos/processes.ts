@@ -28,10 +28,13 @@ export interface Proc {
 }
 
 export interface Deployment {
+  /** Each server's store directory, a tmpfs of its own. */
+  natsStores: string[]
   nats: Proc[]
   nodes: Proc[]
   nodeUrl(host: Host): string
-  stop(): Promise<void>
+  /** Kills every process; `keep` leaves the NATS stores mounted and the data in place, to look at. */
+  stop(keep?: boolean): Promise<void>
 }
 
 function launcher(host: Host, dir: string, command: string[], env: NodeJS.ProcessEnv, cwd?: string): Proc {
@@ -95,6 +98,8 @@ export async function deploy(dir: string): Promise<Deployment> {
   const nats = NATS_HOSTS.map((host) => {
     const store = join(dir, host.name)
     mkdirSync(store, { recursive: true })
+    // A disk of its own that a fault can fill (run.ts, disk-full-nats): a tmpfs of 1 GiB.
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${1024 ** 3}`, 'tmpfs', store])
     const command = ['nats-server', '-c', join(NATS_DEPLOY_DIR, 'nats.conf'), '-a', host.address, '-p', '4222', '--cluster', `nats://${host.address}:6222`, '--routes', routes]
     return launcher(host, dir, command, { ...process.env, ...natsEnv, NATS_SERVER_NAME: host.name, NATS_STORE_DIR: store }, join(secrets, host.address))
   })
@@ -127,15 +132,17 @@ export async function deploy(dir: string): Promise<Deployment> {
   const nodeUrl = (host: Host) => `http://${host.address}:${NODE_PORT}`
   for (const host of NODE_HOSTS) if (!(await reachable(nodeUrl(host), 120_000))) throw new Error(`${host.name} did not answer /health in 120 s (see ${dir}/${host.name}.log)`)
   return {
+    natsStores: NATS_HOSTS.map((host) => join(dir, host.name)),
     nats,
     nodes,
     nodeUrl,
-    async stop() {
+    async stop(keep = false) {
       for (const proc of [...nodes, ...nats]) {
         signalGroup(proc, 'SIGCONT')
         signalGroup(proc, 'SIGKILL')
       }
       await sleep(500)
+      if (!keep) for (const host of NATS_HOSTS) execFileSync('umount', ['-l', join(dir, host.name)])
     },
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run chaos -- [--faults=a,b] [--seconds=60] [--seed=1]` (as root): a
+ * `npm run chaos -- [--faults=a,b] [--seconds=60] [--seed=1] [--keep]` (as root): a
  * Jepsen-style run of the cluster mode on this machine (issue 43). For each
  * fault class, on a fresh deployment (net.ts, processes.ts): clients send
  * chunks, signals and control writes through every node (workload.ts) for 10 s,
@@ -11,6 +11,7 @@
  * Load and faults stay on this machine: every address is on the harness's
  * own bridge, and every run ends by itself.
  */
+import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -56,6 +57,18 @@ const FAULTS: Fault[] = [
     stop: (d) => d.nats[2].start(),
   },
   {
+    name: 'disk-full-nats',
+    what: 'nats1\'s disk filled to the last byte by another file for the fault, then the file removed',
+    start: (d) => void spawnSync('dd', ['if=/dev/zero', `of=${join(d.natsStores[0], 'filler')}`, 'bs=1M'], { stdio: 'ignore' }),
+    stop: (d) => rmSync(join(d.natsStores[0], 'filler'), { force: true }),
+  },
+  {
+    name: 'kill-all-nats',
+    what: 'all three nats-servers killed at once (SIGKILL) at the start, after 10 s of load, and started again at the end',
+    start: (d) => d.nats.forEach((proc) => signalGroup(proc, 'SIGKILL')),
+    stop: (d) => d.nats.forEach((proc) => proc.start()),
+  },
+  {
     name: 'kill-node',
     what: 'node3 killed (SIGKILL, every process) at the start, started again on its data at the end',
     start: (d) => signalGroup(d.nodes[2], 'SIGKILL'),
@@ -66,6 +79,8 @@ const FAULTS: Fault[] = [
 const args = Object.fromEntries(process.argv.slice(2).map((arg) => arg.replace(/^--/, '').split('=')) as [string, string][])
 const seconds = Number(args.seconds ?? 60)
 const seed = Number(args.seed ?? 1)
+// --keep: the deployment's stores, logs and data stay where they were, for a look afterwards.
+const keep = 'keep' in args
 const chosen = args.faults ? FAULTS.filter((f) => args.faults.split(',').includes(f.name)) : FAULTS
 if (process.getuid?.() !== 0) throw new Error('npm run chaos needs root: it makes network namespaces and iptables rules')
 
@@ -105,9 +120,10 @@ async function runFault(fault: Fault, historyDir: string): Promise<Verdict> {
     console.error(`${fault.name}: healed; ${workload.history.length} requests; checking`)
     return await check(nodes, ownerKey, project.id, workload.history, { from, to })
   } finally {
-    await deployment?.stop()
+    await deployment?.stop(keep)
     destroyNetwork()
-    rmSync(dir, { recursive: true, force: true })
+    if (keep) console.error(`${fault.name}: kept in ${dir}`)
+    else rmSync(dir, { recursive: true, force: true })
   }
 }
 

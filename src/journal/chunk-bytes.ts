@@ -4,20 +4,30 @@
  * of its recording stream (JetStream direct get), so that recordings take
  * the NATS cluster's disks, not each node's.
  */
+import { log } from '../log.js'
 import type { ChunkBytes } from '../recordings/chunk-bytes.js'
-import type { Store } from '../store/store.js'
+import type { ChunkInfo, Store } from '../store/store.js'
 import { decodeIngestMessage } from './entries.js'
 import type { Log } from './log.js'
 import type { LogSeal } from './seal.js'
 
-export function journalChunkBytes(store: Store, log: Log, seal: LogSeal): ChunkBytes {
+export function journalChunkBytes(store: Store, journal: Log, seal: LogSeal): ChunkBytes {
+  /** The chunk at the place this node applied it, if the message there is the one it applied: its item names this chunk. */
+  const chunkIn = (data: Uint8Array | undefined, projectId: string, sk: string, info: ChunkInfo) => {
+    if (!data) return undefined
+    const item = decodeIngestMessage(seal.open('ingest', data))[info.journal!.part ?? 0]?.item
+    return item?.kind === 'chunk' && item.projectId === projectId && item.meta.sk === sk && item.meta.seq === info.seq ? item.body : undefined
+  }
   return async (projectId, sk, info) => {
     const held = store.getChunk(projectId, sk, info.seq)
     if (held || !info.journal) return held
-    // Gone from the log: the stream's max_age (RETENTION_DAYS) expired it.
-    const data = await log.get(info.journal.stream, info.journal.seq)
-    if (!data) return undefined
-    const item = decodeIngestMessage(seal.open('ingest', data))[info.journal.part ?? 0]?.item
-    return item?.kind === 'chunk' ? item.body : undefined
+    const { stream, seq } = info.journal
+    // A replica may be behind, or (as Jepsen found JetStream's can be) hold another message at that sequence:
+    // then the stream's leader is asked. Gone from both: the stream's max_age (RETENTION_DAYS) expired it.
+    const fromReplica = chunkIn(await journal.get(stream, seq), projectId, sk, info)
+    if (fromReplica) return fromReplica
+    const fromLeader = chunkIn(await journal.getFromLeader(stream, seq), projectId, sk, info)
+    if (!fromLeader) log.warn('a chunk is not where this node applied it, on a replica nor on the leader', { stream, seq })
+    return fromLeader
   }
 }

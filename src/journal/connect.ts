@@ -38,10 +38,24 @@ function secret(path: string): string {
  * front's and `npm run admin`'s. Secrets are read from their files here, at
  * connect time, and go nowhere else.
  */
+/** A connection whose server missed MAX_PINGS_OUT pings in a row is taken as lost, and the client dials another server. */
+const PING_INTERVAL_MS = 3_000
+const MAX_PINGS_OUT = 2
+
 export function natsConnectOptions(settings: NatsSettings, name = 'svc-node'): ConnectionOptions {
   const auth = settings.natsAuth
   // noAsyncTraces: the client would otherwise capture a stack (an Error) for every request, a PubAck included.
-  const options: ConnectionOptions = { servers: natsServers(settings.natsUrl), maxReconnectAttempts: -1, reconnectTimeWait: 250, name, noAsyncTraces: true }
+  // A ping every PING_INTERVAL_MS: behind a partition the socket stays open and silent, and with the client's default
+  // (2 minutes, two missed) a node went on sending to a server cut off from the others for minutes (npm run chaos, split).
+  const options: ConnectionOptions = {
+    servers: natsServers(settings.natsUrl),
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    name,
+    noAsyncTraces: true,
+    pingInterval: PING_INTERVAL_MS,
+    maxPingOut: MAX_PINGS_OUT,
+  }
   if (auth.passwordFile) Object.assign(options, { user: auth.user, pass: secret(auth.passwordFile) })
   if (auth.tokenFile) options.token = secret(auth.tokenFile)
   if (auth.nkeySeedFile) options.authenticator = nkeyAuthenticator(new TextEncoder().encode(secret(auth.nkeySeedFile)))

@@ -51,8 +51,13 @@ export interface Log {
   read(stream: string, from: number, maxBytes: number): LogReader
   /** The last sequence of each stream (0: empty). */
   heads(streams: string[]): Promise<Map<string, number>>
-  /** The entry at `seq`, or undefined when the stream no longer holds it (expired, or removed). */
+  /** The entry at `seq`, or undefined when the stream no longer holds it (expired, or removed). From any replica. */
   get(stream: string, seq: number): Promise<Uint8Array | undefined>
+  /**
+   * The same from the stream's leader: slower (one server answers), for when a replica's copy is not the entry
+   * this node applied at `seq` (a replica that diverged, as Jepsen saw JetStream's do; chunk-bytes.ts).
+   */
+  getFromLeader(stream: string, seq: number): Promise<Uint8Array | undefined>
   /**
    * Removes the entry at `seq` and overwrites its bytes where the log keeps them (an erasure, log-scrub.ts);
    * false when the stream held no such entry (removed before, or expired).

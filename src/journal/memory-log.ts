@@ -98,6 +98,10 @@ export class MemoryLog implements Log {
     return entry && !this.removed.has(entry) ? entry.data : undefined
   }
 
+  getFromLeader(stream: string, seq: number): Promise<Uint8Array | undefined> {
+    return this.get(stream, seq)
+  }
+
   async remove(stream: string, seq: number): Promise<boolean> {
     const entry = this.held(stream).entries[seq - 1]
     if (!entry || this.removed.has(entry)) return false

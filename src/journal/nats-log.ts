@@ -108,6 +108,16 @@ export class NatsLog implements Log {
     return message?.data
   }
 
+  async getFromLeader(stream: string, seq: number): Promise<Uint8Array | undefined> {
+    try {
+      return (await this.journal.jsm.streams.getMessage(stream, { seq }))?.data
+    } catch (error) {
+      // No message at that sequence: 10037 "no message found".
+      if (error instanceof JetStreamApiError && error.code === 10037) return undefined
+      throw error
+    }
+  }
+
   async remove(stream: string, seq: number): Promise<boolean> {
     try {
       // erase: JetStream overwrites the message's bytes in its files with random data, not only its index entry.

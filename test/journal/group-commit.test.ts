@@ -25,6 +25,7 @@ function heldLog() {
     read: inner.read.bind(inner),
     heads: inner.heads.bind(inner),
     get: inner.get.bind(inner),
+    getFromLeader: inner.getFromLeader.bind(inner),
     remove: inner.remove.bind(inner),
     close: inner.close.bind(inner),
     async append(subject, data, options): Promise<Appended> {

@@ -208,3 +208,29 @@ t.test('a change the log took but this node does not apply by the deadline is an
   t.match((answer as ApiError).message, /took this change, but this node did not apply it in time/)
   t.equal((await log.heads([controlStream(layout)])).get(controlStream(layout)), 1, 'the log holds the change: another node applies it')
 })
+
+t.test('a replica that holds another message where a chunk was applied is not believed: the leader is asked, and a chunk found nowhere is missing, never another one', async (t) => {
+  const { log, layout } = memoryLog()
+  const a = await startNode(t, log, layout, undefined, true)
+  const project = await projectOn(a)
+  const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
+  // One session, so one partition: two chunks in two messages of one stream, one after the other.
+  for (const seq of [0, 1]) t.equal(await sink.enqueue(chunkItem(project.id, 's1', seq, 100 + seq)), 'stored')
+  t.ok(await a.applier.caughtUp(5_000))
+  const [first, second] = a.local.listChunks(project.id, 's1')
+  t.not(first.journal!.seq, second.journal!.seq, 'two messages')
+  // A diverged replica: at each sequence of the stream it holds the other message.
+  const swap = (seq: number) => (seq === first.journal!.seq ? second.journal!.seq : first.journal!.seq)
+  const diverged = (leaderToo: boolean) =>
+    new Proxy(log, {
+      get(target, name) {
+        if (name === 'get' || (leaderToo && name === 'getFromLeader')) return (stream: string, seq: number) => target.get(stream, swap(seq))
+        const value = Reflect.get(target, name, target)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+  const sent = (seq: number) => Buffer.from((chunkItem(project.id, 's1', seq, 100 + seq) as { body: Uint8Array }).body)
+  const fromLeader = await journalChunkBytes(a.local, diverged(false), testLogSeal)(project.id, 's1', first)
+  t.same(Buffer.from(fromLeader!), sent(0), 'the replica\'s message is another chunk\'s: the leader\'s copy is read')
+  t.equal(await journalChunkBytes(a.local, diverged(true), testLogSeal)(project.id, 's1', first), undefined, 'with the leader wrong too, no bytes rather than another chunk\'s')
+})

@@ -113,6 +113,7 @@ const TABLE: { call: string; allowed: User[]; run(client: Client, user: User, sc
   { call: 'read a stream\'s state', allowed: ['node', 'operator'], run: ({ jsm }) => jsm.streams.info(controlStream(layout)) },
   { call: 'list the streams', allowed: ['node', 'operator'], run: ({ jsm }) => jsm.streams.names().next() },
   { call: 'read an entry by direct get', allowed: ['node', 'operator'], run: ({ jsm }) => jsm.direct.getMessage(controlStream(layout), { seq: 1 }) },
+  { call: 'read an entry from the stream\'s leader', allowed: ['node', 'operator'], run: ({ jsm }) => jsm.streams.getMessage(controlStream(layout), { seq: 1 }) },
   {
     call: 'read in order (an ephemeral consumer, made and removed)',
     allowed: ['node', 'operator'],
