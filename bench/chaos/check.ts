@@ -119,13 +119,32 @@ export async function check(nodes: Target[], ownerKey: string, projectId: string
   let chunksLost = 0
   let chunksCorrupt = 0
   const chunks = history.filter((op) => op.kind === 'chunk' && acknowledged(op))
+  let chunkReadsRetried = 0
+  // A node that answers none of three chunks in a row, each asked for 20 s, is not asked for the rest: counted, not waited for.
+  const failing = new Map<string, number>()
+  let skipped = 0
   for (const op of chunks) {
     for (const node of nodes) {
-      const answer = await post(node, ownerKey, '/cli/sessions.chunk', { projectId, sessionKey: op.sk, seq: op.seq })
+      if ((failing.get(node.name) ?? 0) >= 3) {
+        skipped++
+        chunksLost++
+        continue
+      }
+      // An answer other than the bytes is asked again for 20 s: a node just healed may be unavailable (5xx) or
+      // behind (404) for a moment; lost is what no node gives back after that.
+      let answer = await post(node, ownerKey, '/cli/sessions.chunk', { projectId, sessionKey: op.sk, seq: op.seq })
+      for (let tries = 0; answer.status !== 200 && tries < 20; tries++) {
+        chunkReadsRetried++
+        await sleep(1_000)
+        answer = await post(node, ownerKey, '/cli/sessions.chunk', { projectId, sessionKey: op.sk, seq: op.seq })
+      }
+      failing.set(node.name, answer.status === 200 ? 0 : (failing.get(node.name) ?? 0) + 1)
       if (answer.status !== 200) chunksLost++
       else if (createHash('sha256').update(answer.bytes).digest('hex') !== op.sha) chunksCorrupt++
     }
   }
+  for (const [node, misses] of failing) if (misses >= 3) notes.push(`${node} answered no chunk read after the heal (the last answer not 200 after 20 s each): ${skipped} reads not made, counted as lost`)
+  if (chunkReadsRetried > 0) notes.push(`${chunkReadsRetried} chunk reads were asked again (the node answered 5xx or 404 at first)`)
 
   // A key's last acknowledged change decides; one whose revocation got no clear answer may go either way.
   let controlMissing = 0

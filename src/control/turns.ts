@@ -12,10 +12,12 @@
  * (src/store/read-budget.ts): the bound holds by construction, not per
  * endpoint.
  *
- * A step holds the turn while it awaits (an LMDB commit). Operations marked
+ * A step holds the turn while it awaits (an LMDB commit), but not while it
+ * waits on the cluster's log (src/waiting.ts). Operations marked
  * `light` in the router (a few keys read: whoami, sign-in) never queue.
  */
 import { log } from '../log.js'
+import { withAway } from '../waiting.js'
 import { metrics } from '../metrics/registry.js'
 
 /** A step that holds the turn longer than this is logged: its operation needs a smaller budget. */
@@ -86,7 +88,8 @@ export class FairTurns {
       this.enqueue(org, timed(() => {
         let settled: Promise<T>
         try {
-          settled = Promise.resolve(work(turn))
+          // A wait on the log anywhere below gives this turn away while it waits (src/waiting.ts).
+          settled = Promise.resolve(withAway((w) => turn.away(w), () => work(turn)))
         } catch (error) {
           settled = Promise.reject(error)
         }

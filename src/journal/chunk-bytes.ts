@@ -5,6 +5,7 @@
  * the NATS cluster's disks, not each node's.
  */
 import { log } from '../log.js'
+import { waitAway } from '../waiting.js'
 import type { ChunkBytes } from '../recordings/chunk-bytes.js'
 import type { ChunkInfo, Store } from '../store/store.js'
 import { decodeIngestMessage } from './entries.js'
@@ -19,14 +20,16 @@ export function journalChunkBytes(store: Store, journal: Log, seal: LogSeal): Ch
     return item?.kind === 'chunk' && item.projectId === projectId && item.meta.sk === sk && item.meta.seq === info.seq ? item.body : undefined
   }
   return async (projectId, sk, info) => {
-    const held = store.getChunk(projectId, sk, info.seq)
-    if (held || !info.journal) return held
+    const kept = store.getChunk(projectId, sk, info.seq)
+    if (kept || !info.journal) return kept
     const { stream, seq } = info.journal
     // A replica may be behind, or (as Jepsen found JetStream's can be) hold another message at that sequence:
     // then the stream's leader is asked. Gone from both: the stream's max_age (RETENTION_DAYS) expired it.
-    const fromReplica = chunkIn(await journal.get(stream, seq), projectId, sk, info)
+    const held = await waitAway(() => journal.get(stream, seq))
+    const fromReplica = chunkIn(held, projectId, sk, info)
     if (fromReplica) return fromReplica
-    const fromLeader = chunkIn(await journal.getFromLeader(stream, seq), projectId, sk, info)
+    if (held) log.warn('a replica holds another message where this node applied a chunk; reading the leader\'s', { stream, seq })
+    const fromLeader = chunkIn(await waitAway(() => journal.getFromLeader(stream, seq)), projectId, sk, info)
     if (!fromLeader) log.warn('a chunk is not where this node applied it, on a replica nor on the leader', { stream, seq })
     return fromLeader
   }

@@ -10,9 +10,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { ApiKeyRecord, CreateOutcome, InviteRecord, SetupTokenRecord, Store } from '../store/store.js'
 import type { Applier } from './applier.js'
 import { REPLICATED, type ReplicatedOperation } from './operations.js'
+import { waitAway } from '../waiting.js'
 
 export function replicatedStore(local: Store, applier: Applier, deadlineMs: number): Store {
-  return withMutations(local, (op, args) => applier.submit(op, args, Date.now() + deadlineMs))
+  return withMutations(local, (op, args) => waitAway(() => applier.submit(op, args, Date.now() + deadlineMs)))
 }
 
 /** `local`, with every replicated mutation routed to `mutate` and everything else answered by `local` itself. */

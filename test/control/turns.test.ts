@@ -6,6 +6,7 @@
  */
 import t from 'tap'
 import { FairTurns } from '../../src/control/turns.js'
+import { waitAway } from '../../src/waiting.js'
 
 t.test('organisations are served round robin, however many operations one of them queues', async (t) => {
   const turns = new FairTurns(100)
@@ -57,4 +58,25 @@ t.test('between two steps, I/O that arrived meanwhile is served first', async (t
   const second = turns.run('a', () => void order.push('step 2'))
   await Promise.all([first, second])
   t.same(order, ['step 1', 'io', 'step 2'])
+})
+
+t.test('a wait on the cluster\'s log anywhere inside a step gives the turn away while it waits; a wait inside it holds nothing', async (t) => {
+  const turns = new FairTurns(100)
+  const done: string[] = []
+  let acknowledge!: () => void
+  // What replicated-store.ts does for a change: the wait for the log, deep in the store, knows nothing of turns.
+  const submit = () => waitAway(() => waitAway(() => new Promise<void>((resolve) => (acknowledge = resolve))))
+  const writing = turns.run('hostile', async () => {
+    done.push('hostile writes')
+    await submit()
+    done.push('hostile answered')
+  })
+  const other = turns.run('bystander', () => void done.push('bystander served'))
+  await other
+  t.same(done, ['hostile writes', 'bystander served'], 'served while the change waits for the log')
+  acknowledge()
+  await writing
+  t.same(done, ['hostile writes', 'bystander served', 'hostile answered'])
+  t.same(turns.served, ['hostile', 'bystander', 'hostile'], 'the answer waited for its organisation\'s turn again, once')
+  t.equal(await waitAway(async () => 'outside any turn'), 'outside any turn', 'outside a turn, a wait just runs')
 })
