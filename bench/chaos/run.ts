@@ -58,9 +58,16 @@ const FAULTS: Fault[] = [
   },
   {
     name: 'disk-full-nats',
-    what: 'nats1\'s disk filled to the last byte by another file for the fault, then the file removed',
+    what: 'nats1\'s disk filled to the last byte by another file for the fault, then the file removed and nats1 restarted (what /docs/self-hosting tells an operator of nats-server 2.9 to do)',
     start: (d) => void spawnSync('dd', ['if=/dev/zero', `of=${join(d.natsStores[0], 'filler')}`, 'bs=1M'], { stdio: 'ignore' }),
-    stop: (d) => rmSync(join(d.natsStores[0], 'filler'), { force: true }),
+    stop: async (d) => {
+      rmSync(join(d.natsStores[0], 'filler'), { force: true })
+      // Without a restart nats-server 2.9.10 stays locked up once its disk filled (every read through it times out),
+      // and a SIGTERM does not stop it then: it is killed.
+      signalGroup(d.nats[0], 'SIGKILL')
+      await new Promise((resolve) => d.nats[0].child?.once('exit', resolve) ?? resolve(undefined))
+      d.nats[0].start()
+    },
   },
   {
     name: 'kill-all-nats',
