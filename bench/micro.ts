@@ -91,6 +91,8 @@ function runMicro(): MicroFigure[] {
   return [
     measure(`parseChunkMeta (valid X-Svc-Meta, ${meta.length} B)`, () => parseChunkMeta(meta)),
     measure('parseChunkMeta (header not JSON)', () => parseChunkMeta('{"sk":')),
+    // 16 KB of nested arrays, the default head limit: flattened before JSON.parse, against the valid header above.
+    measure('parseChunkMeta (16 KB of nested arrays)', () => parseChunkMeta('['.repeat(8_000) + ']'.repeat(8_000))),
     measure(`parseSignals (valid batch, ${signals.byteLength} B)`, () => parseSignals(signals, now)),
     measure(`parseSignals (with 5 console texts, 5 failed requests, a referrer, ${withTexts.byteLength} B)`, () => parseSignals(withTexts, now)),
     // Flattened past the batch's depth before JSON.parse (src/contract/json-nesting.ts): the flat batch of the same size beside it is the bound.

@@ -1,8 +1,8 @@
 /**
  * Flattening JSON nested past what a schema allows (src/contract/json-nesting.ts):
  * a validator judges the flattened text as it would the original, the rest is
- * kept, and a body of nested arrays costs about what a flat batch of the same
- * size does to parse; an X-Svc-Meta likewise.
+ * kept, and nothing deeper than the schema reaches JSON.parse (bench/micro.ts
+ * measures the cost against a flat batch and a valid header).
  */
 import t from 'tap'
 import { LIMITS } from '../../src/config.js'
@@ -55,36 +55,18 @@ t.test('an X-Svc-Meta nested past its schema is judged as before: a deep unknown
   t.match(parseChunkMeta(`${deep(8_000)}]`), { ok: false, error: /not JSON/ })
 })
 
-/** Best of `runs` timings of `fn`, ms: a loaded machine slows both sides of a comparison alike. */
-function best(fn: () => unknown, runs = 7): number {
-  let fastest = Number.POSITIVE_INFINITY
-  for (let i = 0; i < runs; i++) {
-    const started = performance.now()
-    fn()
-    fastest = Math.min(fastest, performance.now() - started)
-  }
-  return fastest
-}
-
-t.test('a body of nested arrays at the signals cap costs under 3 times a flat batch of the same size to parse', async (t) => {
-  const clicks: unknown[] = []
-  const batch = { sk: 's', vid: 'v', clicks }
-  while (JSON.stringify(batch).length < LIMITS.signalsBytes - 200) clicks.push({ url: 'https://shop.test/p?x=1', ts: NOW - clicks.length, xRatio: 0.5, yDoc: 100, kind: 'click' })
-  const flat = Buffer.from(JSON.stringify(batch))
+// What these cost against a flat batch or a valid header is measured in bench/micro.ts, not here: a timed test fails
+// on a loaded or instrumented run (it did under `npm run coverage`). Here, what makes the cost bounded: nothing
+// deeper than the schema reaches JSON.parse and the validator, and the answer is the one a flat body gets.
+t.test('a body of nested arrays at the signals cap is judged on its flattened text: refused as a flat array would be, or taken without what nests past the schema', async (t) => {
   const nested = Buffer.from(deep(Math.floor(LIMITS.signalsBytes / 2) - 10))
+  t.equal(flattenDeeperThan(nested.toString(), schemaDepth(signalsBatchSchema), 0), deep(4), 'what JSON.parse sees: four levels')
+  t.same(parseSignals(nested, NOW), { ok: false, error: 'The body is not a signals batch: body: must be object.' })
   const nestedInBatch = Buffer.from(`{"sk":"s","vid":"v","x":[${Array(Math.floor(LIMITS.signalsBytes / 70)).fill(deep(32)).join(',')}]}`)
-  const flatMs = best(() => parseSignals(flat, NOW))
-  for (const [what, body] of [['nested arrays', nested], ['arrays 32 deep, side by side', nestedInBatch]] as const) {
-    const ms = best(() => parseSignals(body, NOW))
-    t.ok(ms < 3 * flatMs, `${what}: ${ms.toFixed(2)} ms against ${flatMs.toFixed(2)} ms for a flat batch`)
-  }
+  t.same(parseSignals(nestedInBatch, NOW), { ok: true, batch: { sk: 's', vid: 'v', dropped: 0, views: [], clicks: [], errors: [] } }, 'arrays 32 deep side by side: the batch is kept, the unknown member dropped')
 })
 
-t.test('an X-Svc-Meta of 16 KB of nested arrays (the default head limit) costs under 60 times a valid one to judge', async (t) => {
-  const valid = JSON.stringify({ sk: 's', vid: 'v', seq: 0, pageIndex: 0, url: 'https://shop.test/', firstTs: NOW, lastTs: NOW, eventCount: 3, encoding: 'json', startedAt: NOW })
-  const nested = deep(8_000)
-  const perCall = (header: string) => best(() => { for (let i = 0; i < 50; i++) parseChunkMeta(header) }) / 50
-  const validMs = perCall(valid)
-  const nestedMs = perCall(nested)
-  t.ok(nestedMs < 60 * validMs, `${(nestedMs * 1000).toFixed(1)} µs against ${(validMs * 1000).toFixed(1)} µs`)
+t.test('an X-Svc-Meta of 16 KB of nested arrays (the default head limit) is judged on its flattened text', async (t) => {
+  t.equal(flattenDeeperThan(deep(8_000), schemaDepth(chunkMetaSchema), 0), deep(3), 'what JSON.parse sees: three levels')
+  t.same(parseChunkMeta(deep(8_000)), { ok: false, error: 'The X-Svc-Meta header is malformed: body: must be object.' })
 })
