@@ -95,7 +95,8 @@ export async function finishDashboardBuild(outDir: string): Promise<void> {
   }
 
   // Files of earlier builds. A running control worker holds its files in memory, so removing them is safe.
-  for (const name of readdirSync(outDir)) if (!keep.has(name)) rmSync(join(outDir, name), { force: true })
+  // A coverage build's source maps stay beside their files (never served: the control worker serves what it lists).
+  for (const name of readdirSync(outDir)) if (!keep.has(name) && !keep.has(name.replace(/\.map$/, ''))) rmSync(join(outDir, name), { force: true })
 
   report(files)
   const budgeted = files.filter((f) => f.name.endsWith('.js') && !f.player).reduce((sum, f) => sum + f.gzip, 0)

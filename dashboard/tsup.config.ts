@@ -19,6 +19,8 @@ export default defineConfig({
   outDir: OUT_DIR,
   splitting: true,
   minify: true,
+  // Only for `npm run coverage`, which maps what Chromium ran back to the sources (test/support/browser-coverage.ts).
+  sourcemap: process.env.SVC_SOURCE_MAPS === '1',
   // Bundled whole: nothing is loaded from node_modules at run time.
   noExternal: [/.*/],
   metafile: true,

@@ -300,6 +300,8 @@ export default defineConfig({
   outDir: 'dist/public',
   outExtension: () => ({ js: '.js' }),
   minify: true,
+  // Only for `npm run coverage`, which maps what Chromium ran back to the sources (test/support/browser-coverage.ts).
+  sourcemap: process.env.SVC_SOURCE_MAPS === '1',
   clean: false,
   silent: true,
   define: { __TRACKER_VERSION__: JSON.stringify(version) },

@@ -13,6 +13,7 @@ import { snippetFor } from '../../src/install/snippet.js'
 import { expandedEvents } from '../../src/recordings/compact-mutations.js'
 import type { SignalsRecord, Store } from '../../src/store/store.js'
 import { ROOT } from './cluster.js'
+import { recordBrowserCoverage } from '../support/browser-coverage.js'
 import { profiled } from '../support/profile-events.js'
 
 export { until } from './until.js'
@@ -32,6 +33,7 @@ export async function launchBrowser(t: Teardown): Promise<Browser> {
     }),
   )
   t.teardown(() => browser.close())
+  recordBrowserCoverage(browser)
   // Test files run under tsx, whose esbuild keeps function names by wrapping functions in `__name(fn, "name")`:
   // a function handed to page.evaluate carries that call into the page, where nothing defines it.
   const newContext = browser.newContext.bind(browser)
