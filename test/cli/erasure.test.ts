@@ -6,7 +6,7 @@
  * (COMPACTION_DELAY_MS a day): test/recordings/erasure-files.test.ts has it.
  */
 import t from 'tap'
-import { cliSetup } from '../helpers/cli.js'
+import { cliSetup, runCliInProcess } from '../helpers/cli.js'
 import { clusterFor } from '../helpers/cluster.js'
 import { postChunk } from '../helpers/read.js'
 
@@ -76,4 +76,24 @@ t.test('projects rename, and projects delete only with --yes', async (t) => {
   t.same((await svc(['projects', 'list', '--json'], { env })).json.projects, [])
   const again = await svc(['projects', 'delete', projectId, '--yes', '--json'], { env })
   t.same([again.code, again.error?.code], [1, 'not_found'], 'a deleted project is not found')
+})
+
+t.test('the CLI\'s run(), called in this process from its sources, answers as the downloaded file does', async (t) => {
+  const { seeded, svc, home } = await cliSetup(t, cluster)
+  const env = { SVC_API_KEY: seeded.apiKey }
+  const projectId = seeded.project.id
+  const body = Buffer.from(JSON.stringify([{ type: 3, timestamp: NOW, data: { source: 1 } }]))
+  t.equal(await postChunk(cluster.url, seeded.project.publicKey, { sk: 'in-process', seq: 0, startedAt: NOW - 60_000, firstTs: NOW - 60_000, lastTs: NOW - 1_000, identity: { userId: 'u-here' } }, body), 200)
+  const inProcess = (args: string[]) => runCliInProcess(cluster.url, args, { home, env })
+
+  const args = ['erase', projectId, '--user', 'u-here', '--dry-run', '--json']
+  const [started, here] = [await svc(args, { env }), await inProcess(args)]
+  t.same([here.code, here.json.wouldRemove], [started.code, started.json.wouldRemove], 'the same dry run')
+  t.match((await inProcess(['erase', projectId, '--user', 'u-here', '--dry-run'])).stdout, /Would erase 1 sessions, 1 chunks .* Nothing was removed\./)
+  const usage = await inProcess(['erase', projectId, '--json'])
+  t.same([usage.code, usage.error?.code], [2, 'usage'], 'no subject: a usage error, exit 2')
+  const erased = await inProcess(['erase', projectId, '--user', 'u-here'])
+  t.equal(erased.code, 0, erased.stderr)
+  t.match(erased.stdout, /Erased: 1 sessions, 1 chunks/)
+  t.match(erased.stderr, /Erasing 1 sessions, 1 chunks/)
 })

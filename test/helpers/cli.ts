@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Readable, Writable } from 'node:stream'
 import { ROOT, type Cluster } from './cluster.js'
 import { seedProject, type Seeded } from './seed.js'
 
@@ -84,6 +85,36 @@ export function cliEnv(home: string, extra: Record<string, string | undefined> =
   return env
 }
 
+/** Parses what a run printed, as runCli answers it. */
+function cliResult(code: number, stdout: string, stderr: string): CliResult {
+  const result: CliResult = { code, stdout, stderr }
+  try {
+    result.json = JSON.parse(stdout)
+  } catch {
+    // not JSON output
+  }
+  const last = stderr.trim().split('\n').pop()
+  try {
+    result.error = last ? JSON.parse(last) : undefined
+  } catch {
+    // not a --json error
+  }
+  return result
+}
+
+/**
+ * The CLI's `run` called in this process, from its sources, against `url`:
+ * what the downloaded file does when started, without the process, so that
+ * a test can show the two agree (and coverage sees the CLI's code run).
+ */
+export async function runCliInProcess(url: string, args: string[], options: CliRunOptions & { home: string }): Promise<CliResult> {
+  const { run } = await import('../../cli/src/main.js')
+  const printed = { stdout: '', stderr: '' }
+  const sink = (name: 'stdout' | 'stderr') => new Writable({ write: (chunk: Buffer, _encoding, done) => void ((printed[name] += chunk.toString()), done()) })
+  const code = await run(args, { stdout: sink('stdout'), stderr: sink('stderr'), stdin: Readable.from([options.input ?? '']), env: cliEnv(options.home, { SVC_URL: url, ...options.env }), selfPath: join(options.home, 'cli.mjs') })
+  return cliResult(code, printed.stdout, printed.stderr)
+}
+
 export function runCli(cliPath: string, args: string[], options: CliRunOptions & { home: string }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const [command, argv] = asUser(CLI_NODE, [cliPath, ...args])
@@ -96,21 +127,7 @@ export function runCli(cliPath: string, args: string[], options: CliRunOptions &
       options.onStderr?.(chunk.toString())
     })
     child.once('error', reject)
-    child.once('close', (code) => {
-      const result: CliResult = { code: code ?? -1, stdout, stderr }
-      try {
-        result.json = JSON.parse(stdout)
-      } catch {
-        // not JSON output
-      }
-      const last = stderr.trim().split('\n').pop()
-      try {
-        result.error = last ? JSON.parse(last) : undefined
-      } catch {
-        // not a --json error
-      }
-      resolve(result)
-    })
+    child.once('close', (code) => resolve(cliResult(code ?? -1, stdout, stderr)))
     child.stdin.end(options.input ?? '')
   })
 }
