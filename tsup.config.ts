@@ -25,5 +25,7 @@ export default defineConfig({
     cpSync('src/public', 'dist/public', { recursive: true })
     // The website's Markdown sources, which the control worker renders at start-up.
     cpSync('src/site/pages', 'dist/site', { recursive: true })
+    // The repository's docs/, served under /docs (src/site/docs-tree.ts).
+    cpSync('docs', 'dist/docs', { recursive: true })
   },
 })

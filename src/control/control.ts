@@ -43,7 +43,7 @@ export interface ControlDeps {
   /** Where chunk bytes are read from: the store unless told (the cluster mode reads the log too). */
   chunkBytes?: ChunkBytes
   /** Where the website's Markdown sources are; without it the root serves the API only. */
-  site?: Pick<SiteOptions, 'pagesDir' | 'publicDir'>
+  site?: Pick<SiteOptions, 'pagesDir' | 'publicDir' | 'docsDir'>
   /** What erasure ids are made with (src/recordings/erasure-ids.ts); a random key unless given (a document-only build). */
   erasureIdKey?: Buffer
   /** Organisations' turns on this worker (src/control/turns.ts); a fresh one unless given. */

@@ -48,7 +48,7 @@ const erasures = new ErasureRunner(store, {
 const scrubbed = (erasure: { finishedAt?: number }) => erasure.finishedAt !== undefined && lastCompactionAt(config.dataDir) >= erasure.finishedAt
 // The aggregate reads run in threads of their own, on this node's LMDB (src/control/read-pool.ts).
 const reads = threadReads(config, config.readThreads, config.readDeadlineMs)
-const control = createControl({ store, config, reads, backfill, erasures, scrubbed, erasureIdKey: erasureIdKey(config), chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url) } })
+const control = createControl({ store, config, reads, backfill, erasures, scrubbed, erasureIdKey: erasureIdKey(config), chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url), docsDir: new URL('./docs/', import.meta.url) } })
 // Backfills and erasures a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 erasures.resumeAll()

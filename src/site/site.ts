@@ -15,6 +15,7 @@ import { INGEST_OPERATIONS, PUBLIC_ARTIFACTS } from '../front/operations.js'
 import { writeError, type Operation } from '../control/router.js'
 import { documentPlaceholders, fillPlaceholders, type DocumentOptions } from '../install/documents.js'
 import { ERRORS } from '../errors.js'
+import { docsImages, docsPages, type DocsImage } from './docs-tree.js'
 import { negotiateEncoding, negotiateType, type Coding } from './negotiate.js'
 import { renderHtml, titleOf, type NavLink } from './render.js'
 
@@ -51,6 +52,8 @@ export interface SiteOptions extends DocumentOptions {
   publicDir: URL
   /** The control worker's operations, for the API page's table. */
   operations: Operation<any>[]
+  /** dist/docs/: the repository's docs/, served under /docs (docs-tree.ts). */
+  docsDir?: URL
 }
 
 export type SiteHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean
@@ -110,19 +113,22 @@ export function buildPages(options: SiteOptions): Map<string, Built> {
     API_ERRORS: errorsMarkdown(),
     CLI_COMMANDS: commandsMarkdown(),
   }
-  const nav: NavLink[] = PAGES.map((p) => ({ path: p.path, label: p.label }))
-  const pages = new Map<string, Built>()
-  for (const page of PAGES) {
+  const nav: NavLink[] = [...PAGES.map((p) => ({ path: p.path, label: p.label })), ...(options.docsDir ? [{ path: '/docs', label: 'All docs' }] : [])]
+  const sources: { path: string; markdown: string }[] = PAGES.map((page) => {
     const dir = page.source === 'site' ? options.pagesDir : options.publicDir
-    const markdown = fillPlaceholders(readFileSync(new URL(page.file, dir), 'utf8'), placeholders, page.file)
+    return { path: page.path, markdown: fillPlaceholders(readFileSync(new URL(page.file, dir), 'utf8'), placeholders, page.file) }
+  })
+  if (options.docsDir) sources.push(...docsPages(options.docsDir, new Set(sources.map((page) => page.path))))
+  const pages = new Map<string, Built>()
+  for (const { path, markdown } of sources) {
     const common = { 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'X-Content-Type-Options': 'nosniff' }
-    pages.set(page.path, {
+    pages.set(path, {
       title: titleOf(markdown),
       markdown,
       variants: {
         'text/html': {
           contentType: 'text/html; charset=utf-8',
-          bodies: encode(() => renderHtml(markdown, { path: page.path, nav, siteName: SITE_NAME })),
+          bodies: encode(() => renderHtml(markdown, { path, nav, siteName: SITE_NAME })),
           // The pages are static: no script runs, nothing is framed, only the inline style applies.
           headers: { ...common, 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'" },
         },
@@ -146,9 +152,17 @@ export function withoutTrailingSlashes(path: string): string {
 
 export function createSite(options: SiteOptions): SiteHandler {
   const pages = buildPages(options)
+  const images = options.docsDir ? docsImages(options.docsDir) : new Map<string, DocsImage>()
   return (req, res, url) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false
     const path = withoutTrailingSlashes(url.pathname)
+    const image = images.get(path)
+    if (image) {
+      req.resume()
+      res.writeHead(200, { 'Content-Type': image.contentType, 'Content-Length': image.body.length, 'Cache-Control': CACHE_CONTROL, 'X-Content-Type-Options': 'nosniff' })
+      res.end(req.method === 'HEAD' ? undefined : image.body)
+      return true
+    }
     const page = pages.get(path)
     if (!page) return false
     req.resume() // a GET carries no body worth reading

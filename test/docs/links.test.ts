@@ -71,3 +71,20 @@ t.test('every link of README.md, docs/ and the served pages resolves', async (t)
   }
   t.ok(checked > 50, `links checked: ${checked} (and ${external} to other sites, not fetched)`)
 })
+
+t.test('every screenshot in docs/images is one a test takes, and every one is shown somewhere', async (t) => {
+  const taken = new Set<string>()
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, name.name)
+      if (name.isDirectory() && name.name !== 'artifacts' && name.name !== 'fixtures') walk(path)
+      else if (name.name.endsWith('.ts')) for (const m of readFileSync(path, 'utf8').matchAll(/shoot\([\w.]+, ['`]([\w-]+)['`]/g)) taken.add(`${m[1]}.png`)
+    }
+  }
+  walk(join(ROOT, 'test'))
+  const images = readdirSync(join(ROOT, 'docs', 'images'))
+  t.ok(images.length > 0 && taken.size > 20, `${images.length} images, ${taken.size} screenshots taken by the tests`)
+  t.same(images.filter((name) => !taken.has(name)), [], 'images no test takes (npm run docs:screenshots could not renew them)')
+  const shown = files.map((file) => readFileSync(join(ROOT, file), 'utf8')).join('\n')
+  t.same(images.filter((name) => !shown.includes(`images/${name}`)), [], 'images no page shows')
+})

@@ -4,13 +4,14 @@
  * text/markdown`, 406 `not_acceptable` for anything else, `Vary: Accept,
  * Accept-Encoding` on every answer, and br/gzip when the client accepts it.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { request } from 'node:http'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import t from 'tap'
 import { COMMANDS } from '../../cli/src/help.js'
 import { PAGES } from '../../src/site/site.js'
-import { clusterFor, DIST } from '../helpers/cluster.js'
+import { clusterFor, DIST, ROOT } from '../helpers/cluster.js'
 
 interface Answer {
   status: number
@@ -118,7 +119,7 @@ t.test('the API page lists every operation of /openapi.json', async (t) => {
 })
 
 t.test('unknown paths still answer 404 JSON, and /openapi.json still works', async (t) => {
-  for (const path of ['/docs/nope', '/docs', '/nope.md', '/api/v1/docs/cli', '/api/']) {
+  for (const path of ['/docs/nope', '/docs/readme', '/nope.md', '/api/v1/docs/cli', '/api/']) {
     const missing = await get(`${cluster.url}${path}`, { accept: 'text/markdown' })
     t.equal(missing.status, 404, path)
     t.equal(JSON.parse(missing.body.toString()).code, 'not_found')
@@ -137,4 +138,33 @@ t.test('the pages are built from the sources the build copied', async (t) => {
     const dir = page.source === 'site' ? 'site' : 'public'
     t.ok(readFileSync(`${DIST}/${dir}/${page.file}`, 'utf8').length > 0, `${dir}/${page.file}`)
   }
+})
+
+t.test('the repository\'s docs/ is served under /docs: its contents, every page, its screenshots, links made the server\'s', async (t) => {
+  const docs = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md'))
+  const contents = await get(`${cluster.url}/docs`)
+  t.equal(contents.status, 200)
+  t.match(contents.headers['content-type'], /^text\/html/)
+  const index = contents.body.toString()
+  t.match(index, /<h1[^>]*>Documentation<\/h1>/, 'docs/README.md is the contents')
+  t.match(index, 'href="/docs/configuration"', 'a docs/ page linked by its served path')
+  t.match(index, 'href="/docs/install"', 'a served page linked through its source, served path')
+  t.notMatch(index, /href="[^"]+\.md[#"]/, 'no link left to a Markdown file')
+  for (const file of docs.filter((name) => name !== 'README.md')) {
+    const path = `/docs/${file.replace(/\.md$/, '')}`
+    const page = await get(`${cluster.url}${path}`, { accept: 'text/markdown' })
+    t.equal(page.status, 200, path)
+    t.match(page.body.toString(), /^# /, `${path}: its Markdown`)
+  }
+  const tour = (await get(`${cluster.url}/docs/dashboard`)).body.toString()
+  const image = /<img src="(\/docs\/images\/[\w.-]+\.png)"/.exec(tour)?.[1]
+  t.ok(image, 'the tour shows its screenshots from /docs/images/')
+  const png = await get(`${cluster.url}${image}`)
+  t.same([png.status, png.headers['content-type']], [200, 'image/png'])
+  t.same(png.body.subarray(1, 4).toString(), 'PNG')
+  const started = (await get(`${cluster.url}/docs/getting-started`, { accept: 'text/markdown' })).body.toString()
+  t.match(started, 'README (`README.md` in the repository)', 'a file outside docs/ is named, not linked')
+  t.match((await get(`${cluster.url}/docs`, { accept: 'text/markdown' })).body.toString(), '`bench/RESULTS.md`', 'a link whose text is its path: the path')
+  const missing = await get(`${cluster.url}/docs/images/nothing.png`)
+  t.equal(missing.status, 404)
 })
