@@ -1,8 +1,9 @@
 /**
  * The NATS configuration a self-hoster copies is the one the tests run
  * (test/helpers/nats.ts starts every test's servers from deploy/nats/): the
- * guide shows its users whole, README and the guide name every NATS setting a
- * node reads, and neither tells anyone to run NATS open.
+ * guide shows its users whole, the configuration reference and the guide name
+ * every NATS setting a node reads, and neither README nor the guide tells
+ * anyone to run NATS open.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -12,15 +13,15 @@ import { ROOT } from '../helpers/cluster.js'
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')
 const readme = read('README.md')
 const guide = read('src/site/pages/self-hosting.md')
+const reference = read('docs/configuration.md')
 // The credential, TLS and trust settings: the file names, the user, NATS_TRUSTED_NETWORK.
 const settings = [...new Set([...read('src/config.ts').matchAll(/\b(NATS_(?:USER|[A-Z_]*_FILE|TRUSTED_NETWORK))\b/g)].map((m) => m[1]))]
 
-t.test('README and the guide name every NATS credential and TLS setting a node reads', async (t) => {
+t.test('the configuration reference and the guide name every NATS credential and TLS setting a node reads', async (t) => {
   t.ok(settings.length >= 8, `config.ts reads ${settings.join(', ')}`)
-  const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Metrics and logs'))
   // NATS_LOG_SECRET_FILE seals entries rather than reaching NATS: documented with the seal.
   for (const name of settings.filter((n) => n !== 'NATS_LOG_SECRET_FILE')) {
-    t.match(table, new RegExp(`\\| [^|]*\`${name}\``), `README's configuration table: ${name}`)
+    t.match(reference, new RegExp(`\\| [^|]*\`${name}\``), `docs/configuration.md: ${name}`)
     t.match(guide, new RegExp(`\`${name}\``), `/docs/self-hosting: ${name}`)
   }
 })
