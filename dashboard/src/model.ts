@@ -74,5 +74,7 @@ export function forgetProjects(): void {
 }
 
 export async function loadProject(projectId: string, force = false): Promise<Project | undefined> {
-  return (await loadProjects(force)).find((p) => p.id === projectId)
+  const found = (await loadProjects(force)).find((p) => p.id === projectId)
+  // Made since the list was fetched (by the CLI, an install agent, another member): asked for again before "No such project".
+  return found ?? (force ? undefined : (await loadProjects(true)).find((p) => p.id === projectId))
 }
