@@ -9,6 +9,7 @@ import { connect, credsAuthenticator, nkeyAuthenticator, type ConnectionOptions,
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream'
 import type { Config } from '../config.js'
 import { log } from '../log.js'
+import { watchJetStream } from './jetstream-watch.js'
 import { ensureStreams, StreamsDoNotFit, StreamsMissing, type JournalLayout, type LimitDrift } from './streams.js'
 
 export interface Journal {
@@ -133,7 +134,17 @@ export async function openJournal(settings: NatsSettings, layout: JournalLayout,
     try {
       const jsm = await jetstreamManager(nc, { timeout: 5_000 })
       const limitDrift = await ensureStreams(jsm, layout)
-      return { nc, js: jetstream(nc), jsm, limitDrift, close: () => nc.drain() }
+      const unwatch = watchJetStream(nc)
+      return {
+        nc,
+        js: jetstream(nc),
+        jsm,
+        limitDrift,
+        close: () => {
+          unwatch()
+          return nc.drain()
+        },
+      }
     } catch (error) {
       if (error instanceof StreamsDoNotFit) {
         await nc.close()
