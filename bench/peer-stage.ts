@@ -1,7 +1,7 @@
 /**
- * The `peer` stage: the service against the plain peer (bench/plain-peer.ts)
- * and the floor, with the same requests, server and load generator pinned to
- * their own cores. Each round runs the peer, the service with its default
+ * The `peer` stage: the service against the plain peer (bench/plain-peer.ts),
+ * the fastify peer (bench/fastify-peer.ts) and the floor, with the same requests, server and load generator pinned to
+ * their own cores. Each round runs the two peers, the service with its default
  * number of fronts and the service with the other count (one front where the
  * default is more, two where it is one), /ingest then /signals, so that every
  * comparison is between neighbouring runs. The floor is the bare
@@ -22,11 +22,11 @@ async function pair(target: Target, publicKey: string, label: string): Promise<P
   return { ingest, signals }
 }
 
-async function peerPair(): Promise<PeerPair> {
-  progress('plain peer: node:http + one lmdb-js put per request')
-  const peer = await startPlainPeer()
+async function peerPair(fastify = false): Promise<PeerPair> {
+  progress(fastify ? 'fastify peer: fastify + one lmdb-js put per request' : 'plain peer: node:http + one lmdb-js put per request')
+  const peer = await startPlainPeer(fastify)
   try {
-    return await pair(peer, peer.publicKey, 'plain peer')
+    return await pair(peer, peer.publicKey, fastify ? 'fastify peer' : 'plain peer')
   } finally {
     await peer.stop()
   }
@@ -63,9 +63,10 @@ export async function peerStage(
   for (let round = 1; round <= rounds; round++) {
     progress(`peer round ${round} of ${rounds}`)
     const peer = await peerPair()
+    const fastify = await peerPair(true)
     const service = await servicePair(undefined, `service, default (${defaultWorkers} front${defaultWorkers === 1 ? '' : 's'})`)
     const other = await servicePair(otherWorkers, `service, WORKERS=${otherWorkers}`)
-    results.push({ peer, service, other })
+    results.push({ peer, fastify, service, other })
   }
   const front = floorRuns.front ?? (await bareFloor(defaultWorkers))
   const put = floorRuns.put ?? floorRuns.measurePut()
@@ -81,7 +82,7 @@ export function peerLines(p: PeerResults): string[] {
   const lines = [`floor /ingest: bare uWS ${Math.round(cpuPerRequestUs(p.floor.bareChunk))} + raw put ${Math.round(cpuPerPutUs(p.floor.put))} µs; /signals bare uWS ${Math.round(cpuPerRequestUs(p.floor.bareSignals))} + parse and put ${Math.round(cpuPerPutUs(p.floor.parseAndPut))} µs`]
   p.rounds.forEach((r, i) => {
     for (const kind of ['ingest', 'signals'] as const) {
-      lines.push(`round ${i + 1} /${kind}: ` + [f('peer', r.peer[kind]), f(`service ×${p.defaultWorkers}`, r.service[kind]), f(`service ×${p.otherWorkers}`, r.other[kind])].join(' | '))
+      lines.push(`round ${i + 1} /${kind}: ` + [f('peer', r.peer[kind]), f('fastify', r.fastify[kind]), f(`service ×${p.defaultWorkers}`, r.service[kind]), f(`service ×${p.otherWorkers}`, r.other[kind])].join(' | '))
     }
   })
   return lines

@@ -57,13 +57,14 @@ export function sectionPeer(r: Results, p: PeerResults): string[] {
   const bareSignalsUs = cpuPerRequestUs(p.floor.bareSignals)
   const parseAndPutUs = cpuPerPutUs(p.floor.parseAndPut)
   const signalsFloorUs = bareSignalsUs + parseAndPutUs
-  const line = (name: string, who: 'peer' | 'service' | 'other', kind: Kind, floorUs?: number) => [
+  const line = (name: string, who: 'peer' | 'fastify' | 'service' | 'other', kind: Kind, floorUs?: number) => [
     name,
     int(s.rate(who, kind)),
     s.runs(who, kind).map((f) => `${ms(f.p50)} / ${ms(f.p99)}`).join(', '),
     int(s.us(who, kind)),
     floorUs ? `${(s.us(who, kind) / floorUs).toFixed(2)} ×` : '',
     who === 'peer' ? '' : pct(s.rate(who, kind) / s.rate('peer', kind)),
+    who === 'peer' || who === 'fastify' ? '' : pct(s.rate(who, kind) / s.rate('fastify', kind)),
     int(avg(s.runs(who, kind), (f) => f.otherCpuPct)),
   ]
   const ingestCpu = s.us('service', 'ingest') / s.floorUs
@@ -84,14 +85,16 @@ export function sectionPeer(r: Results, p: PeerResults): string[] {
       'After each run of the service the bench waits for its fold thread to fold the batches it left behind into the aggregates: req/s is the sustained rate (2xx answers over the load and that catch-up) and the CPU per request includes the catch-up, the work a batch costs whenever it is done.',
     '',
     table(
-      ['Scenario', 'req/s', 'p50 / p99 ms', 'server CPU µs/req', 'vs floor', 'vs peer', 'others CPU %'],
+      ['Scenario', 'req/s', 'p50 / p99 ms', 'server CPU µs/req', 'vs floor', 'vs peer', 'vs fastify', 'others CPU %'],
       [
-        ['Floor, /ingest: bare uWS handler + raw lmdb-js put', '', '', `${int(bareUs)} + ${int(putUs)} = ${int(s.floorUs)}`, '1.00 ×', '', ''],
+        ['Floor, /ingest: bare uWS handler + raw lmdb-js put', '', '', `${int(bareUs)} + ${int(putUs)} = ${int(s.floorUs)}`, '1.00 ×', '', '', ''],
         line('Plain peer, /ingest (node:http, one put per request)', 'peer', 'ingest', s.floorUs),
+        line('Fastify peer, /ingest (fastify, one put per request)', 'fastify', 'ingest', s.floorUs),
         line(`**Service, /ingest, default (${fronts(p.defaultWorkers)})**`, 'service', 'ingest', s.floorUs),
         line(`Service, /ingest, ${fronts(p.otherWorkers)}`, 'other', 'ingest', s.floorUs),
-        ['Floor, /signals: bare uWS handler + the batch parsed and put', '', '', `${int(bareSignalsUs)} + ${int(parseAndPutUs)} = ${int(signalsFloorUs)}`, '1.00 ×', '', ''],
+        ['Floor, /signals: bare uWS handler + the batch parsed and put', '', '', `${int(bareSignalsUs)} + ${int(parseAndPutUs)} = ${int(signalsFloorUs)}`, '1.00 ×', '', '', ''],
         line('Plain peer, /signals (JSON.parse, checks by hand, no aggregates)', 'peer', 'signals', signalsFloorUs),
+        line('Fastify peer, /signals (the same checks, no aggregates)', 'fastify', 'signals', signalsFloorUs),
         line(`**Service, /signals, default, aggregates on**`, 'service', 'signals', signalsFloorUs),
         line(`Service, /signals, ${fronts(p.otherWorkers)}`, 'other', 'signals', signalsFloorUs),
       ],
@@ -107,6 +110,7 @@ export function sectionPeer(r: Results, p: PeerResults): string[] {
       ],
     ),
     '',
+    ...fastifyTargets(s),
     ...signalsBudget(s, signalsFloorUs, r),
     'Where the targets above cannot be met on this machine (README, "Benchmarks", gives the figures), the ones defended instead: what the service\'s session records and aggregates cost against a peer that keeps neither.',
     '',
@@ -148,6 +152,25 @@ function signalsBudget(s: PeerSummary, floorUs: number, r: Results): string[] {
       (floorUs + foldUs > budgetUs
         ? `Floor and fold together (${int(floorUs + foldUs)} µs) are over the budget before any check: on this payload the target cannot be met by any design that parses the batch and folds it as this one does, and it is replaced by the defended targets below.`
         : `Floor and fold together (${int(floorUs + foldUs)} µs) fit in the budget: the checks and records would have to fit in the ${int(budgetUs - floorUs - foldUs)} µs left.`),
+    '',
+  ]
+}
+
+/** Issue 44's targets: the service against the fastify peer, at equal durability, with the default fronts. */
+function fastifyTargets(s: PeerSummary): string[] {
+  const rate = (kind: Kind) => s.rate('service', kind) / s.rate('fastify', kind)
+  const cpu = s.us('service', 'ingest') / s.us('fastify', 'ingest')
+  const p99 = (who: 'service' | 'fastify') => Math.max(s.p99(who, 'ingest'), s.p99(who, 'signals'))
+  return [
+    table(
+      ['Target against the fastify peer (pinned, default fronts)', 'Measured', 'Verdict'],
+      [
+        ['/ingest: req/s ≥ 1.0 × the fastify peer\'s', `${int(s.rate('service', 'ingest'))} = ${rate('ingest').toFixed(2)} × ${int(s.rate('fastify', 'ingest'))}`, met(rate('ingest') >= 1)],
+        ['/ingest: CPU per chunk ≤ 1.0 × the fastify peer\'s', `${int(s.us('service', 'ingest'))} µs = ${cpu.toFixed(2)} × ${int(s.us('fastify', 'ingest'))} µs`, met(cpu <= 1)],
+        ['/signals: req/s ≥ 1.0 × the fastify peer\'s (the service folds its aggregates, the peer keeps none)', `${int(s.rate('service', 'signals'))} = ${rate('signals').toFixed(2)} × ${int(s.rate('fastify', 'signals'))}`, met(rate('signals') >= 1)],
+        ['p99 no worse than the fastify peer\'s, both routes', `service ${ms(p99('service'))} ms, fastify ${ms(p99('fastify'))} ms (worst round and route)`, met(p99('service') <= p99('fastify'))],
+      ],
+    ),
     '',
   ]
 }

@@ -110,6 +110,8 @@ export interface PeerPair {
 
 export interface PeerRound {
   peer: PeerPair
+  /** The fastify peer (bench/fastify-peer.ts): the same contract subset and durability on fastify. */
+  fastify: PeerPair
   /** The service with WORKERS unset (its default for the cores it may use). */
   service: PeerPair
   /** The service with `otherWorkers` fronts. */

@@ -156,6 +156,7 @@ async function foldCaughtUp(url: string, limitMs = 300_000): Promise<void> {
 
 const BARE_ENTRY = fileURLToPath(new URL('./bare-uws.js', import.meta.url))
 const PEER_ENTRY = fileURLToPath(new URL('./plain-peer.js', import.meta.url))
+const FASTIFY_ENTRY = fileURLToPath(new URL('./fastify-peer.js', import.meta.url))
 
 export function startBareUws(processes: number): Promise<Target> {
   return startPlain(processes, (port) => [BARE_ENTRY, String(port)])
@@ -165,11 +166,11 @@ export interface PeerTarget extends Target {
   publicKey: string
 }
 
-/** The plain peer (bench/plain-peer.ts), one process with its own data directory. */
-export async function startPlainPeer(): Promise<PeerTarget> {
+/** A peer (bench/plain-peer.ts, or bench/fastify-peer.ts with `fastify`), one process with its own data directory. */
+export async function startPlainPeer(fastify = false): Promise<PeerTarget> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-peer-'))
   const publicKey = 'svc_pk_0123456789abcdef0123456789abcdef'
-  const target = await startPlain(1, (port) => [PEER_ENTRY, String(port), dataDir, publicKey]).catch((error: unknown) => {
+  const target = await startPlain(1, (port) => [fastify ? FASTIFY_ENTRY : PEER_ENTRY, String(port), dataDir, publicKey]).catch((error: unknown) => {
     rmSync(dataDir, { recursive: true, force: true })
     throw error
   })

@@ -12,6 +12,7 @@ export default defineConfig({
     run: 'bench/run.ts',
     'bare-uws': 'bench/bare-uws.ts',
     'plain-peer': 'bench/plain-peer.ts',
+    'fastify-peer': 'bench/fastify-peer.ts',
     'storage-ceiling': 'bench/storage-ceiling.ts',
     'store-path': 'bench/store-path.ts',
     'fold-cost': 'bench/fold-cost.ts',
