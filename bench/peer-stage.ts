@@ -24,7 +24,8 @@ async function pair(target: Target, publicKey: string, label: string): Promise<P
 
 async function peerPair(fastify = false): Promise<PeerPair> {
   progress(fastify ? 'fastify peer: fastify + one lmdb-js put per request' : 'plain peer: node:http + one lmdb-js put per request')
-  const peer = await startPlainPeer(fastify)
+  // Profiled as the service is, when the run asks (--profile=DIR): the peers' profiles sit beside its processes'.
+  const peer = await startPlainPeer(fastify, SERVICE_NODE_ARGS)
   try {
     return await pair(peer, peer.publicKey, fastify ? 'fastify peer' : 'plain peer')
   } finally {

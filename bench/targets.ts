@@ -167,10 +167,10 @@ export interface PeerTarget extends Target {
 }
 
 /** A peer (bench/plain-peer.ts, or bench/fastify-peer.ts with `fastify`), one process with its own data directory. */
-export async function startPlainPeer(fastify = false): Promise<PeerTarget> {
+export async function startPlainPeer(fastify = false, nodeArgs: string[] = []): Promise<PeerTarget> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-peer-'))
   const publicKey = 'svc_pk_0123456789abcdef0123456789abcdef'
-  const target = await startPlain(1, (port) => [fastify ? FASTIFY_ENTRY : PEER_ENTRY, String(port), dataDir, publicKey]).catch((error: unknown) => {
+  const target = await startPlain(1, (port) => [...nodeArgs, fastify ? FASTIFY_ENTRY : PEER_ENTRY, String(port), dataDir, publicKey]).catch((error: unknown) => {
     rmSync(dataDir, { recursive: true, force: true })
     throw error
   })
