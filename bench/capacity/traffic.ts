@@ -4,6 +4,7 @@
  * diurnal curve peaking in its own afternoon (time zones drawn from where
  * visitors are). Seeded: the same seed gives the same day.
  */
+import { generator as random } from '../payloads.js'
 
 export interface Project {
   id: number
@@ -11,18 +12,6 @@ export interface Project {
   minutes: number
   /** Recorded minutes per hour of the day (UTC), summing to `minutes`. */
   byHour: number[]
-}
-
-/** mulberry32: small, seedable, good enough to draw a traffic shape. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /** Share of a day's traffic in each local hour: quiet at night, a peak mid-afternoon (peak/mean about 1.9). */
