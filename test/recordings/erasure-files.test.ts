@@ -1,8 +1,8 @@
 /**
  * Gone means gone, in the files (issue 34): sessions recorded with unique
  * markers (in the page text of JSON chunks, stored as they arrive, in the
- * page URL's query, in a rage click's label and, for the user, in the user id
- * given to `identify`) are erased, one by session key and two by user id, and
+ * page URL's query, in a rage click's label, in the session keys and visitor
+ * ids and, for the user, in the user id given to `identify`) are erased, one by session key and two by user id, and
  * a project holding another is deleted; the service is stopped in the middle of the erasures and started again; once
  * they are done and the store compacted, no file under DATA_DIR holds a
  * marker, while a session kept holds its own, and no API answers anything of
@@ -22,6 +22,8 @@ import { postChunk, postSignals } from '../helpers/read.js'
 const NOW = Date.now()
 const mark = (what: string) => `${what}-${randomBytes(8).toString('hex')}`
 const MARKS = { a: mark('MARKA'), b: mark('MARKB'), user: mark('MARKUSER'), project: mark('MARKPROJECT'), kept: mark('KEPT') }
+// The erased sessions' keys and visitor ids (`v-<key>`) carry their markers too: identifiers in table keys must go as well.
+const SK = { a: `s-a-${MARKS.a}`, b1: `s-b1-${MARKS.b}`, b2: `s-b2-${MARKS.b}` }
 
 /** Every file under `dir`, read whole: the store's environments, its lock files, anything else the service wrote. */
 function filesHolding(dir: string, needle: string): string[] {
@@ -78,9 +80,9 @@ t.test('an erased session\'s markers are in no file under DATA_DIR after the era
   const { apiKey, project } = await seedProject(dataDir)
   const deleted = await seedProject(dataDir, 'Gone', 'owner@gone.test')
   const post = (route: string, body: unknown, token = apiKey) => call(cluster.url, route, { token, body })
-  t.same(await record(cluster, project.publicKey, 's-a', 'u-a', MARKS.a), [200, 200])
-  t.same(await record(cluster, project.publicKey, 's-b1', MARKS.user, MARKS.b), [200, 200])
-  t.same(await record(cluster, project.publicKey, 's-b2', MARKS.user, MARKS.b), [200, 200])
+  t.same(await record(cluster, project.publicKey, SK.a, 'u-a', MARKS.a), [200, 200])
+  t.same(await record(cluster, project.publicKey, SK.b1, MARKS.user, MARKS.b), [200, 200])
+  t.same(await record(cluster, project.publicKey, SK.b2, MARKS.user, MARKS.b), [200, 200])
   t.same(await record(cluster, project.publicKey, 's-kept', 'u-kept', MARKS.kept), [200, 200])
   t.same(await record(cluster, deleted.project.publicKey, 's-p', 'u-p', MARKS.project), [200, 200])
   const range = { since: NOW - 3_600_000, until: NOW + 60_000 }
@@ -88,7 +90,7 @@ t.test('an erased session\'s markers are in no file under DATA_DIR after the era
   t.ok(folded, 'the fold counted every session\'s rage click')
   for (const [what, marker] of Object.entries(MARKS)) t.not(filesHolding(dataDir, marker).length, 0, `before: marker ${what} is in the files`)
 
-  const bySession = await post('/cli/erasures.create', { projectId: project.id, by: { sessionKey: 's-a' } })
+  const bySession = await post('/cli/erasures.create', { projectId: project.id, by: { sessionKey: SK.a } })
   const byUser = await post('/cli/erasures.create', { projectId: project.id, by: { userId: MARKS.user } })
   t.same([bySession.status, byUser.status], [200, 200])
   const projectDeleted = await post('/cli/projects.delete', { projectId: deleted.project.id }, deleted.apiKey)
@@ -114,7 +116,7 @@ t.test('an erased session\'s markers are in no file under DATA_DIR after the era
   t.same(sessions.body.sessions.map((s: any) => s.sessionKey), ['s-kept'])
   const byUserList = await post('/cli/sessions.list', { projectId: project.id, userId: MARKS.user })
   t.same([byUserList.status, byUserList.body.sessions], [200, []])
-  for (const sk of ['s-a', 's-b1', 's-b2']) {
+  for (const sk of [SK.a, SK.b1, SK.b2]) {
     const chunks = await post('/cli/sessions.chunks', { projectId: project.id, sessionKey: sk })
     t.same([chunks.status, chunks.body.code], [404, 'not_found'], `sessions.chunks ${sk}`)
     const events = await post('/cli/sessions.events', { projectId: project.id, sessionKey: sk })

@@ -6,11 +6,14 @@
  * pages (a node removed or moved by a split leaves its bytes there). Zeroing
  * values before deleting them and then filling the free pages with zeros left
  * some erased values readable in freed pages LMDB never handed out again; a
- * compacting copy (mdb_env_copy2 with MDB_CP_COMPACT, lmdb-js `backup(path,
- * true)`) writes only the live entries and held none (bench/erasure-scrub.ts,
- * its figures in bench/erasure-scrub.md).
+ * compacting copy (mdb_env_copy2 with MDB_CP_COMPACT) writes only live pages,
+ * but copies branch pages as they are, and a deleted key that once divided
+ * two leaves stays there as their separator (26 of the 2,000 deleted keys of
+ * a 20,000-entry table in test/store/compaction.test.ts). So the store is rebuilt
+ * instead: every live entry of every table put, in order, into a fresh
+ * environment, whose separators are then keys that exist.
  *
- * The copy replaces data.mdb, which every process must then open anew: the
+ * The rebuild replaces data.mdb, which every process must then open anew: the
  * primary stops every child, compacts both environments here, and starts them
  * again (src/supervisor/primary.ts). It runs with no process holding the
  * environment, so nothing written during the copy is lost.
@@ -59,12 +62,7 @@ export async function compactStore(dataDir: string, mapSize: number, now = Date.
     const scratch = join(path, 'compacting')
     rmSync(scratch, { recursive: true, force: true })
     mkdirSync(scratch, { mode: 0o700 })
-    const env = open({ path, mapSize, ...environmentOptions('flush') })
-    try {
-      await env.backup(scratch, true)
-    } finally {
-      await env.close()
-    }
+    await rebuild(path, scratch, mapSize)
     before += sizeOf(file)
     after += sizeOf(join(scratch, 'data.mdb'))
     // A rename replaces the file whole: a crash leaves either the old file or the compacted one.
@@ -75,6 +73,48 @@ export async function compactStore(dataDir: string, mapSize: number, now = Date.
   writeFileSync(join(dataDir, MARK_FILE), String(now), { mode: 0o600 })
   rmSync(join(dataDir, WANTED_FILE), { force: true })
   return { before, after }
+}
+
+/** A batch's bytes at most: chunks are up to 1 MB each, and a batch is held in memory until its transaction. */
+const BATCH_BYTES = 16 * 1024 * 1024
+const BATCH_ENTRIES = 10_000
+
+/**
+ * Puts every entry of every named table of the environment at `path` into a
+ * fresh one at `scratch`, key and value bytes as they are (shared record
+ * shapes included: they are entries too), and checks the counts.
+ */
+async function rebuild(path: string, scratch: string, mapSize: number): Promise<void> {
+  const raw = { keyEncoding: 'binary', encoding: 'binary' } as const
+  const source = open({ path, mapSize, maxDbs: 64, ...environmentOptions('flush') })
+  const target = open({ path: scratch, mapSize, maxDbs: 64, ...environmentOptions('flush') })
+  try {
+    // The unnamed table holds the named tables' names and nothing else (every table of the store is named).
+    for (const name of Array.from(source.getKeys()) as string[]) {
+      const from = source.openDB(name, raw)
+      const to = target.openDB(name, raw)
+      let batch: [Buffer, Buffer][] = []
+      let bytes = 0
+      const flush = () => {
+        const entries = batch
+        batch = []
+        bytes = 0
+        to.transactionSync(() => {
+          for (const [key, value] of entries) to.putSync(key, value)
+        })
+      }
+      for (const { key, value } of from.getRange({})) {
+        const entry: [Buffer, Buffer] = [Buffer.from(key as Buffer), Buffer.from(value as Buffer)]
+        batch.push(entry)
+        bytes += entry[0].length + entry[1].length
+        if (batch.length >= BATCH_ENTRIES || bytes >= BATCH_BYTES) flush()
+      }
+      flush()
+      if (to.getCount() !== from.getCount()) throw new Error(`compaction: table ${name} has ${to.getCount()} entries rebuilt of ${from.getCount()}`)
+    }
+  } finally {
+    await Promise.all([source.close(), target.close()])
+  }
 }
 
 function sizeOf(file: string): number {
