@@ -20,9 +20,9 @@ export interface Verdict {
   controlAcknowledged: number
   controlMissing: number
   readModelsIdentical: boolean
-  /** Batches whose friction items exceed their clicks on some node. */
+  /** Batches whose friction items exceed their clicks, on the node with the most. */
   doubleApplied: number
-  /** Acknowledged batches missing from some node's friction feed. */
+  /** Acknowledged batches missing from a node's friction feed, on the node missing the most. */
   batchesLost: number
   /** Per node: the longest run of failed requests inside the fault window, ms; and the share of requests that failed there. */
   unavailable: Record<string, { longestMs: number; failedShare: number }>
@@ -72,12 +72,12 @@ async function readModels(target: Target, token: string, projectId: string, rang
  * Waits until every node answers the same read models (they apply the log at their own pace), up to `timeoutMs`;
  * `differ` says what each node last answered when they never agreed.
  */
-async function converged(nodes: Target[], token: string, projectId: string, range: { since: number; until: number }, timeoutMs: number): Promise<{ models?: string[]; differ?: string }> {
+async function converged(nodes: Target[], token: string, projectId: string, range: { since: number; until: number }, timeoutMs: number): Promise<{ models?: string[]; differ?: string; last: (string | undefined)[] }> {
   const deadline = Date.now() + timeoutMs
   let last: (string | undefined)[] = []
   while (Date.now() < deadline) {
     last = await Promise.all(nodes.map((node) => readModels(node, token, projectId, range)))
-    if (last.every((model) => model !== undefined && model === last[0])) return { models: last as string[] }
+    if (last.every((model) => model !== undefined && model === last[0])) return { models: last as string[], last }
     await sleep(1_000)
   }
   const summary = (model: string | undefined) => {
@@ -85,7 +85,7 @@ async function converged(nodes: Target[], token: string, projectId: string, rang
     const { count, items } = JSON.parse(model) as { count: unknown; items: FeedItem[] }
     return `sessions ${JSON.stringify(count)}, ${items.length} friction items`
   }
-  return { differ: nodes.map((node, i) => `${node.name}: ${summary(last[i])}`).join('; ') }
+  return { differ: nodes.map((node, i) => `${node.name}: ${summary(last[i])}`).join('; '), last }
 }
 
 function unavailability(history: Op[], window: { from: number; to: number }): Verdict['unavailable'] {
@@ -113,7 +113,7 @@ function unavailability(history: Op[], window: { from: number; to: number }): Ve
 export async function check(nodes: Target[], ownerKey: string, projectId: string, history: Op[], window: { from: number; to: number }): Promise<Verdict> {
   const notes: string[] = []
   const range = { since: Date.now() - 3_600_000, until: Date.now() + 3_600_000 }
-  const { models, differ } = await converged(nodes, ownerKey, projectId, range, 120_000)
+  const { models, differ, last } = await converged(nodes, ownerKey, projectId, range, 120_000)
   if (!models) notes.push(`the nodes did not converge on the same read models within 120 s (${differ})`)
 
   let chunksLost = 0
@@ -161,18 +161,24 @@ export async function check(nodes: Target[], ownerKey: string, projectId: string
   }
   const controlAcknowledged = created.length + history.filter((op) => op.kind === 'key.revoke' && acknowledged(op)).length
 
+  // Counted on every node's own feed, agreeing or not: a node that lost a batch, or applied one twice, is what differs.
   let doubleApplied = 0
   let batchesLost = 0
-  if (models) {
-    const items = (JSON.parse(models[0]) as { items: FeedItem[] }).items
+  last.forEach((model, i) => {
+    if (!model) return
     const perSession = new Map<string, number>()
-    for (const item of items) perSession.set(item.sessionKey, (perSession.get(item.sessionKey) ?? 0) + 1)
+    for (const item of (JSON.parse(model) as { items: FeedItem[] }).items) perSession.set(item.sessionKey, (perSession.get(item.sessionKey) ?? 0) + 1)
+    let lost = 0
+    let doubled = 0
     for (const op of history.filter((o) => o.kind === 'signals')) {
       const counted = perSession.get(op.sk!) ?? 0
-      if (counted > op.clicks!) doubleApplied++
-      if (acknowledged(op) && counted < op.clicks!) batchesLost++
+      if (counted > op.clicks!) doubled++
+      if (acknowledged(op) && counted < op.clicks!) lost++
     }
-  }
+    if (lost || doubled) notes.push(`${nodes[i].name}: ${lost} acknowledged batches missing from its friction feed, ${doubled} applied twice`)
+    batchesLost = Math.max(batchesLost, lost)
+    doubleApplied = Math.max(doubleApplied, doubled)
+  })
   return {
     chunksAcknowledged: chunks.length,
     chunksLost,
