@@ -40,7 +40,7 @@ export async function probeOnce(watch: Watch, state: { failures: number }): Prom
 }
 
 /** Probes `nc`'s JetStream every PROBE_MS until the returned function is called. */
-export function watchJetStream(nc: NatsConnection, name = 'svc-node'): () => void {
+export function watchJetStream(nc: NatsConnection): () => void {
   const state = { failures: 0 }
   let stopped = false
   let timer: NodeJS.Timeout | undefined
@@ -53,7 +53,7 @@ export function watchJetStream(nc: NatsConnection, name = 'svc-node'): () => voi
   const tick = async () => {
     if (stopped || nc.isClosed() || nc.isDraining()) return
     if (await probeOnce(watch, state)) {
-      log.warn('JetStream does not answer through this NATS server; reconnecting to another', { connection: name, server: watch.server(), failedProbes: FAILURES, everyMs: PROBE_MS })
+      log.warn('JetStream does not answer through this NATS server; reconnecting to another', { server: watch.server(), failedProbes: FAILURES, everyMs: PROBE_MS })
       await watch.reconnect().catch(() => undefined) // disconnected or closing already: the client is on it
     }
     if (!stopped) timer = setTimeout(tick, PROBE_MS).unref()

@@ -22,7 +22,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromiumCoverage } from './browser-coverage-report.js'
+import { chromiumCoverage, type FileFigures } from './browser-coverage-report.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const OUT = join(ROOT, '.cache', 'coverage')
@@ -30,11 +30,7 @@ const RAW = join(OUT, 'raw')
 const CHROMIUM = join(OUT, 'chromium')
 const FOLDERS = ['src', 'tracker', 'cli', 'dashboard']
 
-interface Figures {
-  lines: { total: number; covered: number }
-  branches: { total: number; covered: number }
-  functions: { total: number; covered: number }
-}
+type Figures = FileFigures
 
 type Summary = Record<string, Figures>
 
