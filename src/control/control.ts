@@ -28,6 +28,9 @@ import { createRouter, type Operation } from './router.js'
 import { FairTurns } from './turns.js'
 import { inlineReads, type Reads } from './read-pool.js'
 import { createSite, type SiteOptions } from '../site/site.js'
+import { liveOperations } from './operations/live.js'
+import type { LiveBoard } from '../live/board.js'
+import { storedChunkBytes } from '../recordings/chunk-bytes.js'
 
 export interface ControlDeps {
   store: Store
@@ -48,6 +51,10 @@ export interface ControlDeps {
   erasureIdKey?: Buffer
   /** Organisations' turns on this worker (src/control/turns.ts); a fresh one unless given. */
   turns?: FairTurns
+  /** Sessions in progress and their watchers (src/live/board.ts); absent in the cluster mode and a document-only build. */
+  live?: LiveBoard
+  /** The live feed's timings (tests shorten them). */
+  liveFeed?: Parameters<typeof liveOperations>[3]
   /** Where the aggregate reads run (src/control/read-pool.ts): in the store's own thread unless given. */
   reads?: Reads
 }
@@ -72,7 +79,8 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
     ...pageOperations(deps.store, backfill),
     ...keyOperations(deps.store, maxApiKeysPerOrg),
     ...setupOperations(deps.store),
-    ...sessionOperations(deps.store, deps.chunkBytes),
+    ...sessionOperations(deps.store, deps.chunkBytes, deps.live),
+    ...liveOperations(deps.store, deps.live, deps.chunkBytes ?? storedChunkBytes(deps.store), deps.liveFeed),
     ...insightOperations(deps.store, deps.now),
     ...overviewOperations(deps.store, deps.now),
     ...snippetOperations(deps.store, deps.config.directUrl),

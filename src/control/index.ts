@@ -27,6 +27,7 @@ import { startFoldThread } from './fold-thread.js'
 import { threadReads } from './read-pool.js'
 import { fromFront } from './front-link.js'
 import { routeOf, writeError } from './router.js'
+import { LiveBoard, liveBoardPath } from '../live/board.js'
 
 const config = loadConfig()
 if (!config.controlSecret) throw new Error('SVC_CONTROL_SECRET is not set: the control worker is started by the primary (npm start), which sets it')
@@ -48,7 +49,9 @@ const erasures = new ErasureRunner(store, {
 const scrubbed = (erasure: { finishedAt?: number }) => erasure.finishedAt !== undefined && lastCompactionAt(config.dataDir) >= erasure.finishedAt
 // The aggregate reads run in threads of their own, on this node's LMDB (src/control/read-pool.ts).
 const reads = threadReads(config, config.readThreads, config.readDeadlineMs)
-const control = createControl({ store, config, reads, backfill, erasures, scrubbed, erasureIdKey: erasureIdKey(config), chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url), docsDir: new URL('./docs/', import.meta.url) } })
+// Embedded mode: the fronts and this worker share which sessions are in progress and watched (src/live/board.ts).
+const live = cluster ? undefined : new LiveBoard(liveBoardPath(config.dataDir))
+const control = createControl({ store, config, reads, backfill, erasures, scrubbed, live, erasureIdKey: erasureIdKey(config), chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url), docsDir: new URL('./docs/', import.meta.url) } })
 // Backfills and erasures a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 erasures.resumeAll()
@@ -149,7 +152,7 @@ function stop(): void {
   stopBudget?.()
   stopHousekeeping()
   server.close(() => {
-    void Promise.all([foldThread?.stop(), reads.close(), cluster?.close()])
+    void Promise.all([foldThread?.stop(), reads.close(), cluster?.close(), live?.close()])
       .then(() => local.close())
       .then(() => process.exit(0))
   })

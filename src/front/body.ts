@@ -9,7 +9,7 @@
  * into a buffer from `pool` when the caller gives the body back after use.
  */
 import type { BodyPool } from './body-pool.js'
-import { answered } from './request-metrics.js'
+import { whenLeft } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 
 export type BodyResult = { ok: true; body: Uint8Array } | { ok: false; reason: 'too_large' | 'aborted' }
@@ -53,10 +53,6 @@ export function readBody(res: HttpResponse, declared: number | undefined, cap: n
       length += size
       if (isLast) finish({ ok: true, body: length === buffer.byteLength ? buffer : buffer.slice(0, length) })
     })
-    res.onAborted(() => {
-      res.aborted = true
-      answered(res, 'aborted')
-      finish({ ok: false, reason: 'aborted' })
-    })
+    whenLeft(res, () => finish({ ok: false, reason: 'aborted' }))
   })
 }

@@ -15,6 +15,8 @@ import { loadArtifacts } from './artifacts.js'
 import { newCounters } from './ingest.js'
 import { createMetricsRoute } from './metrics-route.js'
 import { UntrustedProxyWatch } from './proxy-warning.js'
+import { controlPortOf } from '../supervisor/control-port.js'
+import { LiveBoard, liveBoardPath } from '../live/board.js'
 import { createProxy } from './proxy.js'
 import { loadHttpEngine, NATIVE_PLATFORMS } from './uws.js'
 import type { IngestSink } from '../ingest-sink/sink.js'
@@ -54,6 +56,8 @@ const journal = config.natsUrl ? await openJournal(config, layoutOf(config), 120
 let pool: WriterPool | undefined
 // Writing on this thread, the front knows when a body is committed and reuses its buffer (body-pool.ts).
 const bodies = !config.natsUrl && config.writerThreads === 0 ? new BodyPool(BODY_POOL_BYTES) : undefined
+const live = config.natsUrl ? undefined : new LiveBoard(liveBoardPath(config.dataDir))
+live?.startSyncing()
 const sink = journal
   ? new JournalIngestSink(store, new NatsLog(journal), {
       layout: layoutOf(config),
@@ -95,7 +99,7 @@ function startWriterPool(): WriterPool {
   })
 }
 const proxies = new UntrustedProxyWatch(config.trustProxy)
-const proxy = createProxy(`http://127.0.0.1:${config.controlPort}`, config.controlSecret, config.trustProxy, proxies)
+const proxy = createProxy(`http://127.0.0.1:${await controlPortOf(config.controlPort)}`, config.controlSecret, config.trustProxy, proxies)
 const counters = newCounters()
 metrics.engine.set({ engine: engine.name }, 1)
 onScrape(() => {
@@ -105,7 +109,7 @@ onScrape(() => {
 answerScrapes()
 const artifacts = loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name })
 const lateProject = sink && ((pk: string) => sink.lateProject(pk))
-const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, proxies, metrics: createMetricsRoute(config.metricsToken, config.trustProxy, proxies), lateProject, bodies })
+const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, proxies, metrics: createMetricsRoute(config.metricsToken, config.trustProxy, proxies), lateProject, bodies, live })
 
 let listenSocket: unknown
 app.listen(config.host, config.port, (socket) => {
@@ -132,6 +136,7 @@ async function stop(): Promise<void> {
   await pool?.destroy()
   await journal?.close()
   await proxy.close()
+  await live?.close()
   await store.close()
   process.exit(0)
 }

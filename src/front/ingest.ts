@@ -19,7 +19,8 @@ import type { WriteItem } from '../supervisor/messages.js'
 import type { ChunkMeta, RecordingLoss, Store } from '../store/store.js'
 import { declaredLength, readBody } from './body.js'
 import type { BodyPool } from './body-pool.js'
-import { guard, sendError, sendOk } from './reply.js'
+import { guard, sendError, sendJson, sendOk } from './reply.js'
+import type { LiveBoard } from '../live/board.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 import type { IngestSink } from '../ingest-sink/sink.js'
 import { checkStyle, MAX_STYLE_BYTES_PER_PROJECT, MAX_STYLES_PER_PROJECT, STYLE_HASH, styleQuotaRefusal } from '../recordings/styles.js'
@@ -46,6 +47,8 @@ export interface IngestDeps {
   lateProject?: (pk: string) => Promise<string | undefined>
   /** Buffers for bodies of known length, given back by the queue once committed (WRITER_THREADS=0, body-pool.ts). */
   bodies?: BodyPool
+  /** Sessions in progress and the ones being watched (src/live/board.ts); absent in the cluster mode for now. */
+  live?: LiveBoard
 }
 
 const KEY_HINT_MISSING = 'Add ?pk=<public key> (svc_pk_…) from the project\'s settings.'
@@ -130,8 +133,15 @@ async function commit(deps: IngestDeps, res: HttpResponse, item: WriteItem): Pro
     deps.counters.stored += 1
     STORED[item.kind].inc()
   }
+  if (item.kind === 'chunk' && deps.live && outcome !== 'failed') {
+    deps.live.seen(item.projectId, item.meta.sk)
+    // Someone follows this session: the tracker sends more often while it is told so (tracker/src/transport.ts).
+    if (deps.live.watched(item.projectId, item.meta.sk)) return sendJson(res, 200, WATCHED_ANSWER)
+  }
   sendOk(res)
 }
+
+const WATCHED_ANSWER = { ok: true, watched: true }
 
 /**
  * A fault inside an ingest handler (a bug, not the client's doing): nothing

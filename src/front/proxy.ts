@@ -10,7 +10,7 @@ import { CLIENT_HOST_HEADER, CLIENT_IP_HEADER, CONTROL_SECRET_HEADER } from '../
 import { declaredLength, readBody } from './body.js'
 import { clientAddressOf, type TrustedProxies } from './client-address.js'
 import type { UntrustedProxyWatch } from './proxy-warning.js'
-import { CORS_HEADERS, guard, sendError, statusLine } from './reply.js'
+import { CORS_HEADERS, guard, sendError, statusLine, whenLeft } from './reply.js'
 import { answered } from './request-metrics.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 
@@ -28,6 +28,9 @@ const UNSENDABLE_PATH = /[^\x21-\x7e]/
 /** undici's codes for a request it refuses to send, as opposed to a connection that failed. */
 const REFUSED_BY_UNDICI = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED'])
 
+/** The route whose answer is a feed that lasts (src/control/operations/live.ts). */
+const FEED_ROUTE = 'sessions.follow'
+
 export interface Proxy {
   handle(res: HttpResponse, req: HttpRequest): Promise<void> | void
   close(): Promise<void>
@@ -35,6 +38,8 @@ export interface Proxy {
 
 export function createProxy(controlUrl: string, controlSecret: string, trusted: TrustedProxies, proxies: UntrustedProxyWatch): Proxy {
   const pool = new Pool(controlUrl, { connections: 32, pipelining: 1, keepAliveTimeout: 30_000 })
+  // A followed session holds its connection for minutes: such feeds get connections of their own, never the pool's 32.
+  const feeds = new Pool(controlUrl, { connections: 1024, pipelining: 1, keepAliveTimeout: 5_000 })
 
   async function forward(res: HttpResponse, method: string, path: string, headers: Record<string, string>, bodyPromise: Promise<Uint8Array | 'too_large' | 'aborted'>): Promise<void> {
     const body = await bodyPromise
@@ -46,7 +51,7 @@ export function createProxy(controlUrl: string, controlSecret: string, trusted: 
     if (body === 'too_large') return sendError(res, 'payload_too_large', { hint: `Control requests are capped at ${LIMITS.controlBodyBytes} bytes.` })
     let upstream
     try {
-      upstream = await pool.request({ method: method as 'GET', path, headers, body: BODYLESS.has(method) ? undefined : body })
+      upstream = await (path.includes(FEED_ROUTE) ? feeds : pool).request({ method: method as 'GET', path, headers, body: BODYLESS.has(method) ? undefined : body })
     } catch (error) {
       if (REFUSED_BY_UNDICI.has((error as { code?: string })?.code ?? '')) {
         // Nothing here is the control worker's fault: this request cannot be written to it as it came.
@@ -75,6 +80,8 @@ export function createProxy(controlUrl: string, controlSecret: string, trusted: 
       return
     }
     res.cork(writeHead)
+    // A live feed's next piece may be 15 s away: stop reading it the moment the client leaves.
+    whenLeft(res, () => discard(upstream.body))
     try {
       for await (const chunk of upstream.body) {
         if (res.aborted) return discard(upstream.body)
@@ -86,6 +93,8 @@ export function createProxy(controlUrl: string, controlSecret: string, trusted: 
       }
       if (!res.aborted) res.cork(() => res.end())
     } catch (error) {
+      // The client left and its source was let go (whenLeft above): nothing failed.
+      if (res.aborted) return
       log.error('proxy stream failed', { error: String(error) })
       if (!res.aborted) res.cork(() => res.close())
     }
@@ -130,7 +139,10 @@ export function createProxy(controlUrl: string, controlSecret: string, trusted: 
           : readBody(res, declared, LIMITS.controlBodyBytes).then((r) => (r.ok ? r.body : r.reason))
       return forward(res, method, path, headers, bodyPromise)
     },
-    close: () => pool.close(),
+    close: async () => {
+      // A feed never ends by itself: its connections are cut, not waited for.
+      await Promise.all([pool.close(), feeds.destroy()])
+    },
   }
 }
 
@@ -165,13 +177,11 @@ function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
 /** Resolves when uWebSockets.js has flushed the backpressure of `res` (or the client left). */
 function writable(res: HttpResponse): Promise<void> {
   return new Promise((resolve) => {
+    const forget = whenLeft(res, resolve)
     res.onWritable(() => {
+      forget()
       resolve()
       return true
-    })
-    res.onAborted(() => {
-      res.aborted = true
-      resolve()
     })
   })
 }

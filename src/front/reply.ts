@@ -33,11 +33,26 @@ export function statusLine(status: number): string {
 /** Marks the response when the client goes away; every handler that answers later calls this first. */
 export function guard(res: HttpResponse): HttpResponse {
   res.aborted = false
+  // uWebSockets.js keeps one abort handler per response: whatever else must know (a body being read, a write waiting
+  // to drain, a streamed answer's source) adds itself with whenLeft instead of replacing this one.
+  res.leaveHooks = []
   res.onAborted(() => {
     res.aborted = true
     answered(res, 'aborted')
+    for (const hook of res.leaveHooks.splice(0)) hook()
   })
   return res
+}
+
+/** Runs `hook` if the client leaves before the answer is sent; the function returned takes it back. */
+export function whenLeft(res: HttpResponse, hook: () => void): () => void {
+  if (!res.leaveHooks) guard(res)
+  const hooks: Array<() => void> = res.leaveHooks
+  hooks.push(hook)
+  return () => {
+    const at = hooks.indexOf(hook)
+    if (at >= 0) hooks.splice(at, 1)
+  }
 }
 
 export function send(

@@ -23,6 +23,7 @@ export const AUDIT_ACTIONS = [
   'setup_token.mint',
   'setup_token.revoke',
   'session.replay',
+  'session.watch',
   'session.search_user',
   'erasure.create',
   'erasure.dry_run',

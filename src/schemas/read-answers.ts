@@ -120,6 +120,12 @@ export const sessionSummarySchema = {
     completeness: completenessSchema,
     match: { ...foundMoment, description: 'With a search (`visited`, `clicked`, `error`, `console`, `request`, `referrer`): the first moment that matched; the replay opens there (the dashboard\'s `?t=`).' },
     matches: { type: 'array', items: foundMoment, description: 'With a search: every moment that matched, in time order (each path, element, message, request or referrer at its first time).' },
+    live: {
+      type: 'object',
+      required: ['lastChunkAt', 'agoMs'],
+      properties: { lastChunkAt: { ...epochMs, description: 'When the service took its last chunk.' }, agoMs: { ...count, description: 'How long ago that was.' } },
+      description: 'With `live: true`: the session is in progress.',
+    },
   },
 } as const
 
@@ -167,6 +173,12 @@ export const sessionEventsAnswer = {
   description:
     `Every rrweb event of the recording in chunk order, as one JSON array (gzip chunks decompressed). Streamed: the answer can be large. Bounded: an event over ${MAX_EVENT_BYTES / 2 ** 20} MiB of JSON is replaced by a \`svc.event_dropped\` custom event (type 5), a gzip chunk is inflated to at most ${MAX_CHUNK_INFLATED_BYTES / 2 ** 20} MiB and the rest of it replaced by \`svc.chunk_cut\`, and \`maxBytes\` ends the answer early with \`svc.answer_truncated\`. Each marker is \`{"type":5,"timestamp":…,"data":{"tag":…,"payload":{…}}}\`.`,
   items: { type: 'object' },
+} as const
+
+export const sessionFollowAnswer = {
+  type: 'string',
+  description:
+    'A feed that lasts, as newline-delimited JSON (application/x-ndjson): one rrweb event per line, first the recording from its last checkpoint, then each event as its chunk arrives (the tracker sends every 1-2 s while someone follows its session). Service lines are rrweb custom events (type 5): `svc.live` once the history is sent and every 15 s while the visitor sends nothing, `svc.live_ended` with `payload.reason` `idle` (nothing for 5 minutes), `limit` (`maxSeconds`) or `gone` (the recording was deleted). The bounds of sessions.events apply to each event.',
 } as const
 
 export const heatmapAnswer = {

@@ -87,6 +87,10 @@ export const sessionsListBody = {
       maxLength: 256,
       description: `Sessions that came from another site whose origin (scheme, host and port: the tracker sends nothing of the path or query) contains this text, ignoring case: \`google\`, \`https://news.example\`. A path, query or fragment is refused, as it can never match. A session's first ${MAX_FOUND_REFERRERS} referrers are searchable.`,
     },
+    live: {
+      type: 'boolean',
+      description: 'true: only sessions in progress, whose last chunk arrived within the last 60 seconds, most recent first, each with `live` (when it last sent). Takes `limit` and no other filter or cursor. Not available in the cluster mode yet.',
+    },
     device: { ...device, description: 'Sessions on this device class: from the recording\'s viewport width, else the first page view\'s (under 768 px mobile, 768-1023 px tablet, 1024 px and over desktop).' },
     limit: limit(200, 50),
     cursor,
@@ -97,6 +101,17 @@ export const sessionBody = {
   ...strict,
   required: ['projectId', 'sessionKey'],
   properties: { projectId, sessionKey },
+} as const
+
+/** sessions.follow: a session to follow as it is recorded. */
+export const sessionFollowBody = {
+  ...strict,
+  required: ['projectId', 'sessionKey'],
+  properties: {
+    projectId,
+    sessionKey,
+    maxSeconds: { type: 'integer', minimum: 10, maximum: 3600, description: 'End the feed after this many seconds (default and most: 3600); a client that wants more follows again.' },
+  },
 } as const
 
 /** sessions.events: a session, and optionally how many bytes of events the caller wants at most. */

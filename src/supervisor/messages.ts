@@ -83,8 +83,23 @@ export interface CompactRequest {
   type: 'compact'
 }
 
-export type ChildMessage = ReadyMessage | MetricsRequest | MetricsReport | CompactRequest
-export type PrimaryMessage = MetricsCollect | MetricsAnswer
+/**
+ * Front → primary: which port does the control worker listen on? It chooses
+ * one itself at its first start (port 0), so no other process can take it
+ * between a choice and the listen; the primary answers once it is known.
+ */
+export interface ControlPortRequest {
+  type: 'control-port-request'
+}
+
+/** Primary → the asking front. */
+export interface ControlPortAnswer {
+  type: 'control-port'
+  port: number
+}
+
+export type ChildMessage = ReadyMessage | MetricsRequest | MetricsReport | CompactRequest | ControlPortRequest
+export type PrimaryMessage = MetricsCollect | MetricsAnswer | ControlPortAnswer
 
 /**
  * Front → control worker, on every forwarded request. The front sets these and

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import type { Config } from '../config.js'
 import { log } from '../log.js'
-import type { ChildMessage, ReadyMessage } from './messages.js'
+import type { ChildMessage, PrimaryMessage, ReadyMessage } from './messages.js'
 import { metrics } from '../metrics/registry.js'
 import { createMetricsHub } from './metrics-hub.js'
 
@@ -73,7 +73,10 @@ function listenOn(host: string, port: number): Promise<number> {
 
 export async function runPrimary(config: Config): Promise<void> {
   const port = config.port || (await freePort(config.host))
-  const controlPort = config.controlPort || (await freePort('127.0.0.1'))
+  // Unset: the control worker listens on a port the kernel gives it, tells us, and keeps it across its restarts.
+  let controlPort = config.controlPort
+  let controlPortKnown: (port: number) => void = () => {}
+  const controlPortReady = controlPort ? Promise.resolve(controlPort) : new Promise<number>((resolve) => (controlPortKnown = resolve))
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),
@@ -106,8 +109,16 @@ export async function runPrimary(config: Config): Promise<void> {
     const child = fork(entry, [], { env, execArgv: execArgvOf(entry), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
     unit.child = child
     child.on('message', (message: ChildMessage) => {
-      if (message?.type === 'ready') onReady?.(message)
-      else if (message?.type === 'compact') compactWhenServing()
+      if (message?.type === 'ready') {
+        if (message.role === 'control' && !controlPort) {
+          controlPort = message.port
+          env.CONTROL_PORT = String(controlPort)
+          controlPortKnown(controlPort)
+        }
+        onReady?.(message)
+      } else if (message?.type === 'control-port-request') {
+        void controlPortReady.then((port) => child.connected && child.send({ type: 'control-port', port } satisfies PrimaryMessage))
+      } else if (message?.type === 'compact') compactWhenServing()
       else hub.handle(child, message)
     })
     child.on('exit', (code, signal) => {

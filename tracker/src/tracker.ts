@@ -8,6 +8,7 @@ import { anyMatch, captureKey, LEFT_OUT, loadCapture, verdict } from './capture.
 import type { CaptureHost } from './capture-host.js'
 import { createChunks, type PageContext } from './chunks.js'
 import { trackClicks } from './clicks.js'
+import { liveFlushing } from './live.js'
 import { CHECKPOINT_BYTES, FLUSH_INTERVAL_MS, INTERNAL_NAV_MS, MAX_URL, QUICK_BACK_MS } from './config.js'
 import type { HandOver } from './early-console.js'
 import { trackErrors } from './errors.js'
@@ -59,7 +60,7 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
   let lastLinkClick: { at: number; event: MouseEvent } | undefined
   let quickBack = false
 
-  const transport = createTransport({ origin, publicKey, guard, onGone: () => stop() })
+  const transport = createTransport({ origin, publicKey, guard, onGone: () => stop(), onWatched: (watched) => live.told(watched) })
 
   const newContext = (): PageContext => {
     const session = sessions.current()
@@ -253,6 +254,7 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
     chunks.flush()
   })
   const interval = setInterval(flush, FLUSH_INTERVAL_MS)
+  const live = liveFlushing(guard, () => chunks.flush())
 
   offs.push(
     listen(guard, document, 'visibilitychange', () => {
@@ -288,6 +290,7 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
     if (stopped) return
     stopped = true
     clearInterval(interval)
+    live.stop()
     if (host?.stop) guard.run(host.stop)
     if (early) guard.run(early)
     recorder.stop()

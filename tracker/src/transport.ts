@@ -13,6 +13,9 @@ import type { Guard } from './guard.js'
 
 export type Outcome = 'ok' | 'refused' | 'failed'
 
+/** The byte length of `{"ok":true}`, the answer to a chunk nobody follows. */
+const PLAIN_OK_LENGTH = '11'
+
 export interface SendOptions {
   headers?: Record<string, string>
   /** The page is going away: one attempt, keepalive when the quota allows. */
@@ -34,6 +37,8 @@ export interface TransportOptions {
   guard: Guard
   /** Called once when the server says the key is unknown (404). */
   onGone: () => void
+  /** After each acknowledged chunk: whether someone follows this session live (the answer's `watched`). */
+  onWatched?: (watched: boolean) => void
   random?: () => number
 }
 
@@ -68,6 +73,12 @@ export function createTransport(options: TransportOptions): Transport {
         mode: 'cors',
         signal: controller?.signal,
       })
+      const onWatched = options.onWatched
+      if (path === 'ingest' && res.ok && onWatched) {
+        // Only an answer longer than {"ok":true} is read: a visitor nobody follows pays no parse.
+        if (res.headers.get('Content-Length') === PLAIN_OK_LENGTH) options.guard.run(() => onWatched(false))
+        else res.json().then(options.guard.wrap((answer: { watched?: unknown }) => onWatched(answer?.watched === true)), () => {})
+      }
       return [res.status, Math.min(BACKOFF_CAP_MS, 1000 * Number(res.headers.get('Retry-After')) || 0)]
     } catch {
       return ['failed', 0] // network error, CORS failure, timeout abort: worth a retry

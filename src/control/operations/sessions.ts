@@ -23,6 +23,8 @@ import type { ApiKeyAuth } from '../auth.js'
 import { decodeCursor, encodeCursor, foldBeforeRead, resolvePages } from '../reading.js'
 import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
+import { liveSessionKeys } from './live.js'
+import type { LiveBoard } from '../../live/board.js'
 
 /** Response header carrying a chunk's encoding (`gzip` or `json`); the front exposes it to browsers through CORS. */
 export const ENCODING_HEADER = 'X-Svc-Encoding'
@@ -90,7 +92,22 @@ function refusePurged(session: SessionRecord): void {
   })
 }
 
-export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedChunkBytes(store)): Operation<ApiKeyAuth>[] {
+export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedChunkBytes(store), board?: LiveBoard): Operation<ApiKeyAuth>[] {
+  /** sessions.list with `live: true`: the board's sessions in progress, most recent first. */
+  function liveList(project: ProjectRecord, b: Record<string, unknown> & { limit?: number; cursor?: string }) {
+    const others = Object.keys(b).filter((name) => !['projectId', 'live', 'limit'].includes(name))
+    if (others.length) throw new ApiError('invalid_request', { error: `live lists the sessions in progress and takes limit alone; drop ${others.join(', ')}.` })
+    const now = Date.now()
+    const sessions = []
+    for (const { sessionKey, lastSeenAt } of liveSessionKeys(board, project.id, b.limit ?? DEFAULT_LIMIT)) {
+      const session = store.getSession(project.id, sessionKey)
+      if (!session || session.purgedAt !== undefined) continue
+      const view = sessionView(session, store.sessionSignals(project.id, sessionKey), () => store.listChunks(project.id, sessionKey))
+      sessions.push({ ...view, live: { lastChunkAt: lastSeenAt, agoMs: Math.max(0, now - lastSeenAt) } })
+    }
+    return { sessions, nextCursor: null }
+  }
+
   return [
     operation({
       operationId: 'listSessions',
@@ -111,6 +128,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
       async handle({ auth, body, read }) {
         const b = body
         const project = ownedProject(store, auth, b.projectId)
+        if (b.live) return liveList(project, b)
         await foldBeforeRead(read)
         if (b.since !== undefined && b.until !== undefined && b.since >= b.until) throw new ApiError('invalid_request', { error: 'since must be before until.' })
         if (b.selector !== undefined && b.page === undefined) {

@@ -22,6 +22,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, sta
 import { join } from 'node:path'
 import { open } from 'lmdb'
 import { environmentOptions } from './index.js'
+import { removeLiveBoard } from '../../live/board.js'
 
 /** When the last compaction ended, ms since the epoch: what erasures finished before it are scrubbed by. */
 const MARK_FILE = 'compacted-at'
@@ -70,6 +71,8 @@ export async function compactStore(dataDir: string, mapSize: number, now = Date.
     renameSync(join(scratch, 'data.mdb'), file)
     rmSync(scratch, { recursive: true, force: true })
   }
+  // Sessions seen and watched in the last minutes, erased ones among them: the next chunks and watches put back the rest.
+  removeLiveBoard(dataDir)
   writeFileSync(join(dataDir, MARK_FILE), String(now), { mode: 0o600 })
   rmSync(join(dataDir, WANTED_FILE), { force: true })
   return { before, after }

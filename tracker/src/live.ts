@@ -1,0 +1,28 @@
+/**
+ * Sending more often while someone follows this session live: a chunk's
+ * answer says `watched`, and chunks then go every LIVE_FLUSH_MS instead of
+ * every FLUSH_INTERVAL_MS, until an answer no longer says so or LIVE_HOLD_MS
+ * pass without one that does. Nothing runs for a visitor nobody follows.
+ */
+import { LIVE_FLUSH_MS, LIVE_HOLD_MS } from './config.js'
+import type { Guard } from './guard.js'
+
+export function liveFlushing(guard: Guard, flush: () => void) {
+  let timer: ReturnType<typeof setInterval> | undefined
+  let until = 0
+  const end = () => {
+    if (timer !== undefined) clearInterval(timer)
+    timer = undefined
+  }
+  return {
+    told(watched: boolean): void {
+      if (!watched) return end()
+      until = Date.now() + LIVE_HOLD_MS
+      timer ??= setInterval(
+        guard.wrap(() => (Date.now() > until ? end() : flush())),
+        Math.max(1000, LIVE_FLUSH_MS),
+      )
+    },
+    stop: end,
+  }
+}
