@@ -17,6 +17,7 @@ import { erase, erasures, remove as deleteProject, rename as renameProject } fro
 import * as projects from './commands/projects.js'
 import * as rules from './commands/rules.js'
 import * as sessions from './commands/sessions.js'
+import * as live from './commands/live.js'
 import { retention, storage } from './commands/storage.js'
 import { update } from './commands/update.js'
 import { readConfig, type Env, type StoredConfig } from './config.js'
@@ -48,6 +49,8 @@ const HANDLERS: Record<string, (ctx: Context) => Promise<void>> = {
   'setup-token': projects.setupToken,
   'sessions count': sessions.count,
   'sessions list': sessions.list,
+  'sessions live': live.live,
+  'sessions follow': live.follow,
   overview: projectOverview,
   export: sessions.exportEvents,
   update,

@@ -11,7 +11,9 @@ import t from 'tap'
 import { call } from '../helpers/api.js'
 import { clusterFor } from '../helpers/cluster.js'
 import { meta, postChunk } from '../helpers/http.js'
-import { seedProject } from '../helpers/seed.js'
+import { seedProject, storeAt } from '../helpers/seed.js'
+import { runCliInProcess, tempHome } from '../helpers/cli.js'
+import { groupUrl } from '../../src/grouping/group.js'
 import { until } from '../helpers/until.js'
 
 const now = Date.now()
@@ -150,4 +152,41 @@ t.test('an organisation follows at most 20 sessions at once', async (t) => {
   }, 20_000)
   t.equal(again!.res.status, 200, 'places come back when follows close')
   again!.close()
+})
+
+t.test('the CLI lists sessions in progress and follows one to its end', async (t) => {
+  const home = tempHome(t)
+  const svc = (args: string[]) => runCliInProcess(cluster.url, args, { home, env: { SVC_API_KEY: apiKey } })
+  t.same((await chunk('cli-live', 0, 'cli', true)).json, { ok: true })
+  const listed = await until('the CLI lists it', async () => {
+    const answer = await svc(['sessions', 'live', project.id])
+    return answer.stdout.includes('cli-live') && answer
+  }, 5_000)
+  t.equal(listed.code, 0)
+  t.match(listed.stdout, /SESSION\s+LAST SENT/)
+  const json = await svc(['sessions', 'live', project.id, '--json', '--limit', '1'])
+  t.equal(json.json.sessions.length, 1, '--limit')
+
+  // A visit whose last chunk is 10 minutes old: the follow sends its history, then ends as idle at its first look.
+  const store = storeAt(cluster.dataDir)
+  t.teardown(() => store.close())
+  const old = Date.now() - 10 * 60_000
+  const url = 'https://shop.test/'
+  await store.appendBatch([
+    {
+      kind: 'chunk', projectId: project.id, receivedAt: old, page: { ...groupUrl(url, []), firstSeenAt: old },
+      body: Buffer.from(JSON.stringify([{ type: 4, timestamp: old, data: { href: url, width: 800, height: 600 } }, { type: 2, timestamp: old, data: {} }, { type: 3, timestamp: old + 5, data: { source: 2, type: 2, id: 1 } }])),
+      meta: { sk: 'ended-visit', vid: 'v', seq: 0, encoding: 'json', url, startedAt: old, firstTs: old, lastTs: old + 5, checkpoint: true },
+    },
+  ])
+  const followed = await svc(['sessions', 'follow', project.id, 'ended-visit'])
+  t.equal(followed.code, 0)
+  t.match(followed.stdout, /page https:\/\/shop\.test\/[\s\S]*snapshot of the page[\s\S]*click/, 'a line per event')
+  t.match(followed.stderr, /The follow ended: the visitor sent nothing for 5 minutes/)
+  const raw = await svc(['sessions', 'follow', project.id, 'ended-visit', '--json'])
+  const lines = raw.stdout.trim().split('\n').map((line) => JSON.parse(line))
+  t.same(lines.map((l) => l.type), [4, 2, 3, 5, 5], 'the feed as the API sends it, one event per line')
+  t.same(lines.at(-1).data, { tag: 'svc.live_ended', payload: { reason: 'idle' } })
+  const missing = await svc(['sessions', 'follow', project.id, 'no-such-session', '--json'])
+  t.same([missing.code, missing.error?.code], [1, 'not_found'])
 })
