@@ -406,7 +406,7 @@ export const COMMANDS: CommandHelp[] = [
     minArgs: 1,
     maxArgs: 1,
     summary: 'List the sessions in progress: those whose last chunk arrived in the last 60 s, most recent first.',
-    details: [projectId, 'LAST SENT says how long ago each sent its last chunk. Not available in the cluster mode yet.'],
+    details: [projectId, 'LAST SENT says how long ago each sent its last chunk (in the cluster mode, to any node).'],
     flags: [{ name: 'limit', type: 'string', value: '<n>', help: 'Sessions at most (default 50).' }],
     examples: ['svc sessions live prj_123', 'svc sessions live prj_123 --json'],
     needsKey: true,

@@ -28,13 +28,19 @@ import { threadReads } from './read-pool.js'
 import { fromFront } from './front-link.js'
 import { routeOf, writeError } from './router.js'
 import { LiveBoard, liveBoardPath } from '../live/board.js'
+import { relayWatches } from '../live/relay.js'
 
 const config = loadConfig()
 if (!config.controlSecret) throw new Error('SVC_CONTROL_SECRET is not set: the control worker is started by the primary (npm start), which sets it')
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
 const local = openStore(config)
 // Cluster mode: mutations go through the log, and this node's LMDB follows it (src/journal/).
-const cluster = config.natsUrl ? await joinCluster(config, local) : undefined
+// Which sessions are in progress and watched, shared with this node's fronts (src/live/board.ts). In the cluster mode
+// what the applier writes is what is in progress, whichever node took it, and watches travel between nodes (relay.ts).
+const live = new LiveBoard(liveBoardPath(config.dataDir))
+const cluster = config.natsUrl ? await joinCluster(config, local, (projectId, sessionKey) => live.seen(projectId, sessionKey)) : undefined
+const relay = cluster && relayWatches(cluster.log.journal.nc, cluster.seal, live)
+if (cluster) live.startSyncing()
 const store = cluster?.store ?? local
 const backfill = new BackfillRunner(store, { batch: config.backfillBatch, pauseMs: config.backfillPauseMs })
 const erasures = new ErasureRunner(store, {
@@ -49,8 +55,6 @@ const erasures = new ErasureRunner(store, {
 const scrubbed = (erasure: { finishedAt?: number }) => erasure.finishedAt !== undefined && lastCompactionAt(config.dataDir) >= erasure.finishedAt
 // The aggregate reads run in threads of their own, on this node's LMDB (src/control/read-pool.ts).
 const reads = threadReads(config, config.readThreads, config.readDeadlineMs)
-// Embedded mode: the fronts and this worker share which sessions are in progress and watched (src/live/board.ts).
-const live = cluster ? undefined : new LiveBoard(liveBoardPath(config.dataDir))
 const control = createControl({ store, config, reads, backfill, erasures, scrubbed, live, erasureIdKey: erasureIdKey(config), chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url), docsDir: new URL('./docs/', import.meta.url) } })
 // Backfills and erasures a killed worker left running go on from their last committed step.
 backfill.resumeAll()
@@ -152,7 +156,8 @@ function stop(): void {
   stopBudget?.()
   stopHousekeeping()
   server.close(() => {
-    void Promise.all([foldThread?.stop(), reads.close(), cluster?.close(), live?.close()])
+    relay?.close()
+    void Promise.all([foldThread?.stop(), reads.close(), cluster?.close(), live.close()])
       .then(() => local.close())
       .then(() => process.exit(0))
   })

@@ -56,8 +56,8 @@ const journal = config.natsUrl ? await openJournal(config, layoutOf(config), 120
 let pool: WriterPool | undefined
 // Writing on this thread, the front knows when a body is committed and reuses its buffer (body-pool.ts).
 const bodies = !config.natsUrl && config.writerThreads === 0 ? new BodyPool(BODY_POOL_BYTES) : undefined
-const live = config.natsUrl ? undefined : new LiveBoard(liveBoardPath(config.dataDir))
-live?.startSyncing()
+const live = new LiveBoard(liveBoardPath(config.dataDir))
+live.startSyncing()
 const sink = journal
   ? new JournalIngestSink(store, new NatsLog(journal), {
       layout: layoutOf(config),
@@ -136,7 +136,7 @@ async function stop(): Promise<void> {
   await pool?.destroy()
   await journal?.close()
   await proxy.close()
-  await live?.close()
+  await live.close()
   await store.close()
   process.exit(0)
 }

@@ -47,7 +47,7 @@ export interface IngestDeps {
   lateProject?: (pk: string) => Promise<string | undefined>
   /** Buffers for bodies of known length, given back by the queue once committed (WRITER_THREADS=0, body-pool.ts). */
   bodies?: BodyPool
-  /** Sessions in progress and the ones being watched (src/live/board.ts); absent in the cluster mode for now. */
+  /** Sessions in progress and the ones being watched (src/live/board.ts); absent only in tests of the ingest path alone. */
   live?: LiveBoard
 }
 

@@ -61,6 +61,8 @@ export interface ApplierOptions {
   resumePauseMs?: number
   /** Watchdog period, ms; 0: none (the in-memory log cannot stall). */
   watchdogMs?: number
+  /** Each chunk applied, whichever node took it: the live board's sessions in progress (src/live/board.ts). */
+  onChunk?: (projectId: string, sessionKey: string) => void
 }
 
 export class Applier {
@@ -298,6 +300,7 @@ export class Applier {
     metrics.batchItems.observe(items.length)
     metrics.commitSeconds.observe((performance.now() - started) / 1000)
     this.itemsApplied += items.length
+    if (this.options.onChunk) for (const item of items) if (item.kind === 'chunk') this.options.onChunk(item.projectId, item.meta.sk)
     const now = Date.now()
     for (const entry of entries) {
       if (entry.storedAt === undefined || entry.receivedAt === undefined) continue

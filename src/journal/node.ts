@@ -8,7 +8,7 @@ import type { Config } from '../config.js'
 import { log as logLine } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import type { Store } from '../store/store.js'
-import { Applier } from './applier.js'
+import { Applier, type ApplierOptions } from './applier.js'
 import { openEraser, openJournal } from './connect.js'
 import { NatsLog } from './nats-log.js'
 import { logSeal, readLogSecret, type LogSeal } from './seal.js'
@@ -82,7 +82,7 @@ async function catchUp(applier: Applier, natsUrl: string): Promise<void> {
 /** How long a node waits for a NATS cluster that is still starting (its servers booting, a leader being elected), ms. */
 const JOIN_TIMEOUT_MS = 120_000
 
-export async function joinCluster(config: ClusterConfig, local: Store): Promise<ClusterNode> {
+export async function joinCluster(config: ClusterConfig, local: Store, onChunk?: ApplierOptions['onChunk']): Promise<ClusterNode> {
   const journal = await openJournal(config, layoutOf(config), JOIN_TIMEOUT_MS)
   for (const { stream, has, wants } of journal.limitDrift ?? []) {
     logLine.warn('a stream of the log has other limits than this node\'s configuration; left as it is (a node may not reconfigure streams)', {
@@ -94,7 +94,7 @@ export async function joinCluster(config: ClusterConfig, local: Store): Promise<
   }
   const log = new NatsLog(journal, config.natsAuth.eraserPasswordFile ? () => openEraser(config) : undefined)
   const seal = logSealOf(config)
-  const applier = new Applier(local, log, layoutOf(config), { seal, chunkBytesInLog: config.natsChunkBytes === 'log' })
+  const applier = new Applier(local, log, layoutOf(config), { seal, chunkBytesInLog: config.natsChunkBytes === 'log', onChunk })
   applier.start()
   await catchUp(applier, config.natsUrl)
   return {

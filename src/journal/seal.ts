@@ -13,7 +13,8 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 
-export type EntryKind = 'control' | 'ingest'
+/** `live`: the watches nodes tell each other of (src/live/relay.ts), never a log entry. */
+export type EntryKind = 'control' | 'ingest' | 'live'
 
 /** The entry does not open with this node's secret: forged, damaged, or sealed with another secret. */
 export class UnsealedEntry extends Error {

@@ -108,12 +108,17 @@ export class LiveBoard {
 
   // ---- the control worker's side ----
 
-  /** `watcher` follows the session until `until` (ms), unless renewed. */
-  watch(projectId: string, sessionKey: string, watcher: string, until: number): Promise<unknown> {
+  /** The cluster mode: told of every watch made here, to tell the other nodes (relay.ts). */
+  onWatch?: (projectId: string, sessionKey: string, watcher: string, until: number) => void
+
+  /** `watcher` follows the session until `until` (ms), unless renewed; `relayed`: another node's, not to be told again. */
+  watch(projectId: string, sessionKey: string, watcher: string, until: number, relayed = false): Promise<unknown> {
+    if (!relayed) this.onWatch?.(projectId, sessionKey, watcher, until)
     return this.watchTable.put([projectId, sessionKey, watcher], until)
   }
 
-  unwatch(projectId: string, sessionKey: string, watcher: string): Promise<unknown> {
+  unwatch(projectId: string, sessionKey: string, watcher: string, relayed = false): Promise<unknown> {
+    if (!relayed) this.onWatch?.(projectId, sessionKey, watcher, 0)
     return this.watchTable.remove([projectId, sessionKey, watcher])
   }
 

@@ -89,7 +89,7 @@ export const sessionsListBody = {
     },
     live: {
       type: 'boolean',
-      description: 'true: only sessions in progress, whose last chunk arrived within the last 60 seconds, most recent first, each with `live` (when it last sent). Takes `limit` and no other filter or cursor. Not available in the cluster mode yet.',
+      description: 'true: only sessions in progress, whose last chunk arrived within the last 60 seconds, most recent first, each with `live` (when it last sent). Takes `limit` and no other filter or cursor. In the cluster mode, sessions in progress on any node.',
     },
     device: { ...device, description: 'Sessions on this device class: from the recording\'s viewport width, else the first page view\'s (under 768 px mobile, 768-1023 px tablet, 1024 px and over desktop).' },
     limit: limit(200, 50),

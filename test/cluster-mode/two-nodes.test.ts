@@ -11,6 +11,8 @@ import { call } from '../helpers/api.js'
 import { DIST, tempDataDir } from '../helpers/cluster.js'
 import { createProject, nodeOn, ownerWithKey } from '../helpers/cluster-mode.js'
 import { natsCluster } from '../helpers/nats.js'
+import { meta, postChunk as postChunkAnswer } from '../helpers/http.js'
+import { until } from '../helpers/until.js'
 import { callRaw, events, postChunk, postSignals } from '../helpers/read.js'
 
 // Three nats-servers and up to three nodes per test.
@@ -59,6 +61,24 @@ t.test('what node A takes, node B serves; a new empty node rebuilds it', async (
   t.equal(top.status, 200)
   t.equal(top.body.elements?.[0]?.clicks, 4, 'signals sent to A show in B\'s leaderboard')
 
+  // Live: a visitor whose chunks reach A, followed on B. B lists it, follows what A takes, and A tells the tracker.
+  const visit = (seq: number) => postChunkAnswer(a.url, { pk: project.publicKey, meta: meta({ sk: 'live', seq, startedAt: Date.now(), firstTs: Date.now(), lastTs: Date.now(), checkpoint: seq === 0 }), body: JSON.stringify([{ type: 3, timestamp: Date.now(), data: { source: 0, mark: `m-${seq}` } }]) })
+  t.same((await visit(0)).json, { ok: true })
+  await until('B lists A\'s visitor live', async () => (await call(b.url, '/cli/sessions.list', { token: owner.apiKey, body: { projectId: project.id, live: true } })).body.sessions?.[0]?.sessionKey === 'live', 15_000)
+  const followed = new AbortController()
+  const feed = await fetch(`${b.url}/api/v1/cli/sessions.follow`, { method: 'POST', headers: { authorization: `Bearer ${owner.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ projectId: project.id, sessionKey: 'live' }), signal: followed.signal })
+  t.equal(feed.status, 200, 'B follows it')
+  let text = ''
+  void (async () => {
+    for await (const piece of feed.body as unknown as AsyncIterable<Uint8Array>) text += Buffer.from(piece).toString()
+  })().catch(() => undefined)
+  let seq = 1
+  const watched = await until('A answers the visitor watched', async () => (await visit(seq++)).json?.watched === true, 15_000)
+  t.ok(watched, 'a follow on B reaches A\'s front')
+  await until('B\'s feed carries what A took', () => text.includes(`"m-${seq - 1}"`), 15_000)
+  t.ok(text.includes('"m-0"') && text.includes(`"m-${seq - 1}"`), 'the follower on B gets the visitor\'s chunks from A')
+  followed.abort()
+
   const revoked = await call(a.url, '/cli/keys.revoke', { token: owner.apiKey, body: { keyId: owner.apiKey.split('_')[2] } })
   t.equal(revoked.status, 200, 'the key revoked on A')
   const refused = await call(b.url, '/cli/whoami', { token: owner.apiKey })
@@ -68,7 +88,7 @@ t.test('what node A takes, node B serves; a new empty node rebuilds it', async (
   const c = await nodeOn(t, nats)
   const second = await ownerSignIn(c.url)
   const count = await call(c.url, '/cli/sessions.count', { token: second, body: { projectId: project.id } })
-  t.same(count.body, { count: 2 }, 'a node started empty rebuilds the sessions')
+  t.same(count.body, { count: 3 }, 'a node started empty rebuilds the sessions (the two above and the live one)')
   const raw = await callRaw(c.url, '/cli/sessions.chunk', second, { projectId: project.id, sessionKey: 's1', seq: 1 })
   t.equal(Buffer.compare(raw.bytes, Buffer.from(chunk)), 0, 'and their bytes')
   const rebuilt = await call(c.url, '/cli/elements.top', { token: second, body: { projectId: project.id, page: 'shop.test/cart' } })

@@ -18,6 +18,7 @@ import { connect, errors, type ConnectionOptions, type NatsConnection } from '@n
 import t, { type Test } from 'tap'
 import { loadConfig } from '../../src/config.js'
 import { natsConnectOptions, openJournal, type Journal } from '../../src/journal/connect.js'
+import { WATCH_SUBJECT } from '../../src/live/relay.js'
 import { NatsLog } from '../../src/journal/nats-log.js'
 import { NATS_DEPLOY_DIR, natsServerBinary } from '../../src/journal/nats-servers.js'
 import { chunkSubject, controlStream, controlSubject, recordingStream, signalsStream, DEFAULT_LAYOUT, streamNames } from '../../src/journal/streams.js'
@@ -129,6 +130,15 @@ const TABLE: { call: string; row: string; run(client: Client, user: User, scratc
   { call: 'purge a stream', row: 'change or purge a stream', run: ({ jsm }, user, scratch) => jsm.streams.purge(user === 'operator' ? scratch : signalsStream(layout)) },
   { call: 'remove a recording entry (an erasure\'s)', row: 'remove a recording or signals entry (an erasure\'s)', run: ({ jsm }, user) => jsm.streams.deleteMessage(recordingStream(layout, 0), USERS.indexOf(user) + 1, true) },
   { call: 'remove a control entry', row: 'remove a control entry', run: ({ jsm }, user) => jsm.streams.deleteMessage(controlStream(layout), USERS.indexOf(user) + 1, true) },
+  {
+    call: 'publish and hear a live watch',
+    row: 'tell and hear live watches (`live.>`, plain NATS, sealed)',
+    run: ({ nc }) =>
+      new Promise((resolve, reject) => {
+        const heard = nc.subscribe(WATCH_SUBJECT, { callback: (error, message) => (heard.unsubscribe(), error ? reject(error) : resolve(message)) })
+        nc.publish(WATCH_SUBJECT, new TextEncoder().encode('watch'))
+      }),
+  },
   { call: 'delete a stream', row: 'delete a stream', run: ({ jsm }, user, scratch) => jsm.streams.delete(user === 'operator' ? scratch : recordingStream(layout, 1)) },
 ]
 

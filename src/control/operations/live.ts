@@ -29,10 +29,8 @@ const RENEW_MS = 10_000
 const WATCH_MS = 3 * RENEW_MS
 const FEED = { pollMs: 500, heartbeatMs: 15_000, idleMs: 5 * 60_000 }
 
-const NOT_HERE = new ApiError('invalid_request', {
-  error: 'Live sessions are not available in the cluster mode yet.',
-  hint: 'Replay the session with POST /cli/sessions.events; it holds every chunk this node has applied.',
-})
+/** Only a build of the operations without a running service (the API document's) has no board. */
+const NOT_HERE = new ApiError('invalid_request', { error: 'Live sessions need a running service.' })
 
 export function liveOperations(store: Store, board: LiveBoard | undefined, chunkBytes: ChunkBytes, feed: Partial<Pick<FollowOptions, 'pollMs' | 'heartbeatMs' | 'idleMs'>> = {}): Operation<ApiKeyAuth>[] {
   const watching = new Map<string, number>()
