@@ -18,8 +18,11 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, startCluster } from '../test/helpers/cluster.js'
 import { fixtureServer, launchBrowser, openPage, trackerStarted } from '../test/helpers/browser.js'
+import { openDashboard } from '../test/helpers/dashboard.js'
 import { meta, postChunk } from '../test/helpers/http.js'
 import { seedProject } from '../test/helpers/seed.js'
+import { createProject, nodeOn, ownerWithKey } from '../test/helpers/cluster-mode.js'
+import { natsCluster } from '../test/helpers/nats.js'
 import { childrenOf, cpuSecondsOf } from './proc.js'
 import { PINNED, pinning, pinSelf, SERVER_CPUS } from './pin.js'
 
@@ -33,16 +36,38 @@ const t = { teardown: (fn: () => unknown) => void cleanups.push(fn) }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]
 
-const cluster = await startCluster({ workers: 1 })
-cleanups.push(() => cluster.stop())
-const serverPids = [cluster.child.pid!, ...childrenOf(cluster.child.pid!).map((c) => c.pid)]
+/** --cluster: two nodes on a three-server NATS cluster, the visitor's chunks to node A, the follower on node B. */
+const CLUSTER = process.argv.includes('--cluster')
+const MARK = CLUSTER ? 'bench:live-cluster' : 'bench:live'
+
+/** Where the visitor sends, where the follower reads, who follows, and the service's processes. */
+async function service() {
+  if (!CLUSTER) {
+    const embedded = await startCluster({ workers: 1 })
+    cleanups.push(() => embedded.stop())
+    const owner = await ownerWithKey(embedded.url)
+    const project = await createProject(embedded.url, owner.apiKey, 'Live')
+    return { visitorUrl: embedded.url, followerUrl: embedded.url, dataDir: embedded.dataDir, owner, project, pids: [embedded.child.pid!, ...childrenOf(embedded.child.pid!).map((c) => c.pid)] }
+  }
+  const nats = await natsCluster(t as never, 3)
+  const a = await nodeOn(t, nats)
+  const b = await nodeOn(t, nats)
+  const owner = await ownerWithKey(a.url)
+  const project = await createProject(a.url, owner.apiKey, 'Live')
+  const pids = [a, b].flatMap((node) => [node.child.pid!, ...childrenOf(node.child.pid!).map((c) => c.pid)])
+  const natsPids = execFileSync('pgrep', ['-f', 'nats-server'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number)
+  return { visitorUrl: a.url, followerUrl: b.url, dataDir: a.dataDir, owner, project, pids: [...pids, ...natsPids] }
+}
+
+const served = await service()
+const serverPids = served.pids
 if (PINNED) for (const pid of serverPids) execFileSync('taskset', ['-a', '-p', '-c', SERVER_CPUS, String(pid)], { stdio: 'ignore' })
 pinSelf()
 
 /** Follows a session; every line is handed to `onLine` with the time it arrived. */
 async function follow(token: string, projectId: string, sessionKey: string, onLine: (line: any, at: number) => void = () => {}) {
   const controller = new AbortController()
-  const res = await fetch(`${cluster.url}/api/v1/cli/sessions.follow`, {
+  const res = await fetch(`${served.followerUrl}/api/v1/cli/sessions.follow`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ projectId, sessionKey }),
@@ -65,8 +90,7 @@ async function follow(token: string, projectId: string, sessionKey: string, onLi
   return () => controller.abort()
 }
 
-const seeded = await seedProject(cluster.dataDir)
-const fixtures = await fixtureServer(t, { clusterUrl: cluster.url, publicKey: seeded.project.publicKey })
+const fixtures = await fixtureServer(t, { clusterUrl: served.visitorUrl, publicKey: served.project.publicKey })
 const browser = await launchBrowser(t)
 /** A visitor's tab on the fixture page; `tracker`: the bytes to serve as tracker.js instead of this build's (the previous build's). */
 async function visitor(tracker?: Buffer) {
@@ -108,7 +132,7 @@ await previous?.page.close()
 const arrived = new Map<string, number>()
 let historyAt = 0
 const followFrom = Date.now()
-const stopFollow = await follow(seeded.apiKey, seeded.project.id, sk, (line, at) => {
+const stopFollow = await follow(served.owner.apiKey, served.project.id, sk, (line, at) => {
   if (line.type === 5 && line.data?.tag === 'svc.live' && !historyAt) historyAt = at
   for (const change of line.type === 3 && line.data?.source === 0 ? line.data.attributes ?? [] : []) {
     const mark = change.attributes?.['data-mark']
@@ -124,47 +148,64 @@ while (!arrived.size && Date.now() - followedAt < 15_000) {
 }
 const firstSeenMs = Date.now() - followedAt
 const followed = await measureWindow('followed', current)
+
+// The owner's dashboard following the same session: the action is on screen when the player's frame shows it.
+const dashboard = await openDashboard(browser, served.followerUrl, { session: served.owner.cookie.split('=')[1] })
+await dashboard.page.goto(`${served.followerUrl}/app/#/p/${served.project.id}/live/${sk}`)
+await dashboard.page.frameLocator('[data-testid="live-player"] iframe').locator('body').waitFor()
+const onScreen = (mark: string) =>
+  dashboard.page.waitForFunction((m) => (document.querySelector('[data-testid="live-player"] iframe') as HTMLIFrameElement | null)?.contentDocument?.body?.getAttribute('data-mark') === m, mark, { polling: 'raf', timeout: 15_000 })
+
 const latencies: number[] = []
+const screen: number[] = []
 for (let i = 0; i < ACTIONS; i++) {
   const mark = `m-${i}`
+  const shown = onScreen(mark).then(() => Date.now(), () => Number.NaN)
   const at = (await page.evaluate(`(() => { const at = Date.now(); document.body.dataset.mark = '${mark}'; return at })()`)) as number
   const deadline = Date.now() + 10_000
   while (!arrived.has(mark) && Date.now() < deadline) await sleep(20)
   latencies.push((arrived.get(mark) ?? Number.NaN) - at)
+  screen.push((await shown) - at)
   // Anywhere in the tracker's 1.5 s cycle: right after an arrival the next action would always wait a whole cycle.
   await sleep(Math.random() * 1500)
 }
 stopFollow()
+await dashboard.close()
 const lost = latencies.filter((l) => Number.isNaN(l)).length
 const seen = latencies.filter((l) => !Number.isNaN(l))
+const drawn = screen.filter((l) => !Number.isNaN(l))
 
-// 100 idle followers: 5 organisations of 20, each following a session that sends nothing more.
-const closers: Array<() => void> = []
-const baselineFrom = cpuSecondsOf(serverPids)
-await sleep(IDLE_MS)
-const baseline = cpuSecondsOf(serverPids) - baselineFrom
-for (let org = 0; org < 5; org++) {
-  const other = await seedProject(cluster.dataDir, `Idle ${org}`, `idle${org}@acme.test`)
-  for (let i = 0; i < 20; i++) {
-    const key = `idle-${i}`
-    await postChunk(cluster.url, { pk: other.project.publicKey, meta: meta({ sk: key, seq: 0, startedAt: Date.now(), firstTs: Date.now(), lastTs: Date.now(), checkpoint: true }) })
-    closers.push(await follow(other.apiKey, other.project.id, key))
+/** 100 idle followers (embedded mode): 5 organisations of 20, each following a session that sends nothing more; the service's CPU against none. */
+async function idleFollowers() {
+  const closers: Array<() => void> = []
+  const baselineFrom = cpuSecondsOf(serverPids)
+  await sleep(IDLE_MS)
+  const baseline = cpuSecondsOf(serverPids) - baselineFrom
+  for (let org = 0; org < 5; org++) {
+    const other = await seedProject(served.dataDir, `Idle ${org}`, `idle${org}@acme.test`)
+    for (let i = 0; i < 20; i++) {
+      const key = `idle-${i}`
+      await postChunk(served.visitorUrl, { pk: other.project.publicKey, meta: meta({ sk: key, seq: 0, startedAt: Date.now(), firstTs: Date.now(), lastTs: Date.now(), checkpoint: true }) })
+      closers.push(await follow(other.apiKey, other.project.id, key))
+    }
   }
+  await sleep(2_000)
+  const idleFrom = cpuSecondsOf(serverPids)
+  await sleep(IDLE_MS)
+  const idle = cpuSecondsOf(serverPids) - idleFrom
+  for (const close of closers) close()
+  return { idle, baseline }
 }
-await sleep(2_000)
-const idleFrom = cpuSecondsOf(serverPids)
-await sleep(IDLE_MS)
-const idle = cpuSecondsOf(serverPids) - idleFrom
-for (const close of closers) close()
+const cost = CLUSTER ? undefined : await idleFollowers()
 
 for (const cleanup of cleanups.reverse()) await cleanup()
 
 const ms = (v: number) => `${Math.round(v)} ms`
 const section = [
-  '<!-- bench:live -->',
-  '## Live sessions (`npm run bench:live`)',
+  `<!-- ${MARK} -->`,
+  CLUSTER ? '### The cluster mode (`npm run bench:live -- --cluster`)' : '## Live sessions (`npm run bench:live`)',
   '',
-  `${new Date().toISOString().slice(0, 16)} UTC, embedded mode, one front; ${pinning()}; Chromium and the follower on the other core. A page that changes 4 times a second; the real tracker.`,
+  `${new Date().toISOString().slice(0, 16)} UTC, ${CLUSTER ? 'two nodes on three nats-servers (all on the server core), the visitor\'s chunks to node A, the follower on node B' : 'embedded mode, one front'}; ${pinning()}; Chromium and the follower on the other core. A page that changes 4 times a second; the real tracker.`,
   '',
   '| Visitor, 30 s window | ingest requests | KB sent | main-thread task time |',
   '| --- | --- | --- | --- |',
@@ -172,15 +213,16 @@ const section = [
   '',
   `- Follow opened to the recording drawn so far (the history up to \`svc.live\`): ${ms(historyAt - followFrom)}.`,
   `- Follow opened to the first change of the page seen in the feed: ${(firstSeenMs / 1000).toFixed(1)} s (the tracker learns it is followed from its next chunk's answer, on the 10 s schedule).`,
+  `- **Action to screen**, ${drawn.length} of ${screen.length} actions drawn: p50 ${ms(percentile(drawn, 50))}, p95 ${ms(percentile(drawn, 95))}, worst ${ms(Math.max(...drawn))}: from the visitor's page changing an attribute to the dashboard's live player showing it in its frame (the player plays each chunk at the page's own pace, its newest event 1.5 s after it lands).`,
   `- Action to feed, ${seen.length} actions${lost ? ` (${lost} not seen within 10 s)` : ''}: p50 ${ms(percentile(seen, 50))}, p95 ${ms(percentile(seen, 95))}, worst ${ms(Math.max(...seen))}. The action is the page's attribute change; the feed line is the follower's read of the mutation carrying it (the dashboard's player draws it a frame later).`,
-  `- 100 idle followers (5 organisations × 20): the service's CPU ${(idle / (IDLE_MS / 1000) * 100).toFixed(2)}% of a core over 60 s, against ${(baseline / (IDLE_MS / 1000) * 100).toFixed(2)}% with none (all processes of the service).`,
-  '<!-- /bench:live -->',
+  ...(cost ? [`- 100 idle followers (5 organisations × 20): the service's CPU ${((cost.idle / (IDLE_MS / 1000)) * 100).toFixed(2)}% of a core over 60 s, against ${((cost.baseline / (IDLE_MS / 1000)) * 100).toFixed(2)}% with none (all processes of the service).`] : []),
+  `<!-- /${MARK} -->`,
 ].join('\n')
 console.log(section)
 if (OUT !== '-') {
   const text = readFileSync(OUT, 'utf8')
-  const at = text.indexOf('<!-- bench:live -->')
-  const end = text.indexOf('<!-- /bench:live -->')
-  writeFileSync(OUT, at === -1 ? `${text.trimEnd()}\n\n${section}\n` : text.slice(0, at) + section + text.slice(end + '<!-- /bench:live -->'.length))
+  const at = text.indexOf(`<!-- ${MARK} -->`)
+  const end = text.indexOf(`<!-- /${MARK} -->`)
+  writeFileSync(OUT, at === -1 ? `${text.trimEnd()}\n\n${section}\n` : text.slice(0, at) + section + text.slice(end + `<!-- /${MARK} -->`.length))
 }
 process.exit(0)

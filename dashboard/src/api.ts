@@ -37,16 +37,31 @@ export function onSessionEnded(listener: () => void): void {
   onSignedOut = listener
 }
 
-async function request<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' }
+function headersFor(body: unknown, accept: string): Record<string, string> {
+  const headers: Record<string, string> = { accept }
   if (csrfToken) headers['x-csrf-token'] = csrfToken
   if (body !== undefined) headers['content-type'] = 'application/json'
-  let res: Response
+  return headers
+}
+
+async function send(method: 'GET' | 'POST', route: string, body: unknown, accept: string, signal?: AbortSignal): Promise<Response> {
   try {
-    res = await fetch(BASE + route, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) })
-  } catch {
+    return await fetch(BASE + route, { method, headers: headersFor(body, accept), credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body), signal })
+  } catch (error) {
+    if (signal?.aborted) throw error
     throw new ApiFailure(0, 'network', 'The server could not be reached.', 'Check your connection and try again.')
   }
+}
+
+function failureOf(res: Response, route: string, value: any): ApiFailure {
+  const failure = new ApiFailure(res.status, value?.code ?? 'unknown', value?.error ?? `The server answered ${res.status}.`, value?.hint, value?.invalid)
+  // Not the sign-in forms nor a password change: their 401 is a wrong password, not an ended session.
+  if (res.status === 401 && (route.startsWith('/cli/') || route.startsWith('/auth/members.') || route.startsWith('/auth/invite'))) onSignedOut()
+  return failure
+}
+
+async function request<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+  const res = await send(method, route, body, 'application/json')
   const text = await res.text()
   let value: any
   try {
@@ -54,17 +69,24 @@ async function request<T>(method: 'GET' | 'POST', route: string, body?: unknown)
   } catch {
     throw new ApiFailure(res.status, 'bad_answer', `The server answered ${res.status} with something that is not JSON.`)
   }
-  if (!res.ok) {
-    const failure = new ApiFailure(res.status, value?.code ?? 'unknown', value?.error ?? `The server answered ${res.status}.`, value?.hint, value?.invalid)
-    // Not the sign-in forms nor a password change: their 401 is a wrong password, not an ended session.
-    if (res.status === 401 && (route.startsWith('/cli/') || route.startsWith('/auth/members.') || route.startsWith('/auth/invite'))) onSignedOut()
-    throw failure
-  }
+  if (!res.ok) throw failureOf(res, route, value)
   return value as T
+}
+
+/**
+ * A POST whose answer lasts (sessions.follow, newline-delimited JSON): the
+ * body's reader once the server said yes, or the ApiFailure `request` would
+ * throw. Aborting `signal` closes the answer, which ends it on the server too.
+ */
+async function stream(route: string, body: unknown, signal: AbortSignal): Promise<ReadableStreamDefaultReader<Uint8Array>> {
+  const res = await send('POST', route, body, 'application/x-ndjson', signal)
+  if (!res.ok || !res.body) throw failureOf(res, route, await res.json().catch(() => undefined))
+  return res.body.getReader()
 }
 
 export const api = {
   post: <T>(route: string, body?: unknown) => request<T>('POST', route, body ?? {}),
   get: <T>(route: string) => request<T>('GET', route),
   authState: () => request<AuthState>('GET', '/auth/state'),
+  stream,
 }

@@ -77,7 +77,7 @@ function Shell({ user, route, onSignOut, onSignedOutEverywhere }: ShellProps) {
   const [error, setError] = useState<unknown>()
   const section = route.parts[0] ?? 'projects'
   // A new screen (not a new tab of the same project): move focus to its heading, so keyboard and screen-reader users start there.
-  const path = route.parts[2] === 'replay' ? route.parts.join('/') : route.parts.slice(0, 2).join('/')
+  const path = route.parts[2] === 'replay' || route.parts[2] === 'live' ? route.parts.join('/') : route.parts.slice(0, 2).join('/')
   useEffect(() => {
     const heading = document.querySelector<HTMLElement>('main h1')
     if (heading && !heading.contains(document.activeElement)) heading.focus({ preventScroll: false })

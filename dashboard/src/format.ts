@@ -1,4 +1,5 @@
 /** How numbers, times and sizes read on screen. */
+import type { SessionSummary } from './model.js'
 
 export function formatDate(ms: number | null | undefined): string {
   if (!ms) return '—'
@@ -58,4 +59,13 @@ export function pathOf(url: string): string {
   } catch {
     return url
   }
+}
+
+/** Who a session's visitor is, as a line and an aside: the identity the site gave, else the visitor id. */
+export function identityOf(s: SessionSummary): { primary: string; secondary?: string; known: boolean } {
+  const id = s.identity
+  if (id && (id.name || id.email || id.userId)) {
+    return { primary: id.name || id.email || id.userId!, secondary: [id.name && id.email ? id.email : undefined, id.accountId ? `account ${id.accountId}` : undefined].filter(Boolean).join(' · ') || undefined, known: true }
+  }
+  return { primary: 'Anonymous', secondary: s.visitorId ? `visitor ${s.visitorId.slice(0, 10)}` : undefined, known: false }
 }

@@ -31,6 +31,8 @@ const WAITING = [
   'test/front/parser-refusals.test.ts',
   // The tracker's 10 s and 1.5 s flush intervals, watched in turn: 17 s wall, about 3 s CPU.
   'test/tracker/live.test.ts',
+  // A dashboard following a visitor, paused and caught up: 16 s wall, about 5 s CPU.
+  'test/dashboard/live.test.ts',
 ]
 
 /**

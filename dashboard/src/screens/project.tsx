@@ -13,6 +13,7 @@ import { Elements } from './elements.js'
 import { Friction } from './friction.js'
 import { Heatmaps } from './heatmaps.js'
 import { InstallCheck, useSnippet } from './install-check.js'
+import { Live } from './live-view.js'
 import { Overview } from './overview.js'
 import { Privacy } from './privacy.js'
 import { Replay } from './replay.js'
@@ -38,7 +39,7 @@ export function ProjectScreen({ projectId, route }: { projectId: string; route: 
   // The overview is a project's first screen (issue 35).
   const tab = route.parts[2] ?? 'overview'
   const canChange = useCan('admin')
-  const current = tab === 'replay' ? 'sessions' : tab
+  const current = tab === 'replay' || tab === 'live' ? 'sessions' : tab
   if (project.error) return <ErrorNote error={project.error} />
   if (!project.data) {
     if (project.loading) return <Loading />
@@ -80,7 +81,7 @@ function ProjectTab({ project, tab, route, refresh }: { project: Project; tab: s
   if (tab === 'settings') return <Settings project={project} justCreated={route.query.has('created')} onChanged={refresh} />
   if (tab === 'privacy' && !canChange) return <Empty title="Erasure is not for your role">Ask the organisation's owner (see Members) for the admin role.</Empty>
   if (tab === 'privacy') return <Privacy project={project} />
-  if (project.sessionCount === 0 && tab !== 'replay') return <EmptyProject project={project} refresh={refresh} />
+  if (project.sessionCount === 0 && tab !== 'replay' && tab !== 'live') return <EmptyProject project={project} refresh={refresh} />
   switch (tab) {
     case 'overview':
       return <Overview project={project} query={route.query} />
@@ -88,6 +89,8 @@ function ProjectTab({ project, tab, route, refresh }: { project: Project; tab: s
       return <Sessions project={project} query={route.query} />
     case 'replay':
       return <Replay project={project} sessionKey={route.parts[3] ?? ''} at={Number(route.query.get('t')) || undefined} search={searchOf(route.query)} />
+    case 'live':
+      return <Live project={project} sessionKey={route.parts[3]} />
     case 'heatmaps':
       return <Heatmaps project={project} query={route.query} />
     case 'elements':

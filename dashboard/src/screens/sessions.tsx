@@ -8,11 +8,12 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.js'
 import { Empty, ErrorNote, Loading, useAsync, useTitle } from '../components.js'
-import { formatAgo, formatClock, formatDate, formatDuration, pathOf, plural } from '../format.js'
+import { formatAgo, formatClock, formatDate, formatDuration, identityOf, pathOf, plural } from '../format.js'
 import type { FrictionListAnswer, Project, SessionsListAnswer, SessionSummary } from '../model.js'
 import { href, navigate } from '../route.js'
 import { MissingLine } from './completeness.js'
 import { FRICTION_LABELS } from './friction.js'
+import { LiveMark, LiveNow, useLiveSessions } from './live.js'
 import { PagePicker, usePages } from './page-picker.js'
 import { KIND_WORDS, SEARCH_MEMBERS, searchOfValues, searchParams, type SearchMember } from './replay-search.js'
 
@@ -88,10 +89,13 @@ export function Sessions({ project, query }: { project: Project; query: URLSearc
   const page = useAsync(() => api.post<SessionsListAnswer>('/cli/sessions.list', bodyOf(project.id, filters, index === 0 ? undefined : cursors[index - 1])), [project.id, key, index])
   const sessions = page.data?.sessions ?? []
   const next = page.data?.nextCursor
+  // Sessions in progress come first, above the unfiltered list (`live` takes no other filter).
+  const live = useLiveSessions(project.id, index === 0 && key === JSON.stringify(filtersOf(new URLSearchParams())))
   return (
     <section class="stack">
       <h2 class="sr-only">Sessions</h2>
       {filters.page && filters.element && <ElementClicks project={project} page={filters.page} selector={filters.element} label={filters.label || undefined} />}
+      <LiveNow project={project} live={live} />
       <Filters project={project} filters={filters} />
       <ErrorNote error={page.error} />
       {page.loading && !page.data ? <Loading what="Loading sessions" /> : null}
@@ -122,7 +126,7 @@ export function Sessions({ project, query }: { project: Project; query: URLSearc
             </thead>
             <tbody>
               {sessions.map((s) => (
-                <SessionLine key={s.sessionKey} project={project} session={s} search={searchOfValues(filters)} />
+                <SessionLine key={s.sessionKey} project={project} session={s} search={searchOfValues(filters)} live={live.keys.has(s.sessionKey)} />
               ))}
             </tbody>
           </table>
@@ -289,15 +293,7 @@ function ElementClicks({ project, page, selector, label }: { project: Project; p
   )
 }
 
-export function identityOf(s: SessionSummary): { primary: string; secondary?: string; known: boolean } {
-  const id = s.identity
-  if (id && (id.name || id.email || id.userId)) {
-    return { primary: id.name || id.email || id.userId!, secondary: [id.name && id.email ? id.email : undefined, id.accountId ? `account ${id.accountId}` : undefined].filter(Boolean).join(' · ') || undefined, known: true }
-  }
-  return { primary: 'Anonymous', secondary: s.visitorId ? `visitor ${s.visitorId.slice(0, 10)}` : undefined, known: false }
-}
-
-function SessionLine({ project, session: s, search }: { project: Project; session: SessionSummary; search: ReturnType<typeof searchOfValues> }) {
+function SessionLine({ project, session: s, search, live }: { project: Project; session: SessionSummary; search: ReturnType<typeof searchOfValues>; live: boolean }) {
   const who = identityOf(s)
   // Found by a search: the replay opens at the first matching moment and marks every match.
   const replay = s.match ? href('p', project.id, 'replay', s.sessionKey, { t: s.match.ts, ...searchParams(search, s.startedAt) }) : href('p', project.id, 'replay', s.sessionKey)
@@ -309,6 +305,7 @@ function SessionLine({ project, session: s, search }: { project: Project; sessio
         <br />
         <small class="muted hide-narrow">{formatDate(s.startedAt)}</small>
         <small class="muted show-narrow">{formatDuration(duration)}</small>
+        {live && <a class="live-link" href={href('p', project.id, 'live', s.sessionKey)} title="Watch it as it is recorded"><LiveMark /></a>}
       </td>
       <td>
         <span class={who.known ? 'who known' : 'who'}>{who.primary}</span>

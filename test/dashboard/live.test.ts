@@ -1,0 +1,96 @@
+/**
+ * A session watched as it is recorded (issue 45): the real tracker on a
+ * fixture page in one tab, the owner's dashboard in another. The Sessions
+ * screen lists the session first with its Live mark; following it rebuilds
+ * the page from its last checkpoint and then shows the visitor's changes a
+ * few seconds after they happen; paused, the player holds them until "Jump to
+ * live"; the live wall plays it in a tile that opens the follow.
+ */
+import t from 'tap'
+import { fixtureServer, flushTracker, launchBrowser, openPage, trackerStarted, until } from '../helpers/browser.js'
+import { clusterFor } from '../helpers/cluster.js'
+import { openDashboard, ownerSession, shoot, signedInApi } from '../helpers/dashboard.js'
+
+/** The visitor's page and the follower's frame each read the heading the visitor changes. */
+const setHeading = (text: string) => `document.querySelector('h1').textContent = ${JSON.stringify(text)}`
+
+t.test('a session in progress is marked live, and its follower sees the page change within seconds', async (t) => {
+  const cluster = await clusterFor(t, { workers: 1 })
+  const session = await ownerSession(cluster.url)
+  const api = signedInApi(cluster.url, session)
+  const { project } = await api('/cli/projects.create', { name: 'Live Shop', domain: '127.0.0.1' })
+  const fixtures = await fixtureServer(t, { clusterUrl: cluster.url, publicKey: project.publicKey })
+  const browser = await launchBrowser(t)
+
+  // ---- the visitor, recorded by the real tracker ----
+  const visitor = await openPage(browser, { noIdle: true })
+  t.teardown(visitor.close)
+  const shop = visitor.page
+  const watched: boolean[] = []
+  shop.on('response', async (response) => {
+    if (response.url().includes('/api/ingest') && response.request().method() === 'POST') watched.push((await response.json().catch(() => ({}))).watched === true)
+  })
+  await shop.goto(`${fixtures.url}/basic.html`, { waitUntil: 'load' })
+  await shop.mouse.move(5, 5)
+  await trackerStarted(shop)
+  await flushTracker(shop)
+  const sk = (await shop.evaluate('window.svc("stats").sk')) as string
+  // The fronts move the sessions they saw to the live board once a second.
+  await until('the session listed live', async () => (await api('/cli/sessions.list', { projectId: project.id, live: true })).sessions?.some((s: any) => s.sessionKey === sk), 10_000)
+
+  // ---- the owner's dashboard ----
+  const tab = await openDashboard(browser, cluster.url, { session })
+  t.teardown(tab.close)
+  const { page } = tab
+  const base = `${cluster.url}/app/#/p/${project.id}`
+  await page.goto(`${base}/sessions`)
+  const liveNow = page.getByTestId('live-now')
+  await liveNow.waitFor()
+  t.match(await liveNow.textContent(), /Live.*Anonymous.*sent \d+ s ago/, 'listed first, marked Live, with when it last sent')
+  await page.getByTestId('sessions').getByTestId('live-mark').waitFor()
+  t.pass('its row in the list is marked Live too')
+  await shoot(page, '35-live-sessions')
+
+  await liveNow.getByRole('link', { name: 'Anonymous' }).click()
+  const frame = page.frameLocator('[data-testid="live-player"] iframe')
+  await frame.getByRole('heading', { name: 'A plain page' }).waitFor()
+  t.pass('the follow rebuilds the page from its last checkpoint')
+  t.ok(page.url().endsWith(`/live/${sk}`), 'at the follow\'s own address')
+
+  // The tracker learns it is followed from a chunk's answer; until then it sends every 10 s.
+  await until('a chunk answered watched', async () => {
+    await shop.mouse.move(20 + watched.length, 40)
+    await flushTracker(shop)
+    return watched.at(-1) === true
+  }, 10_000)
+  const typed = `typed-live-${Date.now()}`
+  const changedAt = Date.now()
+  await shop.evaluate(setHeading(typed))
+  await frame.getByRole('heading', { name: typed }).waitFor({ timeout: 10_000 })
+  const lag = Date.now() - changedAt
+  t.ok(lag < 6_000, `the change reached the follower's frame ${lag} ms after the page made it`)
+  await shoot(page, '36-live-follow')
+
+  await page.getByRole('button', { name: 'Pause' }).click()
+  t.match(await page.getByTestId('live-status').textContent(), /Paused/)
+  const meanwhile = `meanwhile-${Date.now()}`
+  await shop.evaluate(setHeading(meanwhile))
+  await shop.waitForTimeout(3_500) // two of the followed tracker's sends, and the feed's
+  t.equal(await frame.getByRole('heading', { name: meanwhile }).count(), 0, 'paused, the frame holds still')
+  await page.getByRole('button', { name: 'Jump to live' }).click()
+  await frame.getByRole('heading', { name: meanwhile }).waitFor({ timeout: 2_000 })
+  t.pass('Jump to live shows what happened meanwhile at once')
+  t.match(await page.getByTestId('live-status').textContent(), /Live/)
+
+  await page.goto(`${base}/live`)
+  const tile = page.getByTestId('live-tile').first()
+  await tile.frameLocator('iframe').getByRole('heading', { name: meanwhile }).waitFor()
+  t.pass('the live wall plays the session in a tile')
+  await shoot(page, '37-live-wall')
+  await tile.locator('.player-target').click()
+  await page.frameLocator('[data-testid="live-player"] iframe').getByRole('heading', { name: meanwhile }).waitFor()
+  t.ok(page.url().endsWith(`/live/${sk}`), 'a tile opens its session\'s follow')
+
+  t.same(tab.problems, [], 'no console error, page error or CSP violation in the dashboard')
+  t.same(visitor.pageErrors, [], 'none in the visitor\'s page')
+})
