@@ -21,7 +21,7 @@ export interface Config {
   dataDir: string
   /** Number of uWebSockets.js front processes. */
   workers: number
-  /** Loopback port of the control worker; 0 picks a free one at start-up. */
+  /** Loopback port of the control worker; 0: the kernel gives it one at its first start (src/supervisor/control-port.ts). */
   controlPort: number
   /**
    * Per-start secret the fronts send to the control worker (X-Svc-Control-Secret),
@@ -58,6 +58,8 @@ export interface Config {
   writeBatchBytes: number
   /** Most requests a front holds waiting for or inside the writer pool; past it ingest answers 429 overloaded. */
   ingestQueueItems: number
+  /** How often a tracker whose session is followed live sends its chunks, ms (at least 1,000; src/live/board.ts). */
+  liveFlushMs: number
   /** Most body bytes a front holds waiting for or inside the writer pool; past it ingest answers 429 overloaded. */
   ingestQueueBytes: number
   /** uWebSockets.js request-header limit in bytes (UWS_HTTP_MAX_HEADERS_SIZE). */
@@ -333,6 +335,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // (bench/RESULTS.md); a tracker told to come back later loses nothing, one kept waiting longer holds a connection
     // and its body in memory (2,000 connections queued seconds deep under 2,048: bench/SOAK.md). 64 MiB: 64 chunks at the 1 MB cap.
     ingestQueueItems: int(env, 'INGEST_QUEUE_ITEMS', 512, 1, 1_000_000),
+    liveFlushMs: int(env, 'LIVE_FLUSH_MS', 1_500, 1_000, 10_000),
     ingestQueueBytes: int(env, 'INGEST_QUEUE_BYTES', 64 * MB, 1 * MB, 16 * GB),
     maxHeaderBytes: int(env, 'MAX_HEADER_BYTES', 16 * KB, 8 * KB, 1 * MB),
     mapSizeBytes: int(env, 'LMDB_MAP_SIZE', 64 * GB, 16 * MB, Number.MAX_SAFE_INTEGER),

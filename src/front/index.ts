@@ -109,7 +109,7 @@ onScrape(() => {
 answerScrapes()
 const artifacts = loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name })
 const lateProject = sink && ((pk: string) => sink.lateProject(pk))
-const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, proxies, metrics: createMetricsRoute(config.metricsToken, config.trustProxy, proxies), lateProject, bodies, live })
+const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, proxies, metrics: createMetricsRoute(config.metricsToken, config.trustProxy, proxies), lateProject, bodies, live, liveFlushMs: config.liveFlushMs })
 
 let listenSocket: unknown
 app.listen(config.host, config.port, (socket) => {

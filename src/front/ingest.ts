@@ -49,6 +49,8 @@ export interface IngestDeps {
   bodies?: BodyPool
   /** Sessions in progress and the ones being watched (src/live/board.ts); absent only in tests of the ingest path alone. */
   live?: LiveBoard
+  /** What a followed session's chunk answer asks of its tracker: send every this many ms (LIVE_FLUSH_MS). */
+  liveFlushMs?: number
 }
 
 const KEY_HINT_MISSING = 'Add ?pk=<public key> (svc_pk_…) from the project\'s settings.'
@@ -136,12 +138,13 @@ async function commit(deps: IngestDeps, res: HttpResponse, item: WriteItem): Pro
   if (item.kind === 'chunk' && deps.live && outcome !== 'failed') {
     deps.live.seen(item.projectId, item.meta.sk)
     // Someone follows this session: the tracker sends more often while it is told so (tracker/src/transport.ts).
-    if (deps.live.watched(item.projectId, item.meta.sk)) return sendJson(res, 200, WATCHED_ANSWER)
+    if (deps.live.watched(item.projectId, item.meta.sk)) return sendJson(res, 200, { ok: true, watched: true, flushMs: deps.liveFlushMs ?? LIVE_FLUSH_MS })
   }
   sendOk(res)
 }
 
-const WATCHED_ANSWER = { ok: true, watched: true }
+/** LIVE_FLUSH_MS's default (src/config.ts). */
+const LIVE_FLUSH_MS = 1_500
 
 /**
  * A fault inside an ingest handler (a bug, not the client's doing): nothing

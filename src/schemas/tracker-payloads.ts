@@ -221,5 +221,9 @@ export const okSchema = {
   $id: 'IngestAck',
   type: 'object',
   required: ['ok'],
-  properties: { ok: { type: 'boolean', enum: [true] } },
+  properties: {
+    ok: { type: 'boolean', enum: [true] },
+    watched: { type: 'boolean', enum: [true], description: 'A chunk\'s answer, while someone follows its session live: send the session\'s chunks every `flushMs` (a tracker that ignores it loses nothing). Absent otherwise, and the answer is exactly `{"ok":true}`.' },
+    flushMs: { type: 'integer', minimum: 1000, description: 'With `watched`: how often to send chunks while followed (LIVE_FLUSH_MS, 1,500 unless configured; never under 1,000).' },
+  },
 } as const

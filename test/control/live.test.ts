@@ -60,7 +60,8 @@ let apiKey: string
 let project: Awaited<ReturnType<typeof seedProject>>['project']
 
 t.before(async () => {
-  cluster = await clusterFor(t)
+  // A pace other than the default, to show the setting reaches the tracker's answers.
+  cluster = await clusterFor(t, { env: { LIVE_FLUSH_MS: '2000' } })
   ;({ apiKey, project } = await seedProject(cluster.dataDir))
 })
 
@@ -94,7 +95,7 @@ t.test('a session in progress is listed live, followed from its checkpoint, and 
     seq += 1
     return answer.json?.watched === true
   }, 5_000)
-  t.same(answer.json, { ok: true, watched: true }, 'a followed session\'s chunk is answered watched')
+  t.same(answer.json, { ok: true, watched: true, flushMs: 2000 }, 'a followed session\'s chunk is answered watched')
   const last = `live-${seq - 1}`
   await until('the last chunk followed', () => markers(feed.lines).includes(last), 5_000)
   t.ok(markers(feed.lines).includes(last), 'a chunk that landed reaches the follower')

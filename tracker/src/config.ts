@@ -27,8 +27,9 @@ export const SNAPSHOT_SMALL_PAGE = 300
 /** Contract, section 8: "flush every 10 seconds or at 256 KB, whichever comes first". */
 export const FLUSH_INTERVAL_MS = 10_000
 export const FLUSH_BYTES = 256 * 1024
-/** While someone follows this session live (a chunk's answer says `watched`): flush this often, never under 1 s. */
+/** While someone follows this session live (a chunk's answer says `watched`): flush this often unless the answer names another (`flushMs`), never under LIVE_FLUSH_FLOOR_MS. */
 export const LIVE_FLUSH_MS = 1_500
+export const LIVE_FLUSH_FLOOR_MS = 1_000
 /** ...for at most this long after the last answer that said so, then back to FLUSH_INTERVAL_MS. */
 export const LIVE_HOLD_MS = 3 * 60_000
 

@@ -60,7 +60,7 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
   let lastLinkClick: { at: number; event: MouseEvent } | undefined
   let quickBack = false
 
-  const transport = createTransport({ origin, publicKey, guard, onGone: () => stop(), onWatched: (watched) => live.told(watched) })
+  const transport = createTransport({ origin, publicKey, guard, onGone: () => stop(), onWatched: (watched, flushMs) => live.told(watched, flushMs) })
 
   const newContext = (): PageContext => {
     const session = sessions.current()

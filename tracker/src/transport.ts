@@ -37,8 +37,8 @@ export interface TransportOptions {
   guard: Guard
   /** Called once when the server says the key is unknown (404). */
   onGone: () => void
-  /** After each acknowledged chunk: whether someone follows this session live (the answer's `watched`). */
-  onWatched?: (watched: boolean) => void
+  /** After each acknowledged chunk: whether someone follows this session live (the answer's `watched`), and how often to send then. */
+  onWatched?: (watched: boolean, flushMs?: number) => void
   random?: () => number
 }
 
@@ -77,7 +77,7 @@ export function createTransport(options: TransportOptions): Transport {
       if (path === 'ingest' && res.ok && onWatched) {
         // Only an answer longer than {"ok":true} is read: a visitor nobody follows pays no parse.
         if (res.headers.get('Content-Length') === PLAIN_OK_LENGTH) options.guard.run(() => onWatched(false))
-        else res.json().then(options.guard.wrap((answer: { watched?: unknown }) => onWatched(answer?.watched === true)), () => {})
+        else res.json().then(options.guard.wrap((answer: { watched?: unknown; flushMs?: unknown }) => onWatched(answer?.watched === true, typeof answer?.flushMs === 'number' ? answer.flushMs : undefined)), () => {})
       }
       return [res.status, Math.min(BACKOFF_CAP_MS, 1000 * Number(res.headers.get('Retry-After')) || 0)]
     } catch {
