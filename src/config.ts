@@ -60,6 +60,8 @@ export interface Config {
   ingestQueueItems: number
   /** How often a tracker whose session is followed live sends its chunks, ms (at least 1,000; src/live/board.ts). */
   liveFlushMs: number
+  /** A client that reads nothing of a streamed answer (a live feed, an export) for this long is dropped, ms. */
+  stalledReaderMs: number
   /** Most body bytes a front holds waiting for or inside the writer pool; past it ingest answers 429 overloaded. */
   ingestQueueBytes: number
   /** uWebSockets.js request-header limit in bytes (UWS_HTTP_MAX_HEADERS_SIZE). */
@@ -336,6 +338,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // and its body in memory (2,000 connections queued seconds deep under 2,048: bench/SOAK.md). 64 MiB: 64 chunks at the 1 MB cap.
     ingestQueueItems: int(env, 'INGEST_QUEUE_ITEMS', 512, 1, 1_000_000),
     liveFlushMs: int(env, 'LIVE_FLUSH_MS', 1_500, 1_000, 10_000),
+    stalledReaderMs: int(env, 'STALLED_READER_MS', 60_000, 100, 3_600_000),
     ingestQueueBytes: int(env, 'INGEST_QUEUE_BYTES', 64 * MB, 1 * MB, 16 * GB),
     maxHeaderBytes: int(env, 'MAX_HEADER_BYTES', 16 * KB, 8 * KB, 1 * MB),
     mapSizeBytes: int(env, 'LMDB_MAP_SIZE', 64 * GB, 16 * MB, Number.MAX_SAFE_INTEGER),

@@ -99,7 +99,7 @@ function startWriterPool(): WriterPool {
   })
 }
 const proxies = new UntrustedProxyWatch(config.trustProxy)
-const proxy = createProxy(`http://127.0.0.1:${await controlPortOf(config.controlPort)}`, config.controlSecret, config.trustProxy, proxies)
+const proxy = createProxy(`http://127.0.0.1:${await controlPortOf(config.controlPort)}`, config.controlSecret, config.trustProxy, proxies, config.stalledReaderMs)
 const counters = newCounters()
 metrics.engine.set({ engine: engine.name }, 1)
 onScrape(() => {

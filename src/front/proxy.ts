@@ -36,7 +36,8 @@ export interface Proxy {
   close(): Promise<void>
 }
 
-export function createProxy(controlUrl: string, controlSecret: string, trusted: TrustedProxies, proxies: UntrustedProxyWatch): Proxy {
+/** `stalledReaderMs`: how long a streamed answer waits for a client that reads nothing before it is dropped (STALLED_READER_MS). */
+export function createProxy(controlUrl: string, controlSecret: string, trusted: TrustedProxies, proxies: UntrustedProxyWatch, stalledReaderMs = 60_000): Proxy {
   const pool = new Pool(controlUrl, { connections: 32, pipelining: 1, keepAliveTimeout: 30_000 })
   // A followed session holds its connection for minutes: such feeds get connections of their own, never the pool's 32.
   const feeds = new Pool(controlUrl, { connections: 1024, pipelining: 1, keepAliveTimeout: 5_000 })
@@ -89,7 +90,14 @@ export function createProxy(controlUrl: string, controlSecret: string, trusted: 
         res.cork(() => {
           drained = res.write(chunk as Buffer)
         })
-        if (!drained) await writable(res)
+        if (!drained && !(await writable(res, stalledReaderMs))) {
+          // A client that takes nothing for this long is gone in all but name: its answer (a live feed's watch
+          // included) is let go rather than held.
+          log.warn('streamed answer dropped: the client read nothing', { path, ms: stalledReaderMs })
+          res.aborted = true
+          res.close()
+          return discard(upstream.body)
+        }
       }
       if (!res.aborted) res.cork(() => res.end())
     } catch (error) {
@@ -174,13 +182,21 @@ function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
   body.destroy()
 }
 
-/** Resolves when uWebSockets.js has flushed the backpressure of `res` (or the client left). */
-function writable(res: HttpResponse): Promise<void> {
+/** True when uWebSockets.js has flushed the backpressure of `res` (or the client left); false after `ms` without. */
+function writable(res: HttpResponse, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const forget = whenLeft(res, resolve)
-    res.onWritable(() => {
+    const timer = setTimeout(() => {
       forget()
-      resolve()
+      resolve(false)
+    }, ms)
+    const forget = whenLeft(res, () => {
+      clearTimeout(timer)
+      resolve(true)
+    })
+    res.onWritable(() => {
+      clearTimeout(timer)
+      forget()
+      resolve(true)
       return true
     })
   })

@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'setup_token.revoke',
   'session.replay',
   'session.watch',
+  'session.watch_end',
   'session.search_user',
   'erasure.create',
   'erasure.dry_run',

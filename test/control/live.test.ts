@@ -7,6 +7,7 @@
  * another organisation's session is not followable, the watcher limit
  * answers 429, a follow is audited, and a bad body is refused with its code.
  */
+import { connect } from 'node:net'
 import t from 'tap'
 import { call } from '../helpers/api.js'
 import { clusterFor } from '../helpers/cluster.js'
@@ -61,7 +62,7 @@ let project: Awaited<ReturnType<typeof seedProject>>['project']
 
 t.before(async () => {
   // A pace other than the default, to show the setting reaches the tracker's answers.
-  cluster = await clusterFor(t, { env: { LIVE_FLUSH_MS: '2000' } })
+  cluster = await clusterFor(t, { env: { LIVE_FLUSH_MS: '2000', STALLED_READER_MS: '1000' } })
   ;({ apiKey, project } = await seedProject(cluster.dataDir))
 })
 
@@ -106,6 +107,11 @@ t.test('a session in progress is listed live, followed from its checkpoint, and 
   t.ok(audit.body.entries?.some((e: any) => e.action === 'session.watch' && e.target === `${project.id}/live-1`), 'the follow is in the audit log')
 
   feed.close()
+  const ended = await until('the follow\'s end audited', async () => {
+    const entries = (await call(cluster.url, '/auth/audit.list', { token: apiKey, body: {} })).body.entries ?? []
+    return entries.find((e: any) => e.action === 'session.watch_end' && e.target === `${project.id}/live-1`)
+  }, 5_000)
+  t.match(ended.detail, /^followed \d+ s$/, 'with how long it lasted')
   await until('plain answers again', async () => (await chunk('live-1', seq++, 'after-close')).json?.watched !== true, 5_000)
   t.same((await chunk('live-1', seq++, 'after-close')).json, { ok: true }, 'once the follower left, the answers are plain again')
 })
@@ -190,4 +196,27 @@ t.test('the CLI lists sessions in progress and follows one to its end', async (t
   t.same(lines.at(-1).data, { tag: 'svc.live_ended', payload: { reason: 'idle' } })
   const missing = await svc(['sessions', 'follow', project.id, 'no-such-session', '--json'])
   t.same([missing.code, missing.error?.code], [1, 'not_found'])
+})
+
+t.test('a follower that reads nothing is dropped, and its watch ends', async (t) => {
+  // About 14 MB of history: more than the sockets and buffers between the service and a reader hold.
+  const big = 'x'.repeat(900_000)
+  t.same((await chunk('stalled', 0, 'start', true)).json, { ok: true })
+  for (let seq = 1; seq <= 16; seq++) {
+    const answer = await postChunk(cluster.url, { pk: project.publicKey, meta: meta({ sk: 'stalled', seq, startedAt: now, firstTs: now + seq, lastTs: now + seq }), body: JSON.stringify([{ type: 3, timestamp: now + seq, data: { source: 0, big } }]) })
+    t.equal(answer.status, 200)
+  }
+  const socket = connect(Number(new URL(cluster.url).port), '127.0.0.1')
+  t.teardown(() => socket.destroy())
+  const body = JSON.stringify({ projectId: project.id, sessionKey: 'stalled' })
+  socket.write(`POST /api/v1/cli/sessions.follow HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`)
+  await new Promise((resolve) => socket.once('data', resolve))
+  socket.pause() // and never read again
+  const ended = await until('the stalled follow dropped', async () => {
+    const entries = (await call(cluster.url, '/auth/audit.list', { token: apiKey, body: {} })).body.entries ?? []
+    return entries.find((e: any) => e.action === 'session.watch_end' && e.target === `${project.id}/stalled`)
+  }, 15_000)
+  t.ok(ended, 'the service let it go on its own')
+  // uWebSockets.js would also close it, after its fixed 10 s idle timeout: the front's own bound is what acted.
+  t.match(cluster.output(), /streamed answer dropped: the client read nothing.*"ms":1000/, 'STALLED_READER_MS (1 s here) dropped it')
 })

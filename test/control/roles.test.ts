@@ -23,7 +23,7 @@ const ROLE_TABLE: Record<string, Role | 'anyone'> = {
   getSetupTokenProject: 'anyone', setSetupPathRules: 'anyone',
   // reading: every role
   getApiKeyIdentity: 'viewer', listProjects: 'viewer', countProjectSessions: 'viewer', getProjectSnippet: 'viewer', getBackfillStatus: 'viewer',
-  listSessions: 'viewer', listSessionChunks: 'viewer', getSessionChunk: 'viewer', getSessionEvents: 'viewer', getProjectStorage: 'viewer',
+  listSessions: 'viewer', listSessionChunks: 'viewer', getSessionChunk: 'viewer', getSessionEvents: 'viewer', followSession: 'viewer', getProjectStorage: 'viewer',
   getHeatmap: 'viewer', listTopElements: 'viewer', listFriction: 'viewer', listPages: 'viewer', listMembers: 'viewer', getOverview: 'viewer',
   // one's own: a viewer sees and revokes only their own keys, changes their own password, ends their own sessions
   listApiKeys: 'viewer', revokeApiKey: 'viewer', changePassword: 'viewer', signOutEverywhere: 'viewer',

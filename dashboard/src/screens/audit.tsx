@@ -35,6 +35,7 @@ const ACTIONS: Record<AuditEntry['action'], string> = {
   'setup_token.revoke': 'Revoked setup tokens',
   'session.replay': 'Opened a replay',
   'session.watch': 'Followed a session live',
+  'session.watch_end': 'Stopped following a session live',
   'session.search_user': 'Searched sessions by user or account id',
   'erasure.create': 'Asked for an erasure',
   'erasure.dry_run': 'Counted what an erasure would remove',

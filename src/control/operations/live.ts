@@ -20,6 +20,7 @@ import { sessionFollowBody } from '../../schemas/read.js'
 import { sessionFollowAnswer } from '../../schemas/read-answers.js'
 import type { Store } from '../../store/store.js'
 import type { ApiKeyAuth } from '../auth.js'
+import { auditRecorder } from '../audit.js'
 import { operation, type Operation } from '../router.js'
 import { ownedProject } from './projects.js'
 
@@ -34,6 +35,8 @@ const NOT_HERE = new ApiError('invalid_request', { error: 'Live sessions need a 
 
 export function liveOperations(store: Store, board: LiveBoard | undefined, chunkBytes: ChunkBytes, feed: Partial<Pick<FollowOptions, 'pollMs' | 'heartbeatMs' | 'idleMs'>> = {}): Operation<ApiKeyAuth>[] {
   const watching = new Map<string, number>()
+  // A follow's end, with how long it lasted: written when it ends, after the router recorded its start.
+  const recordAudit = auditRecorder(store)
   return [
     operation({
       operationId: 'followSession',
@@ -42,12 +45,12 @@ export function liveOperations(store: Store, board: LiveBoard | undefined, chunk
       credential: 'apiKey',
       minRole: 'viewer',
       audit: ({ body }) => ({ action: 'session.watch', target: `${body.projectId}/${body.sessionKey}` }),
-      summary: `Follows a session as it is recorded: its events from the last checkpoint, then each new one a second or two after the visitor's page made it, as newline-delimited JSON until the visit goes idle, \`maxSeconds\` pass or the caller leaves. Any member may follow; each follow is in the audit log (\`session.watch\`); at most ${WATCHERS_PER_ORG} follows per organisation at once (429 past it).`,
+      summary: `Follows a session as it is recorded: its events from the last checkpoint, then each new one a second or two after the visitor's page made it, as newline-delimited JSON until the visit goes idle, \`maxSeconds\` pass or the caller leaves. Any member may follow; each follow is in the audit log (\`session.watch\` as it starts, \`session.watch_end\` with its length); at most ${WATCHERS_PER_ORG} follows per organisation at once (429 past it).`,
       body: sessionFollowBody,
       response: sessionFollowAnswer,
       responseType: 'application/x-ndjson',
       errors: ['invalid_request', 'not_found', 'overloaded'],
-      handle({ auth, body }) {
+      handle({ auth, body, req }) {
         if (!board) throw NOT_HERE
         const project = ownedProject(store, auth, body.projectId)
         const session = store.getSession(project.id, body.sessionKey)
@@ -59,6 +62,7 @@ export function liveOperations(store: Store, board: LiveBoard | undefined, chunk
         }
         watching.set(auth.orgId, open + 1)
         const watcher = randomUUID()
+        const startedAt = Date.now()
         const sk = session.sk
         const renew = () => void board.watch(project.id, sk, watcher, Date.now() + WATCH_MS).catch(() => {})
         renew()
@@ -78,6 +82,8 @@ export function liveOperations(store: Store, board: LiveBoard | undefined, chunk
           stop.abort()
           watching.set(auth.orgId, (watching.get(auth.orgId) ?? 1) - 1)
           void board.unwatch(project.id, sk, watcher).catch(() => {})
+          const seconds = Math.round((Date.now() - startedAt) / 1000)
+          void recordAudit({ action: 'session.watch_end', target: `${project.id}/${sk}`, detail: `followed ${seconds} s` }, req, auth)
         }
         async function* feedLines() {
           try {
