@@ -51,7 +51,9 @@ t.test('a replay of the stored events matches the original page', async (t) => {
   await visitor.page.click('#ship')
   await visitor.page.evaluate('document.activeElement && document.activeElement.blur()')
   await visitor.page.mouse.move(0, 0)
-  await visitor.page.waitForTimeout(100)
+  // A fast movement: rrweb keeps one sample per 50 ms and would lose where it ended; the tracker adds the rest.
+  await visitor.page.mouse.move(700, 500, { steps: 4 })
+  await visitor.page.waitForTimeout(250)
   const original = await visitor.page.screenshot()
   writeFileSync(join(ARTIFACTS, 'replay-original.png'), original)
   await flushTracker(visitor.page)
@@ -86,5 +88,7 @@ t.test('a replay of the stored events matches the original page', async (t) => {
   const { differing, total, diff } = compare(original, replayed)
   writeFileSync(join(ARTIFACTS, 'replay-diff.png'), PNG.sync.write(diff))
   t.ok(differing / total <= PIXEL_TOLERANCE, `${differing} of ${total} pixels differ (${((differing / total) * 100).toFixed(3)} %, tolerance ${PIXEL_TOLERANCE * 100} %)`)
+  const cursor = await viewer.page.evaluate(`(() => { const m = document.querySelector('.replayer-mouse'); return m && [m.style.left, m.style.top] })()`)
+  t.same(cursor, ['700px', '500px'], 'the cursor is where the visitor left it')
   t.equal(viewer.pageErrors.length, 0, 'the replay ran without errors')
 })

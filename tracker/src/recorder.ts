@@ -10,6 +10,7 @@ import type { Guard } from './guard.js'
 import { CHECKPOINT_MS, SNAPSHOT_SLICE_MS, SNAPSHOT_SMALL_PAGE } from './config.js'
 import { BLOCK_CLASS, IGNORE_CLASS, IGNORE_SELECTOR, maskInput, scrubEvent } from './mask.js'
 import { createWalker, type Slicing } from './snapshot.js'
+import { recordPointerEnd, type PointerEnd } from './pointer-end.js'
 
 export interface RecordedEvent {
   type: number
@@ -63,8 +64,13 @@ export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => 
       }
     },
   })
+  let pointer: PointerEnd | undefined
   const options: Parameters<typeof record>[0] = {
     emit: guard.wrap((event: any) => {
+      if (event.type === 3 && event.data.source === 1) {
+        const last = event.data.positions[event.data.positions.length - 1]
+        if (last) pointer?.recorded(last.x, last.y)
+      }
       if (event.type !== 2 || event.data.node !== scrubbed) scrubEvent(event, lookup)
       if (walker.busy) held.push(event)
       else onEvent(event)
@@ -95,11 +101,15 @@ export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => 
     snapshot: () => stop && guard.run(() => record.takeFullSnapshot()),
     start() {
       // rrweb returns no stop function when it cannot start; a no-op one keeps `running` honest.
-      if (!stop) stop = guard.run(() => record(options)) || (() => {})
+      if (stop) return
+      stop = guard.run(() => record(options)) || (() => {})
+      pointer = recordPointerEnd(guard, (node) => record.mirror.getId(node), options.emit!)
     },
     stop() {
       const running = stop
       stop = undefined
+      pointer?.off()
+      pointer = undefined
       if (running) {
         walker.cancel()
         held = []

@@ -7,6 +7,7 @@
 import { Replayer } from '@rrweb/replay'
 import { confineFrame } from '../player/confine.js'
 import { paintClicks, paintScroll, type ClickCells } from './paint.js'
+import { defineCustomElements } from '../player/custom-elements.js'
 
 export { paintClicks, paintScroll }
 export type { ClickCells }
@@ -38,6 +39,7 @@ export async function rebuildPage(stage: HTMLElement, events: any[], atTs: numbe
     insertStyleRules: ['*, *::before, *::after { transition: none !important; animation: none !important; caret-color: transparent !important; }'],
   })
   confineFrame(replayer.iframe, origins)
+  defineCustomElements(replayer.iframe, events)
   replayer.pause(Math.max(0, atTs - events[0].timestamp))
   const frame = replayer.iframe
   // Let recorded stylesheets and images settle before measuring (two frames).

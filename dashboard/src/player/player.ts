@@ -7,6 +7,7 @@
 import Player from 'rrweb-player'
 import playerCss from 'rrweb-player/dist/style.css'
 import { confineFrame } from './confine.js'
+import { defineCustomElements } from './custom-elements.js'
 
 export interface Marker {
   /** Epoch ms. */
@@ -77,6 +78,7 @@ export function mountPlayer(target: HTMLElement, events: any[], markers: Marker[
     } as any,
   })
   confineFrame(player.getReplayer().iframe, origins)
+  defineCustomElements(player.getReplayer().iframe, all)
   return {
     goto: (offset, play = false) => player.goto(Math.max(0, offset), play),
     toggle: () => player.toggle(),

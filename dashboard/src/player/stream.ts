@@ -8,6 +8,7 @@
  */
 import Player from 'rrweb-player'
 import { confineFrame, replayOrigins } from './confine.js'
+import { defineCustomElements } from './custom-elements.js'
 import { injectStyles, markerEvents, TAG_COLOURS, type Marker, type PlayerHandle } from './player.js'
 
 export interface Outline {
@@ -91,6 +92,7 @@ export function mountStream(target: HTMLElement, outline: Outline, load: PartLoa
       props: { events, width: box.width, height: box.height, autoPlay: false, skipInactive: true, showController: false, tags: TAG_COLOURS, mouseTail: { strokeStyle: '#d92d20', lineWidth: 2, duration: 600 }, UNSAFE_replayCanvas: false } as any,
     })
     confineFrame(player.getReplayer().iframe, replayOrigins(domain, loaded))
+    defineCustomElements(player.getReplayer().iframe, loaded)
     const first = events[0].timestamp
     current = { index, player, first, request }
     player.setSpeed(speed)
