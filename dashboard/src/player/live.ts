@@ -18,6 +18,7 @@
  */
 import Player from 'rrweb-player'
 import { confineFrame, replayOrigins } from './confine.js'
+import { labelUnrecordedFrames } from './frames.js'
 import { readFeed } from './feed.js'
 import { injectStyles } from './player.js'
 
@@ -74,9 +75,11 @@ export function watchSession(target: HTMLElement, options: WatchOptions): LiveWa
   let lastShifted = -Infinity
   let size = options.size
 
+  let frames: ReturnType<typeof labelUnrecordedFrames> | undefined
   const hand = (events: any[], arrivedAt: number | undefined) => {
     if (arrivedAt !== undefined) shift = Math.min(shift, arrivedAt - events.reduce((newest, e) => Math.max(newest, e.timestamp), -Infinity))
     const replayer = player!.getReplayer()
+    frames?.more(events)
     for (const event of events) {
       lastShifted = Math.max(event.timestamp + shift, lastShifted)
       replayer.addEvent({ ...event, timestamp: lastShifted })
@@ -112,6 +115,7 @@ export function watchSession(target: HTMLElement, options: WatchOptions): LiveWa
     })
     const replayer = player.getReplayer()
     confineFrame(replayer.iframe, replayOrigins(options.domain, events))
+    frames = labelUnrecordedFrames(replayer.iframe, replayer.getMirror(), events)
     replayer.startLive(now - LAG_MS)
     lastShifted = first.timestamp + shift
     hand(events[0] === first ? events.slice(1) : events, undefined)

@@ -9,6 +9,7 @@
 import Player from 'rrweb-player'
 import { confineFrame, replayOrigins } from './confine.js'
 import { defineCustomElements } from './custom-elements.js'
+import { labelUnrecordedFrames } from './frames.js'
 import { injectStyles, markerEvents, TAG_COLOURS, type Marker, type PlayerHandle } from './player.js'
 
 export interface Outline {
@@ -93,6 +94,7 @@ export function mountStream(target: HTMLElement, outline: Outline, load: PartLoa
     })
     confineFrame(player.getReplayer().iframe, replayOrigins(domain, loaded))
     defineCustomElements(player.getReplayer().iframe, loaded)
+    labelUnrecordedFrames(player.getReplayer().iframe, player.getReplayer().getMirror(), loaded)
     const first = events[0].timestamp
     current = { index, player, first, request }
     player.setSpeed(speed)

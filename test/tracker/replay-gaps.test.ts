@@ -1,4 +1,8 @@
 /**
+ * What rrweb's replayer alone leaves wrong, and the dashboard's players mend
+ * (each shown with the tracker's recorder as the build edits rrweb and rrweb's
+ * own replayer, without and with the players' step).
+ *
  * A page that hides custom elements until their script defines them
  * (`:not(:defined) { visibility: hidden }`, as several component libraries
  * advise) could replay every component hidden, since a replay runs no
@@ -7,9 +11,11 @@
  * it builds a snapshot; but an element added later and applied through its
  * virtual DOM (every seek) stays undefined, and hidden. The dashboard's
  * players define every marked name in the frame first
- * (dashboard/src/player/custom-elements.ts): shown here with the tracker's
- * recorder as the build edits rrweb and rrweb's own replayer, without and
- * with that step.
+ * (dashboard/src/player/custom-elements.ts).
+ *
+ * A frame of another origin is recorded empty (its address kept as
+ * `rr_src`) and replays as a blank box; the players give it a placeholder
+ * naming the origin (dashboard/src/player/frames.ts).
  */
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -22,6 +28,12 @@ import { recorderScript, recordingPage, servePage } from '../helpers/recorder-bu
 
 const require = createRequire(import.meta.url)
 const REPLAY_DIR = dirname(require.resolve('@rrweb/replay'))
+
+/** One of the dashboard's player modules, as a script exposing its exports on `playersStep`. */
+async function playersStep(file: string): Promise<string> {
+  const entry = fileURLToPath(new URL(`../../dashboard/src/player/${file}`, import.meta.url))
+  return (await build({ entryPoints: [entry], bundle: true, format: 'iife', globalName: 'playersStep', write: false })).outputFiles[0].text
+}
 
 const PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>components</title>
@@ -49,7 +61,7 @@ t.test('custom elements hidden until defined replay visible, styled as defined',
   const events = (await page.evaluate('recorded')) as any[]
   t.same(pageErrors, [])
 
-  const helper = (await build({ entryPoints: [fileURLToPath(new URL('../../dashboard/src/player/custom-elements.ts', import.meta.url))], bundle: true, format: 'iife', globalName: 'customElementsStep', write: false })).outputFiles[0].text
+  const helper = await playersStep('custom-elements.ts')
   const viewer = await browser.newPage()
   t.teardown(() => viewer.close())
   /** Replays the events to their end (a seek, as the dashboard's players make), with or without the players' step first. */
@@ -60,7 +72,7 @@ t.test('custom elements hidden until defined replay visible, styled as defined',
     await viewer.evaluate(`(() => {
       const events = ${JSON.stringify(events)}
       const replayer = new rrwebReplay.Replayer(events, { root: document.getElementById('root'), showWarning: false })
-      if (${defineFirst}) customElementsStep.defineCustomElements(replayer.iframe, events)
+      if (${defineFirst}) playersStep.defineCustomElements(replayer.iframe, events)
       replayer.pause(events[events.length - 1].timestamp - events[0].timestamp + 1)
     })()`)
   }
@@ -78,4 +90,40 @@ t.test('custom elements hidden until defined replay visible, styled as defined',
   await replay(true)
   t.same(await style('card'), ['visible', 'block', 'rgb(0, 128, 0)'], 'with the players\' step: the snapshot\'s component as before')
   t.same((await style('added')).slice(0, 2), ['visible', 'inline'], 'and the one added later visible')
+})
+
+t.test('a frame of another origin replays as a placeholder naming it, not a blank box', async (t) => {
+  const browser = await launchBrowser(t)
+  // The payment form on another origin (localhost against 127.0.0.1), in the page as it loads.
+  const other = (await servePage(t, '<!doctype html><html><body><form>card number</form></body></html>')).replace('127.0.0.1', 'localhost')
+  const url = await servePage(t, `<!doctype html><html><body><h1>Checkout</h1><iframe id="payment" src="${other}"></iframe></body></html>`)
+  const { context, page } = await recordingPage(browser, url, await recorderScript(editRrweb))
+  t.teardown(() => context.close())
+  const events = (await page.evaluate('recorded')) as any[]
+  const viewer = await browser.newPage()
+  t.teardown(() => viewer.close())
+  const helper = await playersStep('frames.ts')
+  const replay = async (labelFirst: boolean) => {
+    await viewer.setContent('<div id="root"></div>')
+    await viewer.addScriptTag({ path: join(REPLAY_DIR, 'replay.umd.min.cjs') })
+    await viewer.addScriptTag({ content: helper })
+    return viewer.evaluate(`new Promise((resolve) => {
+      const events = ${JSON.stringify(events)}
+      const replayer = new rrwebReplay.Replayer(events, { root: document.getElementById('root'), showWarning: false })
+      if (${labelFirst}) playersStep.labelUnrecordedFrames(replayer.iframe, replayer.getMirror(), events)
+      replayer.pause(events[events.length - 1].timestamp - events[0].timestamp + 1)
+      const look = () => {
+        const frame = replayer.iframe.contentDocument.getElementById('payment')
+        if (!frame) return setTimeout(look, 20)
+        setTimeout(() => resolve({ text: frame.contentDocument && frame.contentDocument.body ? frame.contentDocument.body.textContent : null }), 200)
+      }
+      look()
+    })`) as Promise<{ text: string | null }>
+  }
+  const frameNode = JSON.stringify(events.find((e) => e.type === 2).data.node)
+  t.match(frameNode, `"rr_src":"${other}"`, 'recorded empty, its address kept')
+  const blank = await replay(false)
+  t.equal(blank.text ?? '', '', 'rrweb alone replays a blank box')
+  const labelled = await replay(true)
+  t.equal(labelled.text, `Frame from ${new URL(other).origin}not recorded (another origin)`, 'the players show what was there and why it is not')
 })
