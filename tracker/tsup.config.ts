@@ -96,6 +96,20 @@ const rrwebEdits: RrwebEdit[] = [
     replace: 'class BaseRRNode {\n}\n',
   },
   {
+    // Not a cut but a mend: a frame added while its first, blank, same-origin document is still in it was
+    // recorded without its address (rrweb keeps it only when the frame's document is unreadable), so a replay
+    // could not say which origin the placeholder stands for (dashboard/src/player/frames.ts).
+    what: "an added frame's address",
+    find: /^ {4}if \(!n\.contentDocument\) \{\n {6}attributes\.rr_src = attributes\.src;\n/m,
+    replace: '    if (!n.contentDocument || crossOriginFrame(attributes.src)) {\n      attributes.rr_src = attributes.src;\n',
+  },
+  {
+    what: 'crossOriginFrame, for the mend above',
+    find: /^function serializeElementNode\(/m,
+    replace:
+      'function crossOriginFrame(src) {\n  try {\n    const url = new URL(String(src), location.href);\n    return /^https?:$/.test(url.protocol) && url.origin !== location.origin;\n  } catch (e) {\n    return false;\n  }\n}\nfunction serializeElementNode(',
+  },
+  {
     // Cross-origin iframes again: record() in a child frame hands its events to the parent by postMessage.
     // With `recordCrossOriginIframes` off every frame emits for itself, through `emit`.
     what: 'record() finding whether it runs in a child frame',

@@ -99,6 +99,15 @@ t.test('a frame of another origin replays as a placeholder naming it, not a blan
   const url = await servePage(t, `<!doctype html><html><body><h1>Checkout</h1><iframe id="payment" src="${other}"></iframe></body></html>`)
   const { context, page } = await recordingPage(browser, url, await recorderScript(editRrweb))
   t.teardown(() => context.close())
+  // One added later: rrweb serialises it while it still holds its first, blank, same-origin document.
+  await page.evaluate(`new Promise((resolve) => {
+    const frame = document.createElement('iframe')
+    frame.id = 'chat'
+    frame.src = ${JSON.stringify(other)}
+    frame.onload = resolve
+    document.body.appendChild(frame)
+  })`)
+  await page.waitForFunction('recorded.some((e) => e.type === 3 && e.data.source === 0 && e.data.adds.length)')
   const events = (await page.evaluate('recorded')) as any[]
   const viewer = await browser.newPage()
   t.teardown(() => viewer.close())
@@ -112,18 +121,23 @@ t.test('a frame of another origin replays as a placeholder naming it, not a blan
       const replayer = new rrwebReplay.Replayer(events, { root: document.getElementById('root'), showWarning: false })
       if (${labelFirst}) playersStep.labelUnrecordedFrames(replayer.iframe, replayer.getMirror(), events)
       replayer.pause(events[events.length - 1].timestamp - events[0].timestamp + 1)
+      const textOf = (frame) => (frame.contentDocument && frame.contentDocument.body ? frame.contentDocument.body.textContent : null)
       const look = () => {
-        const frame = replayer.iframe.contentDocument.getElementById('payment')
-        if (!frame) return setTimeout(look, 20)
-        setTimeout(() => resolve({ text: frame.contentDocument && frame.contentDocument.body ? frame.contentDocument.body.textContent : null }), 200)
+        const doc = replayer.iframe.contentDocument
+        const payment = doc.getElementById('payment')
+        const chat = doc.getElementById('chat')
+        if (!payment || !chat) return setTimeout(look, 20)
+        setTimeout(() => resolve({ text: textOf(payment), added: textOf(chat) }), 200)
       }
       look()
-    })`) as Promise<{ text: string | null }>
+    })`) as Promise<{ text: string | null; added: string | null }>
   }
   const frameNode = JSON.stringify(events.find((e) => e.type === 2).data.node)
   t.match(frameNode, `"rr_src":"${other}"`, 'recorded empty, its address kept')
   const blank = await replay(false)
   t.equal(blank.text ?? '', '', 'rrweb alone replays a blank box')
   const labelled = await replay(true)
-  t.equal(labelled.text, `Frame from ${new URL(other).origin}not recorded (another origin)`, 'the players show what was there and why it is not')
+  const label = `Frame from ${new URL(other).origin}not recorded (another origin)`
+  t.equal(labelled.text, label, 'the players show what was there and why it is not')
+  t.equal(labelled.added, label, 'a frame added later too (the build mends rrweb to keep its address)')
 })

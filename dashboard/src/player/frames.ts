@@ -4,10 +4,9 @@
  * does not set on the node it builds), and would replay as a blank box. It is
  * shown as a labelled placeholder naming the origin that was there: the replay
  * says what it does not have instead of looking broken. The label is the
- * frame's own srcdoc, so rrweb's tree is left as it built it. Frames added
- * after the snapshot are recorded without their address (rrweb serialises
- * them while they still hold their first, same-origin, blank document): those
- * stay blank.
+ * frame's own srcdoc, so rrweb's tree is left as it built it. (A frame added
+ * after the snapshot keeps its address too since the tracker's build mends
+ * rrweb: tracker/tsup.config.ts; recordings made before stay blank there.)
  */
 
 const LABEL_STYLE = 'margin:0;height:100%;display:flex;align-items:center;justify-content:center;font:13px system-ui,sans-serif;color:#475467;background:repeating-linear-gradient(45deg,#f2f4f7,#f2f4f7 8px,#eaecf0 8px,#eaecf0 16px);text-align:center'
