@@ -141,3 +141,46 @@ t.test('a frame of another origin replays as a placeholder naming it, not a blan
   t.equal(labelled.text, label, 'the players show what was there and why it is not')
   t.equal(labelled.added, label, 'a frame added later too (the build mends rrweb to keep its address)')
 })
+
+t.test('a seek onto an animation that had finished shows its end, not its first frame', async (t) => {
+  const browser = await launchBrowser(t)
+  const url = await servePage(
+    t,
+    `<!doctype html><html><head><style>
+      @keyframes show { from { opacity: 0 } to { opacity: 1 } }
+      .toast { opacity: 0; animation: show 200ms forwards }
+      .spinner { animation: show 1s infinite }
+    </style></head><body><h1>Saved?</h1></body></html>`,
+  )
+  const { context, page } = await recordingPage(browser, url, await recorderScript(editRrweb))
+  t.teardown(() => context.close())
+  await page.evaluate(`document.body.insertAdjacentHTML('beforeend', '<p class="toast" id="toast">Saved</p><i class="spinner" id="spinner">.</i>')`)
+  await page.waitForTimeout(400)
+  t.equal(await page.evaluate('getComputedStyle(document.getElementById("toast")).opacity'), '1', 'on the page the toast has appeared')
+  await page.evaluate(`document.querySelector('h1').textContent = 'Saved'`)
+  await page.waitForFunction('recorded.filter((e) => e.type === 3 && e.data.source === 0).length >= 2')
+  const events = (await page.evaluate('recorded')) as any[]
+
+  const viewer = await browser.newPage()
+  t.teardown(() => viewer.close())
+  const helper = await playersStep('animations.ts')
+  const seek = async (settle: boolean) => {
+    await viewer.setContent('<div id="root"></div>')
+    await viewer.addScriptTag({ path: join(REPLAY_DIR, 'replay.umd.min.cjs') })
+    await viewer.addScriptTag({ content: helper })
+    return viewer.evaluate(`new Promise((resolve) => {
+      const events = ${JSON.stringify(events)}
+      const replayer = new rrwebReplay.Replayer(events, { root: document.getElementById('root'), showWarning: false })
+      if (${settle}) playersStep.settleOnPause(replayer)
+      replayer.pause(events[events.length - 1].timestamp - events[0].timestamp + 1)
+      setTimeout(() => {
+        const doc = replayer.iframe.contentDocument
+        resolve({ toast: getComputedStyle(doc.getElementById('toast')).opacity, spinning: doc.getElementById('spinner').getAnimations().some((a) => a.playState !== 'finished') })
+      }, 300)
+    })`) as Promise<{ toast: string; spinning: boolean }>
+  }
+  t.equal((await seek(false)).toast, '0', 'rrweb alone: the toast sits at its first frame, invisible')
+  const settled = await seek(true)
+  t.equal(settled.toast, '1', 'settled on pause: the toast as it was')
+  t.equal(settled.spinning, true, 'an animation that never ends is left running')
+})

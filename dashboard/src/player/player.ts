@@ -9,6 +9,7 @@ import playerCss from 'rrweb-player/dist/style.css'
 import { confineFrame } from './confine.js'
 import { defineCustomElements } from './custom-elements.js'
 import { labelUnrecordedFrames } from './frames.js'
+import { settleOnPause } from './animations.js'
 
 export interface Marker {
   /** Epoch ms. */
@@ -81,6 +82,7 @@ export function mountPlayer(target: HTMLElement, events: any[], markers: Marker[
   confineFrame(player.getReplayer().iframe, origins)
   defineCustomElements(player.getReplayer().iframe, all)
   labelUnrecordedFrames(player.getReplayer().iframe, player.getReplayer().getMirror(), all)
+  settleOnPause(player.getReplayer())
   return {
     goto: (offset, play = false) => player.goto(Math.max(0, offset), play),
     toggle: () => player.toggle(),

@@ -10,6 +10,7 @@ import Player from 'rrweb-player'
 import { confineFrame, replayOrigins } from './confine.js'
 import { defineCustomElements } from './custom-elements.js'
 import { labelUnrecordedFrames } from './frames.js'
+import { settleOnPause } from './animations.js'
 import { injectStyles, markerEvents, TAG_COLOURS, type Marker, type PlayerHandle } from './player.js'
 
 export interface Outline {
@@ -95,6 +96,7 @@ export function mountStream(target: HTMLElement, outline: Outline, load: PartLoa
     confineFrame(player.getReplayer().iframe, replayOrigins(domain, loaded))
     defineCustomElements(player.getReplayer().iframe, loaded)
     labelUnrecordedFrames(player.getReplayer().iframe, player.getReplayer().getMirror(), loaded)
+    settleOnPause(player.getReplayer())
     const first = events[0].timestamp
     current = { index, player, first, request }
     player.setSpeed(speed)
