@@ -9,8 +9,9 @@
  * Service lines are rrweb custom events (type 5), as in sessions.events:
  * `svc.live` once the history is sent (and then every `heartbeatMs` while the
  * visitor sends nothing, so proxies keep the connection), and `svc.live_ended`
- * with why: `idle` (nothing for `idleMs`), `limit` (the feed's `maxMs`),
- * `purged` or `gone` (retention or an erasure took the recording).
+ * with why: `left` (the tracker said, on its last chunk, that the visitor
+ * left the site or closed the tab), `idle` (nothing for `idleMs`), `limit`
+ * (the feed's `maxMs`), `gone` (retention or an erasure took the recording).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ChunkInfo } from '../store/records.js'
@@ -35,7 +36,7 @@ export interface FollowOptions {
   now?: () => number
 }
 
-export type EndReason = 'idle' | 'limit' | 'gone'
+export type EndReason = 'left' | 'idle' | 'limit' | 'gone'
 
 function line(tag: string, timestamp: number, payload: Record<string, unknown>): Buffer {
   return Buffer.from(JSON.stringify({ type: 5, timestamp, data: { tag, payload } }) + '\n')
@@ -70,6 +71,10 @@ export async function* followEvents(source: FollowSource, options: FollowOptions
       for (const c of fresh) sent.add(c.seq)
       yield* eventLines(stored(fresh), limits)
       lastData = lastLine = at
+      if (fresh.some((c) => c.left)) {
+        reason = 'left'
+        break
+      }
     } else if (at - lastData >= options.idleMs) {
       reason = 'idle'
       break

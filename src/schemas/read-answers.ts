@@ -153,6 +153,7 @@ export const chunkInfoSchema = {
     size: { ...count, description: 'Bytes as received.' },
     receivedAt: epochMs,
     checkpoint: { type: 'boolean', description: 'The chunk starts with a full snapshot: a replay (and sessions.events with `from`) can start here.' },
+    left: { type: 'boolean', description: 'The visitor left the site or closed the tab after this chunk (known only while the session was followed live: the tracker says so then).' },
     consoleErrors: { ...count, description: 'Console errors among the chunk\'s events, as the tracker counted them (console capture); absent when none.' },
     failedRequests: { ...count, description: 'Failed requests (status 0 or 500 and above) among the chunk\'s events (network capture); absent when none.' },
   },
@@ -178,7 +179,7 @@ export const sessionEventsAnswer = {
 export const sessionFollowAnswer = {
   type: 'string',
   description:
-    'A feed that lasts, as newline-delimited JSON (application/x-ndjson): one rrweb event per line, first the recording from its last checkpoint, then each event as its chunk arrives (the tracker sends every 1-2 s while someone follows its session). Service lines are rrweb custom events (type 5): `svc.live` once the history is sent and every 15 s while the visitor sends nothing, `svc.live_ended` with `payload.reason` `idle` (nothing for 5 minutes), `limit` (`maxSeconds`) or `gone` (the recording was deleted). The bounds of sessions.events apply to each event.',
+    'A feed that lasts, as newline-delimited JSON (application/x-ndjson): one rrweb event per line, first the recording from its last checkpoint, then each event as its chunk arrives (the tracker sends every 1-2 s while someone follows its session). Service lines are rrweb custom events (type 5): `svc.live` once the history is sent and every 15 s while the visitor sends nothing, `svc.live_ended` with `payload.reason` `left` (the visitor left the site or closed the tab), `idle` (nothing for 5 minutes), `limit` (`maxSeconds`) or `gone` (the recording was deleted). The bounds of sessions.events apply to each event.',
 } as const
 
 export const heatmapAnswer = {

@@ -25,6 +25,7 @@ export const chunkMetaSchema = {
     eventCount: { type: 'integer', minimum: 0, maximum: 10_000_000 },
     encoding: { type: 'string', enum: ['gzip', 'json'] },
     checkpoint: { type: 'boolean', description: 'The chunk starts with a full snapshot (a Meta event, then the snapshot): a replay can start here without the chunks before it.' },
+    leaving: { type: 'string', enum: ['site', 'page'], description: 'Sent by a tracker whose session is followed live, on the last chunk as its page goes away: `site` the visitor left the site or closed the tab, `page` another page of the site follows. The live feed ends on `site`.' },
     startedAt: { ...epochMs, description: 'Session start, epoch ms.' },
     viewport: {
       type: 'object',

@@ -52,6 +52,7 @@ export function chunkInfoOf(item: ChunkItem): ChunkInfo {
     receivedAt,
     ...(item.journal ? { journal: item.journal } : {}),
     ...(meta.checkpoint ? { checkpoint: true as const } : {}),
+    ...(meta.leaving === 'site' ? { left: true as const } : {}),
     ...(meta.consoleErrors ? { consoleErrors: meta.consoleErrors } : {}),
     ...(meta.failedRequests ? { failedRequests: meta.failedRequests } : {}),
   }

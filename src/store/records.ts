@@ -50,6 +50,8 @@ export interface ChunkMeta {
   failedRequests?: number
   /** The chunk starts with a full snapshot (the tracker cuts a chunk before each one). */
   checkpoint?: boolean
+  /** A followed session's last chunk as its page went away: the visitor left the site (`site`) or went to another page (`page`). */
+  leaving?: 'site' | 'page'
 }
 
 export interface ChunkInfo {
@@ -66,6 +68,8 @@ export interface ChunkInfo {
   journal?: JournalPosition
   /** The chunk starts with a full snapshot: reading by time starts at such a chunk. */
   checkpoint?: true
+  /** The visitor left the site (or closed the tab) after it: a live follow ends there (src/recordings/follow.ts). */
+  left?: true
   /** Console errors and failed requests among its events (as the tracker counted them; absent when none): a replay marks them before it reads the events. */
   consoleErrors?: number
   failedRequests?: number

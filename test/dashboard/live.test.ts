@@ -4,7 +4,8 @@
  * screen lists the session first with its Live mark; following it rebuilds
  * the page from its last checkpoint and then shows the visitor's changes a
  * few seconds after they happen; paused, the player holds them until "Jump to
- * live"; the live wall plays it in a tile that opens the follow.
+ * live"; the live wall plays it in a tile that opens the follow; the visitor
+ * leaving the site ends the follow as such.
  */
 import t from 'tap'
 import { fixtureServer, flushTracker, launchBrowser, openPage, trackerStarted, until } from '../helpers/browser.js'
@@ -90,6 +91,11 @@ t.test('a session in progress is marked live, and its follower sees the page cha
   await tile.locator('.player-target').click()
   await page.frameLocator('[data-testid="live-player"] iframe').getByRole('heading', { name: meanwhile }).waitFor()
   t.ok(page.url().endsWith(`/live/${sk}`), 'a tile opens its session\'s follow')
+
+  // The visitor leaves the site: the followed tracker says so on its last chunk, and the follow ends as such.
+  await shop.goto('about:blank')
+  await page.getByTestId('live-status').filter({ hasText: 'Visit ended (left)' }).waitFor({ timeout: 10_000 })
+  t.match(await page.textContent('body'), /The visit ended: the visitor left the site or closed the tab/, 'the end of the visit is shown as such')
 
   t.same(tab.problems, [], 'no console error, page error or CSP violation in the dashboard')
   t.same(visitor.pageErrors, [], 'none in the visitor\'s page')

@@ -59,7 +59,11 @@ export interface Batch {
   taken?: boolean
   /** It starts with a full snapshot. */
   checkpoint?: boolean
+  /** Sent as the page went away while someone followed the session live: `site` the visitor left (or closed the tab), `page` for another page of the site. */
+  leaving?: Leaving
 }
+
+export type Leaving = 'site' | 'page'
 
 export interface ChunkStats {
   chunks: number
@@ -74,7 +78,7 @@ export interface Chunks {
   /** Cuts the buffer into the queue and starts the uploader. */
   flush(): void
   /** The page is going away: sends everything now, raw JSON, keepalive within the quota; `announce` hears which seqs first (none: undefined). */
-  flushNow(announce: (closing?: RecordingLoss) => void): void
+  flushNow(announce: (closing?: RecordingLoss) => void, leaving?: Leaving): void
   /** Starts a new page view (cuts the previous one's events first). */
   setContext(ctx: PageContext): void
   /** Queues chunks an earlier page load held (held.ts), ahead of this page's. */
@@ -161,6 +165,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
       consoleErrors: count(batch, 1),
       failedRequests: count(batch, 2),
       checkpoint: batch.checkpoint || undefined,
+      leaving: batch.leaving,
     }
     return asciiJson(meta)
   }
@@ -262,7 +267,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
     get sinceCheckpoint() {
       return sinceCheckpoint
     },
-    flushNow(announce) {
+    flushNow(announce, leaving) {
       cut()
       const kept: Batch[] = []
       const out: [Batch, number, Uint8Array][] = []
@@ -294,6 +299,12 @@ export function createChunks(deps: ChunkDeps): Chunks {
           continue
         }
         out.push([batch, batch.seq ?? deps.nextSeq(batch.ctx.sk), body])
+      }
+      // Followed live: the follower is told the page went away, in the last chunk or, with nothing left to send, an empty one.
+      if (leaving) {
+        const last = out.filter(([batch]) => batch.ctx.sk === ctx.sk).pop()
+        if (last) last[0].leaving = leaving
+        else out.push([{ ...empty(), times: [Date.now()], leaving }, deps.nextSeq(ctx.sk), utf8('[]')])
       }
       // Reported before they go: the report travels by beacon, which survives the page where a plain fetch does not.
       // The report goes with this page's signals, so it names this session's seqs only.

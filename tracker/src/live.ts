@@ -27,5 +27,9 @@ export function liveFlushing(guard: Guard, flush: () => void) {
       timer = setInterval(guard.wrap(() => (Date.now() > until ? end() : flush())), every)
     },
     stop: end,
+    /** Whether someone follows the session now (the last answer said so, within the hold). */
+    get watched() {
+      return timer !== undefined && Date.now() <= until
+    },
   }
 }

@@ -272,10 +272,13 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
       views.end({ exit, quickBack })
       quickBack = false
       // The signals beacon goes first (beacons and keepalive fetches share the browser's quota), naming the seqs sent after it.
-      chunks.flushNow((closing) => {
-        if (closing) signals.lost(closing)
-        signals.flush(true)
-      })
+      chunks.flushNow(
+        (closing) => {
+          if (closing) signals.lost(closing)
+          signals.flush(true)
+        },
+        live.watched ? (exit ? 'site' : 'page') : undefined,
+      )
     }),
     listen(guard, window, 'pageshow', (event: PageTransitionEvent) => {
       // Restored from the back/forward cache: the visitor is back on this page, a new page view.

@@ -76,6 +76,7 @@ export async function follow(ctx: Context): Promise<void> {
 }
 
 const ENDINGS: Record<string, string> = {
+  left: 'the visitor left the site or closed the tab',
   idle: 'the visitor sent nothing for 5 minutes',
   limit: 'it reached --max-seconds (or the hour a follow lasts at most)',
   gone: 'the recording was deleted',

@@ -18,6 +18,7 @@ const WALL_SIZE = 9
 const TILE = { width: 360, height: 225 }
 
 const ENDED: Record<string, string> = {
+  left: 'the visitor left the site or closed the tab',
   idle: 'the visitor has been idle for 5 minutes',
   limit: 'a follow lasts at most an hour; follow it again to go on',
   gone: 'its recording was deleted',
