@@ -83,6 +83,14 @@ t.test('a session in progress is marked live, and its follower sees the page cha
   t.pass('Jump to live shows what happened meanwhile at once')
   t.match(await page.getByTestId('live-status').textContent(), /Live/)
 
+  // Back in time and back to the edge: the recording so far in the replay's own player, then Jump to live.
+  await page.getByRole('link', { name: 'Replay so far' }).click()
+  await page.frameLocator('.rr-player iframe').getByRole('heading', { name: 'A plain page' }).waitFor()
+  t.ok(page.url().includes(`/replay/${sk}`), 'Replay so far opens the recording from its start, with its timeline')
+  await page.getByTestId('jump-to-live').click()
+  await page.frameLocator('[data-testid="live-player"] iframe').getByRole('heading', { name: meanwhile }).waitFor()
+  t.ok(page.url().endsWith(`/live/${sk}`), 'and Jump to live returns to the visitor\'s edge')
+
   await page.goto(`${base}/live`)
   const tile = page.getByTestId('live-tile').first()
   await tile.frameLocator('iframe').getByRole('heading', { name: meanwhile }).waitFor()

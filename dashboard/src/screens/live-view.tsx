@@ -80,7 +80,7 @@ function FollowView({ project, sessionKey }: { project: Project; sessionKey: str
   }
   const { target, watch, state } = useWatch(project, sessionKey, size, attempt)
   const now = useNow()
-  const replay = href('p', project.id, 'replay', sessionKey)
+  const replay = href('p', project.id, 'replay', sessionKey, { live: 1 })
   return (
     <section class="stack live-follow">
       <div class="row between wrap">
@@ -110,7 +110,7 @@ function FollowView({ project, sessionKey }: { project: Project; sessionKey: str
       <ErrorNote error={state.error} />
       {state.phase === 'ended' && (
         <p class="note" data-testid="live-ended">
-          The visit ended: {ENDED[state.reason ?? ''] ?? state.reason}. <a href={replay}>Replay the whole session</a>.
+          The visit ended: {ENDED[state.reason ?? ''] ?? state.reason}. <a href={href('p', project.id, 'replay', sessionKey)}>Replay the whole session</a>.
         </p>
       )}
       <div class="player-box" ref={box} data-testid="live-player" aria-label="The session as it is recorded">

@@ -88,7 +88,7 @@ function ProjectTab({ project, tab, route, refresh }: { project: Project; tab: s
     case 'sessions':
       return <Sessions project={project} query={route.query} />
     case 'replay':
-      return <Replay project={project} sessionKey={route.parts[3] ?? ''} at={Number(route.query.get('t')) || undefined} search={searchOf(route.query)} />
+      return <Replay project={project} sessionKey={route.parts[3] ?? ''} at={Number(route.query.get('t')) || undefined} search={searchOf(route.query)} live={route.query.get('live') === '1'} />
     case 'live':
       return <Live project={project} sessionKey={route.parts[3]} />
     case 'heatmaps':

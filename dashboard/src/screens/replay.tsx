@@ -34,12 +34,23 @@ const SEEK_STEP_MS = 5000
 
 const MOMENT_LABELS: Record<string, string> = { page: 'Page change', consoleError: 'Console error', requestFailed: 'Failed request', match: 'Search match' }
 
-export function Replay({ project, sessionKey, at, search }: { project: Project; sessionKey: string; at?: number; search?: ReplaySearch }) {
+/** `live`: opened from a live follow ("Replay so far"): the way back to the visitor's edge is offered. */
+export function Replay({ project, sessionKey, at, search, live }: { project: Project; sessionKey: string; at?: number; search?: ReplaySearch; live?: boolean }) {
   useTitle(`Replay · ${project.name}`)
   const recording = useAsync(() => loadRecording(project.id, sessionKey), [project.id, sessionKey])
   // A search's matches are marks beside the recording's moments: the replay does not wait for them, nor fail without them.
   const matches = useAsync(() => (search ? matchMoments(project.id, sessionKey, search).catch(() => []) : Promise.resolve([])), [project.id, sessionKey, JSON.stringify(search)])
-  const back = <a href={href('p', project.id, 'sessions')}>← Sessions</a>
+  const sessions = <a href={href('p', project.id, 'sessions')}>← Sessions</a>
+  const back = live ? (
+    <span>
+      {sessions}{' '}
+      <a href={href('p', project.id, 'live', sessionKey)} class="button small" data-testid="jump-to-live">
+        Jump to live
+      </a>
+    </span>
+  ) : (
+    sessions
+  )
   if (recording.error) {
     const purged = recording.error instanceof ApiFailure && recording.error.code === 'not_found'
     return (
