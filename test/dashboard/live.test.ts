@@ -11,6 +11,7 @@ import t from 'tap'
 import { fixtureServer, flushTracker, launchBrowser, openPage, trackerStarted, until } from '../helpers/browser.js'
 import { clusterFor } from '../helpers/cluster.js'
 import { openDashboard, ownerSession, shoot, signedInApi } from '../helpers/dashboard.js'
+import { join, post } from '../helpers/members.js'
 
 /** The visitor's page and the follower's frame each read the heading the visitor changes. */
 const setHeading = (text: string) => `document.querySelector('h1').textContent = ${JSON.stringify(text)}`
@@ -99,6 +100,24 @@ t.test('a session in progress is marked live, and its follower sees the page cha
   await tile.locator('.player-target').click()
   await page.frameLocator('[data-testid="live-player"] iframe').getByRole('heading', { name: meanwhile }).waitFor()
   t.ok(page.url().endsWith(`/live/${sk}`), 'a tile opens its session\'s follow')
+
+  // A viewer may follow too, and the owner's audit log says who followed which session, and for how long.
+  const owner = { cookie: `svc_session=${session}`, csrf: (await (await fetch(`${cluster.url}/api/v1/auth/state`, { headers: { cookie: `svc_session=${session}` } })).json()).csrfToken }
+  const viewer = await join(cluster.url, owner, 'viewer@acme.test')
+  const viewerKey = (await post(cluster.url, '/cli/keys.create', { label: 'viewer' }, viewer)).body.apiKey as string
+  t.equal((await post(cluster.url, '/auth/members.role', { userId: viewer.userId, role: 'viewer' }, owner)).status, 200)
+  const watching = new AbortController()
+  const feed = await fetch(`${cluster.url}/api/v1/cli/sessions.follow`, { method: 'POST', headers: { authorization: `Bearer ${viewerKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ projectId: project.id, sessionKey: sk }), signal: watching.signal })
+  t.equal(feed.status, 200, 'a viewer follows')
+  await feed.body!.getReader().read()
+  watching.abort()
+  const audited = await until('the viewer\'s follow audited, start and end', async () => {
+    const entries = (await api('/auth/audit.list', {})).entries ?? []
+    const mine = entries.filter((e: any) => e.actorUserId === viewer.userId && e.target === `${project.id}/${sk}`)
+    return mine.some((e: any) => e.action === 'session.watch_end') && mine
+  }, 10_000)
+  t.same(audited.map((e: any) => e.action).sort(), ['session.watch', 'session.watch_end'], 'who followed which session, when')
+  t.match(audited.find((e: any) => e.action === 'session.watch_end').detail, /^followed \d+ s$/, 'and for how long')
 
   // The visitor leaves the site: the followed tracker says so on its last chunk, and the follow ends as such.
   await shop.goto('about:blank')
