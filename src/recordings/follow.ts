@@ -19,9 +19,12 @@ import { eventLines, type StoredChunk } from './events.js'
 import type { StyleText } from './styles.js'
 import { chunksInWindow } from './window.js'
 
+/** A chunk this many seqs behind the newest one sent is still looked for (a retry after a 429 lands late); older ones are not. */
+const LATE_SEQS = 64
+
 export interface FollowSource {
-  /** The session's chunks in seq order; undefined once the session or its recording is gone. */
-  chunks(): ChunkInfo[] | undefined
+  /** The session's chunks in seq order from `fromSeq`; undefined once the session or its recording is gone. */
+  chunks(fromSeq?: number): ChunkInfo[] | undefined
   load(info: ChunkInfo): StoredChunk['load']
   styles?: (hash: string) => StyleText | undefined
 }
@@ -52,7 +55,10 @@ export async function* followEvents(source: FollowSource, options: FollowOptions
   // From the last checkpoint: what a viewer needs to draw the page as it is now.
   const history = chunksInWindow(first, first.at(-1)?.lastTs)
   const sent = new Set(first.map((c) => c.seq))
+  let newest = first.at(-1)?.seq ?? 0
   yield* eventLines(stored(history), limits)
+  // A visit that had already left when the follow began: its history, and the end.
+  if (first.at(-1)?.left) return yield line('svc.live_ended', started, { reason: 'left' satisfies EndReason })
   let lastData = first.at(-1)?.receivedAt ?? started
   let lastLine = now()
   yield line('svc.live', lastLine, { lastChunkAt: first.at(-1)?.receivedAt ?? null })
@@ -60,7 +66,8 @@ export async function* followEvents(source: FollowSource, options: FollowOptions
   while (!options.signal.aborted) {
     await sleep(options.pollMs, undefined, { signal: options.signal }).catch(() => undefined)
     if (options.signal.aborted) return
-    const chunks = source.chunks()
+    // Each look reads the last few chunks only, however long the visit: what was sent, less a margin for late ones.
+    const chunks = source.chunks(Math.max(0, newest - LATE_SEQS))
     if (!chunks) {
       reason = 'gone'
       break
@@ -68,7 +75,10 @@ export async function* followEvents(source: FollowSource, options: FollowOptions
     const fresh = chunks.filter((c) => !sent.has(c.seq))
     const at = now()
     if (fresh.length > 0) {
-      for (const c of fresh) sent.add(c.seq)
+      for (const c of fresh) {
+        sent.add(c.seq)
+        newest = Math.max(newest, c.seq)
+      }
       yield* eventLines(stored(fresh), limits)
       lastData = lastLine = at
       if (fresh.some((c) => c.left)) {

@@ -50,7 +50,8 @@ export interface RecordingStore {
 
   getSession(projectId: string, sk: string): SessionRecord | undefined
   listSessions(projectId: string): Iterable<SessionRecord>
-  listChunks(projectId: string, sk: string): ChunkInfo[]
+  /** The session's chunks in seq order, from `fromSeq` (0 unless given). */
+  listChunks(projectId: string, sk: string, fromSeq?: number): ChunkInfo[]
   /** The chunk's bytes, when this store holds them (in the cluster mode they may be in the log: ChunkInfo.journal). */
   getChunk(projectId: string, sk: string, seq: number): Uint8Array | undefined
   listSignals(projectId: string): Iterable<{ receivedAt: number; batch: SignalsRecord }>

@@ -69,7 +69,10 @@ export function liveOperations(store: Store, board: LiveBoard | undefined, chunk
         const timer = setInterval(renew, RENEW_MS)
         const stop = new AbortController()
         const source = {
-          chunks: () => (store.getSession(project.id, sk)?.purgedAt === undefined ? store.listChunks(project.id, sk) : undefined),
+          chunks: (fromSeq?: number) => {
+            const now = store.getSession(project.id, sk)
+            return now && now.purgedAt === undefined ? store.listChunks(project.id, sk, fromSeq) : undefined
+          },
           load: (info: Parameters<ChunkBytes>[2]) => () => chunkBytes(project.id, sk, info),
           styles: styleLookup((hash) => store.getStyle(project.id, hash)),
         }

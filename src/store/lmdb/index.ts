@@ -138,9 +138,9 @@ export class LmdbStore extends LmdbInsights implements Store {
     for (const { value } of this.tables.sessions.getRange({ start: [projectId], end: [projectId, MAX_KEY_PART] })) yield value
   }
 
-  listChunks(projectId: string, sk: string): ChunkInfo[] {
+  listChunks(projectId: string, sk: string, fromSeq = 0): ChunkInfo[] {
     return Array.from(
-      this.tables.chunkInfo.getRange({ start: [projectId, sk, 0], end: [projectId, sk, Number.MAX_SAFE_INTEGER] }),
+      this.tables.chunkInfo.getRange({ start: [projectId, sk, fromSeq], end: [projectId, sk, Number.MAX_SAFE_INTEGER] }),
       ({ value }) => value,
     )
   }

@@ -170,9 +170,9 @@ export class MemoryStore extends MemoryAccounts implements Store {
     for (const session of sessions) yield copy(session)
   }
 
-  listChunks(projectId: string, sk: string): ChunkInfo[] {
+  listChunks(projectId: string, sk: string, fromSeq = 0): ChunkInfo[] {
     const chunks = this.data.chunks.get(sessionId(projectId, sk))
-    return [...(chunks?.values() ?? [])].map(({ info }) => copy(info)).sort((a, b) => a.seq - b.seq)
+    return [...(chunks?.values() ?? [])].filter(({ info }) => info.seq >= fromSeq).map(({ info }) => copy(info)).sort((a, b) => a.seq - b.seq)
   }
 
   getChunk(projectId: string, sk: string, seq: number): Uint8Array | undefined {
