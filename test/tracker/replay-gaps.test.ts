@@ -29,6 +29,9 @@ import { recorderScript, recordingPage, servePage } from '../helpers/recorder-bu
 const require = createRequire(import.meta.url)
 const REPLAY_DIR = dirname(require.resolve('@rrweb/replay'))
 
+// One browser for the file's three cases: each opens pages of its own.
+const browser = await launchBrowser(t)
+
 /** One of the dashboard's player modules, as a script exposing its exports on `playersStep`. */
 async function playersStep(file: string): Promise<string> {
   const entry = fileURLToPath(new URL(`../../dashboard/src/player/${file}`, import.meta.url))
@@ -52,7 +55,6 @@ const PAGE = `<!doctype html>
 </body></html>`
 
 t.test('custom elements hidden until defined replay visible, styled as defined', async (t) => {
-  const browser = await launchBrowser(t)
   const url = await servePage(t, PAGE)
   const { context, page, pageErrors } = await recordingPage(browser, url, await recorderScript(editRrweb))
   t.teardown(() => context.close())
@@ -93,7 +95,6 @@ t.test('custom elements hidden until defined replay visible, styled as defined',
 })
 
 t.test('a frame of another origin replays as a placeholder naming it, not a blank box', async (t) => {
-  const browser = await launchBrowser(t)
   // The payment form on another origin (localhost against 127.0.0.1), in the page as it loads.
   const other = (await servePage(t, '<!doctype html><html><body><form>card number</form></body></html>')).replace('127.0.0.1', 'localhost')
   const url = await servePage(t, `<!doctype html><html><body><h1>Checkout</h1><iframe id="payment" src="${other}"></iframe></body></html>`)
@@ -143,7 +144,6 @@ t.test('a frame of another origin replays as a placeholder naming it, not a blan
 })
 
 t.test('a seek onto an animation that had finished shows its end, not its first frame', async (t) => {
-  const browser = await launchBrowser(t)
   const url = await servePage(
     t,
     `<!doctype html><html><head><style>
