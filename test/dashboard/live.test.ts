@@ -38,7 +38,11 @@ t.test('a session in progress is marked live, and its follower sees the page cha
   await flushTracker(shop)
   const sk = (await shop.evaluate('window.svc("stats").sk')) as string
   // The fronts move the sessions they saw to the live board once a second.
-  await until('the session listed live', async () => (await api('/cli/sessions.list', { projectId: project.id, live: true })).sessions?.some((s: any) => s.sessionKey === sk), 10_000)
+  // A first chunk is held while the tracker has not yet got its capture settings: flushed again until it has gone.
+  await until('the session listed live', async () => {
+    await flushTracker(shop)
+    return (await api('/cli/sessions.list', { projectId: project.id, live: true })).sessions?.some((s: any) => s.sessionKey === sk)
+  }, 20_000)
 
   // ---- the owner's dashboard ----
   const tab = await openDashboard(browser, cluster.url, { session })

@@ -128,6 +128,7 @@ t.test('a frame of another origin replays as a placeholder naming it, not a blan
         const payment = doc.getElementById('payment')
         const chat = doc.getElementById('chat')
         if (!payment || !chat) return setTimeout(look, 20)
+        // The placeholder's document loads on its own, and without the players' step nothing comes to poll for.
         setTimeout(() => resolve({ text: textOf(payment), added: textOf(chat) }), 200)
       }
       look()
@@ -155,8 +156,8 @@ t.test('a seek onto an animation that had finished shows its end, not its first 
   const { context, page } = await recordingPage(browser, url, await recorderScript(editRrweb))
   t.teardown(() => context.close())
   await page.evaluate(`document.body.insertAdjacentHTML('beforeend', '<p class="toast" id="toast">Saved</p><i class="spinner" id="spinner">.</i>')`)
-  await page.waitForTimeout(400)
-  t.equal(await page.evaluate('getComputedStyle(document.getElementById("toast")).opacity'), '1', 'on the page the toast has appeared')
+  await page.waitForFunction('getComputedStyle(document.getElementById("toast")).opacity === "1"')
+  t.pass('on the page the toast has appeared')
   await page.evaluate(`document.querySelector('h1').textContent = 'Saved'`)
   await page.waitForFunction('recorded.filter((e) => e.type === 3 && e.data.source === 0).length >= 2')
   const events = (await page.evaluate('recorded')) as any[]
@@ -173,6 +174,7 @@ t.test('a seek onto an animation that had finished shows its end, not its first 
       const replayer = new rrwebReplay.Replayer(events, { root: document.getElementById('root'), showWarning: false })
       if (${settle}) playersStep.settleOnPause(replayer)
       replayer.pause(events[events.length - 1].timestamp - events[0].timestamp + 1)
+      // Past the players' settling, which waits for the next frame; without it there is nothing to poll for.
       setTimeout(() => {
         const doc = replayer.iframe.contentDocument
         resolve({ toast: getComputedStyle(doc.getElementById('toast')).opacity, spinning: doc.getElementById('spinner').getAnimations().some((a) => a.playState !== 'finished') })
