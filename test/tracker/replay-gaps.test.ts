@@ -21,6 +21,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import type { Page } from 'playwright-core'
 import t from 'tap'
 import { editRrweb } from '../../tracker/tsup.config.js'
 import { launchBrowser } from '../helpers/browser.js'
@@ -36,6 +37,24 @@ const browser = await launchBrowser(t)
 async function playersStep(file: string): Promise<string> {
   const entry = fileURLToPath(new URL(`../../dashboard/src/player/${file}`, import.meta.url))
   return (await build({ entryPoints: [entry], bundle: true, format: 'iife', globalName: 'playersStep', write: false })).outputFiles[0].text
+}
+
+/**
+ * Replays `events` to their end in `viewer` (a seek, as the dashboard's players make) with rrweb's replayer and
+ * a players' module (`step`, from playersStep) loaded; `before` is what the players do with it first ('' for rrweb
+ * alone), and `look(replayer, resolve)`, written for the page, answers what the test reads.
+ */
+async function replayToEnd<T>(viewer: Page, step: string, events: any[], before: string, look = '(replayer, resolve) => resolve()'): Promise<T> {
+  await viewer.setContent('<div id="root"></div>')
+  await viewer.addScriptTag({ path: join(REPLAY_DIR, 'replay.umd.min.cjs') })
+  await viewer.addScriptTag({ content: step })
+  return viewer.evaluate(`new Promise((resolve) => {
+    const events = ${JSON.stringify(events)}
+    const replayer = new rrwebReplay.Replayer(events, { root: document.getElementById('root'), showWarning: false })
+    ${before}
+    replayer.pause(events[events.length - 1].timestamp - events[0].timestamp + 1)
+    ;(${look})(replayer, resolve)
+  })`) as Promise<T>
 }
 
 const PAGE = `<!doctype html>
@@ -66,18 +85,7 @@ t.test('custom elements hidden until defined replay visible, styled as defined',
   const helper = await playersStep('custom-elements.ts')
   const viewer = await browser.newPage()
   t.teardown(() => viewer.close())
-  /** Replays the events to their end (a seek, as the dashboard's players make), with or without the players' step first. */
-  const replay = async (defineFirst: boolean) => {
-    await viewer.setContent('<div id="root"></div>')
-    await viewer.addScriptTag({ path: join(REPLAY_DIR, 'replay.umd.min.cjs') })
-    await viewer.addScriptTag({ content: helper })
-    await viewer.evaluate(`(() => {
-      const events = ${JSON.stringify(events)}
-      const replayer = new rrwebReplay.Replayer(events, { root: document.getElementById('root'), showWarning: false })
-      if (${defineFirst}) playersStep.defineCustomElements(replayer.iframe, events)
-      replayer.pause(events[events.length - 1].timestamp - events[0].timestamp + 1)
-    })()`)
-  }
+  const replay = (defineFirst: boolean) => replayToEnd<void>(viewer, helper, events, defineFirst ? 'playersStep.defineCustomElements(replayer.iframe, events)' : '')
   const style = (id: string) =>
     viewer.waitForFunction(
       (id) => {
@@ -113,27 +121,20 @@ t.test('a frame of another origin replays as a placeholder naming it, not a blan
   const viewer = await browser.newPage()
   t.teardown(() => viewer.close())
   const helper = await playersStep('frames.ts')
-  const replay = async (labelFirst: boolean) => {
-    await viewer.setContent('<div id="root"></div>')
-    await viewer.addScriptTag({ path: join(REPLAY_DIR, 'replay.umd.min.cjs') })
-    await viewer.addScriptTag({ content: helper })
-    return viewer.evaluate(`new Promise((resolve) => {
-      const events = ${JSON.stringify(events)}
-      const replayer = new rrwebReplay.Replayer(events, { root: document.getElementById('root'), showWarning: false })
-      if (${labelFirst}) playersStep.labelUnrecordedFrames(replayer.iframe, replayer.getMirror(), events)
-      replayer.pause(events[events.length - 1].timestamp - events[0].timestamp + 1)
-      const textOf = (frame) => (frame.contentDocument && frame.contentDocument.body ? frame.contentDocument.body.textContent : null)
-      const look = () => {
-        const doc = replayer.iframe.contentDocument
-        const payment = doc.getElementById('payment')
-        const chat = doc.getElementById('chat')
-        if (!payment || !chat) return setTimeout(look, 20)
-        // The placeholder's document loads on its own, and without the players' step nothing comes to poll for.
-        setTimeout(() => resolve({ text: textOf(payment), added: textOf(chat) }), 200)
-      }
-      look()
-    })`) as Promise<{ text: string | null; added: string | null }>
-  }
+  const look = `(replayer, resolve) => {
+    const textOf = (frame) => (frame.contentDocument && frame.contentDocument.body ? frame.contentDocument.body.textContent : null)
+    const look = () => {
+      const doc = replayer.iframe.contentDocument
+      const payment = doc.getElementById('payment')
+      const chat = doc.getElementById('chat')
+      if (!payment || !chat) return setTimeout(look, 20)
+      // The placeholder's document loads on its own, and without the players' step nothing comes to poll for.
+      setTimeout(() => resolve({ text: textOf(payment), added: textOf(chat) }), 200)
+    }
+    look()
+  }`
+  const replay = (labelFirst: boolean) =>
+    replayToEnd<{ text: string | null; added: string | null }>(viewer, helper, events, labelFirst ? 'playersStep.labelUnrecordedFrames(replayer.iframe, replayer.getMirror(), events)' : '', look)
   const frameNode = JSON.stringify(events.find((e) => e.type === 2).data.node)
   t.match(frameNode, `"rr_src":"${other}"`, 'recorded empty, its address kept')
   const blank = await replay(false)
@@ -165,22 +166,14 @@ t.test('a seek onto an animation that had finished shows its end, not its first 
   const viewer = await browser.newPage()
   t.teardown(() => viewer.close())
   const helper = await playersStep('animations.ts')
-  const seek = async (settle: boolean) => {
-    await viewer.setContent('<div id="root"></div>')
-    await viewer.addScriptTag({ path: join(REPLAY_DIR, 'replay.umd.min.cjs') })
-    await viewer.addScriptTag({ content: helper })
-    return viewer.evaluate(`new Promise((resolve) => {
-      const events = ${JSON.stringify(events)}
-      const replayer = new rrwebReplay.Replayer(events, { root: document.getElementById('root'), showWarning: false })
-      if (${settle}) playersStep.settleOnPause(replayer)
-      replayer.pause(events[events.length - 1].timestamp - events[0].timestamp + 1)
-      // Past the players' settling, which waits for the next frame; without it there is nothing to poll for.
-      setTimeout(() => {
-        const doc = replayer.iframe.contentDocument
-        resolve({ toast: getComputedStyle(doc.getElementById('toast')).opacity, spinning: doc.getElementById('spinner').getAnimations().some((a) => a.playState !== 'finished') })
-      }, 300)
-    })`) as Promise<{ toast: string; spinning: boolean }>
-  }
+  const look = `(replayer, resolve) => {
+    // Past the players' settling, which waits for the next frame; without it there is nothing to poll for.
+    setTimeout(() => {
+      const doc = replayer.iframe.contentDocument
+      resolve({ toast: getComputedStyle(doc.getElementById('toast')).opacity, spinning: doc.getElementById('spinner').getAnimations().some((a) => a.playState !== 'finished') })
+    }, 300)
+  }`
+  const seek = (settle: boolean) => replayToEnd<{ toast: string; spinning: boolean }>(viewer, helper, events, settle ? 'playersStep.settleOnPause(replayer)' : '', look)
   t.equal((await seek(false)).toast, '0', 'rrweb alone: the toast sits at its first frame, invisible')
   const settled = await seek(true)
   t.equal(settled.toast, '1', 'settled on pause: the toast as it was')
