@@ -118,6 +118,10 @@ export interface Config {
   readThreads: number
   /** How long one read may hold a read thread (READ_DEADLINE_MS): past it the read is stopped and answered 400. */
   readDeadlineMs: number
+  /** Entries one read of the read pool may examine (READ_MAX_ENTRIES): past it the read stops and is answered 400. */
+  readMaxEntries: number
+  /** Bytes of values one read of the read pool may materialise (READ_MAX_BYTES): past it the read stops and is answered 400. */
+  readMaxBytes: number
   /**
    * Pages a project holds at most (MAX_PAGES_PER_PROJECT): past it, signals and recordings on new pages count
    * under the project's `(other)` page. The public key sits in every recorded page, so without a cap anyone could
@@ -356,6 +360,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readThreads: int(env, 'READ_THREADS', Math.max(1, Math.min(4, availableParallelism())), 1, 64),
     // Five times the longest read of a project at the page cap (bench/RESULTS.md, "The longest read").
     readDeadlineMs: int(env, 'READ_DEADLINE_MS', 5_000, 100, 600_000),
+    // Both several times what the longest read of a project at the page cap examines (bench/RESULTS.md, "The longest read").
+    readMaxEntries: int(env, 'READ_MAX_ENTRIES', 4_000_000, 100, 1_000_000_000),
+    readMaxBytes: int(env, 'READ_MAX_BYTES', 1024 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024 * 1024),
     // 10,000 pages: far above what a site's grouping rules leave, and a bound on what each of them costs the aggregates.
     maxPagesPerProject: int(env, 'MAX_PAGES_PER_PROJECT', 10_000, 1, 1_000_000),
     uwsFallback: int(env, 'UWS_USE_FALLBACK', 0, 0, 1) === 1,

@@ -2,25 +2,35 @@
  * A reader of the control worker's read pool (src/control/read-pool.ts): the
  * store opened on the same LMDB files, answering one read at a time. LMDB
  * serves any number of reader threads; what the control worker and the fold
- * thread commit is seen by the next read here.
+ * thread commit is seen by the next read here. Every read but the fold runs
+ * metered (src/store/lmdb/read-meter.ts): past its entries or bytes it stops.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { ApiError } from '../src/errors.js'
-import type { ReadFailure, ReadReply, ReadRequest, ReadThreadInit } from '../src/control/read-pool.js'
+import { pastBound, UNCUT, type ReadFailure, type ReadReply, type ReadRequest, type ReadThreadInit } from '../src/control/read-pool.js'
+import { installMeter, metered, ReadMeter, ReadPastBound } from '../src/store/lmdb/read-meter.js'
 import { openStore } from '../src/store/open.js'
+import type { LmdbStore } from '../src/store/lmdb/index.js'
 
-const store = openStore(workerData as ReadThreadInit)
+const init = workerData as ReadThreadInit
+// The pool opens readers only on an LMDB store (a memory store reads inline).
+const store = openStore(init) as LmdbStore
+const limits = { entries: init.readMaxEntries ?? Infinity, bytes: init.readMaxBytes ?? Infinity }
+installMeter(Object.values(store.tables))
 // The pool counts a read's deadline from here: opening the store is not the read's time.
 parentPort?.postMessage('ready')
 
-const failure = (error: unknown): ReadFailure =>
-  error instanceof ApiError ? { message: error.message, code: error.code, options: error.options } : { message: String((error as Error)?.stack ?? error) }
+const failure = (error: unknown): ReadFailure => {
+  if (error instanceof ReadPastBound) error = pastBound(error.bound, error.limit)
+  return error instanceof ApiError ? { message: error.message, code: error.code, options: error.options } : { message: String((error as Error)?.stack ?? error) }
+}
 
 parentPort?.on('message', async ({ id, method, args }: ReadRequest) => {
   let reply: ReadReply
   try {
+    const call = () => (store[method] as (...a: unknown[]) => unknown).apply(store, args)
     // A fold answers once its transaction committed; a read at once.
-    reply = { id, value: await (store[method] as (...a: unknown[]) => unknown).apply(store, args) }
+    reply = { id, value: await (UNCUT.has(method) ? call() : metered(new ReadMeter(limits), call)) }
   } catch (error) {
     reply = { id, error: failure(error) }
   }

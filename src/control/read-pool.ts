@@ -52,7 +52,7 @@ export interface ReadFailure {
 }
 export type ReadReply = { id: number; value: unknown } | { id: number; error: ReadFailure }
 
-export type ReadThreadInit = Pick<Config, 'dataDir' | 'mapSizeBytes' | 'durability' | 'maxPagesPerProject'>
+export type ReadThreadInit = Pick<Config, 'dataDir' | 'mapSizeBytes' | 'durability' | 'maxPagesPerProject'> & Partial<Pick<Config, 'readMaxEntries' | 'readMaxBytes'>>
 
 /** Reads where the store is, at once: for a store no other thread can open. */
 export function inlineReads(store: InsightStore): Reads {
@@ -136,13 +136,24 @@ const RESTART_DELAY_MS = 500
  * stopped inside a write transaction could leave it to LMDB's recovery. Its
  * step is bounded by its batch count instead (READ_FOLD_STEP, reading.ts).
  */
-const UNCUT: ReadonlySet<ReadMethod> = new Set(['applyDerivations'])
+export const UNCUT: ReadonlySet<ReadMethod> = new Set(['applyDerivations'])
 
 /** What a read past the deadline answers: the bound it passed, and what to ask instead. */
 export function pastDeadline(deadlineMs: number): ApiError {
   return new ApiError('invalid_request', {
     error: `This read took more than ${deadlineMs} ms, the most one read may take; it was stopped.`,
     hint: 'Ask for a shorter period, or a page key instead of a display path that names the page on many hosts; lists page with their cursor.',
+  })
+}
+
+const BOUND_NAMES = { entries: ['entries', 'READ_MAX_ENTRIES'], bytes: ['bytes of values', 'READ_MAX_BYTES'] } as const
+
+/** What a read past its entries or bytes (src/store/lmdb/read-meter.ts) answers: the bound it passed. */
+export function pastBound(bound: 'entries' | 'bytes', limit: number): ApiError {
+  const [what, setting] = BOUND_NAMES[bound]
+  return new ApiError('invalid_request', {
+    error: `This read examined more than ${limit} ${what}, the most one read may (${setting}); it was stopped.`,
+    hint: 'Ask for a shorter period or fewer pages; lists page with their cursor.',
   })
 }
 
@@ -155,8 +166,8 @@ export function pastDeadline(deadlineMs: number): ApiError {
  * whatever the method and whatever a new one forgets to bound.
  */
 export function threadReads(config: ReadThreadInit, threads: number, deadlineMs: number, script = new URL('./read.js', import.meta.url)): Reads {
-  const { dataDir, mapSizeBytes, durability, maxPagesPerProject } = config
-  const init: ReadThreadInit = { dataDir, mapSizeBytes, durability, maxPagesPerProject }
+  const { dataDir, mapSizeBytes, durability, maxPagesPerProject, readMaxEntries, readMaxBytes } = config
+  const init: ReadThreadInit = { dataDir, mapSizeBytes, durability, maxPagesPerProject, readMaxEntries, readMaxBytes }
   const queue = new FairQueue<Job>()
   const readers: Reader[] = []
   let nextId = 1
