@@ -71,8 +71,8 @@ export function controlOperations(deps: ControlDeps): Operation<any>[] {
   // One throttle for sign-in and password changes: both check a password.
   const throttle = createLoginThrottle(now)
   const backfill = deps.backfill ?? new BackfillRunner(deps.store, { batch: deps.config.backfillBatch, pauseMs: deps.config.backfillPauseMs, now: deps.now })
-  const erasures = deps.erasures ?? new ErasureRunner(deps.store, { batch: deps.config.backfillBatch, pauseMs: deps.config.backfillPauseMs, now: deps.now })
   const idKey = deps.erasureIdKey ?? randomBytes(32)
+  const erasures = deps.erasures ?? new ErasureRunner(deps.store, { batch: deps.config.backfillBatch, pauseMs: deps.config.backfillPauseMs, subjectKey: idKey, now: deps.now })
   const operations: Operation<any>[] = [
     ...projectOperations(deps.store, maxProjectsPerOrg),
     ...storageOperations(deps.store, deps.config.retentionDays ?? DEFAULT_RETENTION_DAYS),
@@ -111,5 +111,5 @@ export function createControl(deps: ControlDeps) {
     const caller = auth as { orgId?: string; projectId?: string } | undefined
     return caller?.orgId ?? (caller?.projectId === undefined ? undefined : (deps.store.getProject(caller.projectId)?.orgId ?? caller.projectId))
   }
-  return createRouter(operations, createAuthenticator(deps.store, deps.now), site, auditRecorder(deps.store, deps.now), { turns: deps.turns ?? new FairTurns(), reads: deps.reads ?? inlineReads(deps.store), orgOf })
+  return createRouter(operations, createAuthenticator(deps.store, deps.now), site, auditRecorder(deps.store, deps.now), { turns: deps.turns ?? new FairTurns(), writes: new FairTurns(), reads: deps.reads ?? inlineReads(deps.store), orgOf })
 }

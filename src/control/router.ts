@@ -95,6 +95,11 @@ export interface Operation<C = unknown, S = any, R = any> {
    * (src/control/turns.ts). Everything else a member calls takes turns, so a new operation cannot forget to.
    */
   light?: true
+  /**
+   * Changes something (a key, a member, a project's settings): runs in its organisation's turns among
+   * writes only, so that no organisation's reads are ever queued ahead of it (src/control/turns.ts).
+   */
+  writes?: true
   handle(ctx: RequestContext<BodyOf<S>> & { auth: C }): Promise<Reply<R>> | Reply<R>
   /** What the audit log records of a call that succeeded (a raw reply is passed as it is); nothing when absent or undefined. */
   audit?(ctx: RequestContext<BodyOf<S>> & { auth: C }, answer: AnswerOf<R>): AuditEvent | undefined
@@ -136,9 +141,13 @@ export function routeOf(res: ServerResponse): string | undefined {
   return routes.get(res)
 }
 
-/** Organisations' turns (src/control/turns.ts), their shares of the read pool, and the organisation a caller's credential belongs to, if any. */
+/**
+ * Organisations' turns (src/control/turns.ts), one line for reads and one for writes, their shares of the read
+ * pool, and the organisation a caller's credential belongs to, if any.
+ */
 export interface Turns {
   turns: FairTurns
+  writes: FairTurns
   reads: Reads
   orgOf(auth: unknown): string | undefined
 }
@@ -191,7 +200,8 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
       (method, ...args) =>
         turn.away(() => turns!.reads.run(org ?? NO_ORG, method, args))
     const ctx = { req, body, query: url.searchParams, auth, responseHeaders, turn: NO_TURN, read: readIn(NO_TURN) }
-    const reply = await (org === undefined ? op.handle(ctx) : turns!.turns.run(org, (turn) => op.handle({ ...ctx, turn, read: readIn(turn) }), op.operationId))
+    const lane = op.writes ? turns?.writes : turns?.turns
+    const reply = await (org === undefined ? op.handle(ctx) : lane!.run(org, (turn) => op.handle({ ...ctx, turn, read: readIn(turn) }), op.operationId))
     const event = op.audit?.(ctx, reply)
     if (event && recordAudit) await recordAudit(event, req, auth)
     for (const [name, values] of Object.entries(responseHeaders)) res.setHeader(name, values)

@@ -98,6 +98,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
     operation({
       operationId: 'createFirstOwner',
       method: 'POST',
+      writes: true,
       route: '/auth/setup',
       credential: 'none',
       audit: (_ctx, answer) => ({ action: 'org.setup', target: answer.user.orgId, actor: { orgId: answer.user.orgId, userId: answer.user.userId } }),
@@ -143,6 +144,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
     operation({
       operationId: 'signOut',
       method: 'POST',
+      writes: true,
       route: '/auth/logout',
       credential: 'none',
       summary: 'Ends the dashboard session on the server and clears its cookie.',
@@ -158,6 +160,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
     operation({
       operationId: 'createInvite',
       method: 'POST',
+      writes: true,
       route: '/auth/invite',
       credential: 'apiKey',
       minRole: 'admin',
@@ -206,6 +209,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
     operation({
       operationId: 'revokeInvite',
       method: 'POST',
+      writes: true,
       route: '/auth/invites.revoke',
       credential: 'apiKey',
       minRole: 'admin',
@@ -226,6 +230,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
     operation({
       operationId: 'acceptInvite',
       method: 'POST',
+      writes: true,
       route: '/auth/accept-invite',
       credential: 'none',
       audit: (_ctx, answer) => ({ action: 'invite.accept', target: answer.user.userId, actor: { orgId: answer.user.orgId, userId: answer.user.userId } }),

@@ -32,6 +32,7 @@ export function governanceOperations(store: Store): Operation<ApiKeyAuth>[] {
     operation({
       operationId: 'setMemberRole',
       method: 'POST',
+      writes: true,
       route: '/auth/members.role',
       credential: 'apiKey',
       minRole: 'owner',

@@ -46,6 +46,7 @@ export function keyOperations(store: Store, maxLive?: number): Operation<ApiKeyA
     operation({
       operationId: 'createApiKey',
       method: 'POST',
+      writes: true,
       route: '/cli/keys.create',
       credential: 'apiKey',
       minRole: 'admin',
@@ -62,6 +63,7 @@ export function keyOperations(store: Store, maxLive?: number): Operation<ApiKeyA
     operation({
       operationId: 'revokeApiKey',
       method: 'POST',
+      writes: true,
       route: '/cli/keys.revoke',
       credential: 'apiKey',
       minRole: 'viewer',

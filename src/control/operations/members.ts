@@ -65,6 +65,7 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
     operation({
       operationId: 'removeMember',
       method: 'POST',
+      writes: true,
       route: '/auth/members.remove',
       credential: 'apiKey',
       minRole: 'owner',
@@ -86,6 +87,7 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
     operation({
       operationId: 'changePassword',
       method: 'POST',
+      writes: true,
       route: '/auth/password.change',
       credential: 'apiKey',
       minRole: 'viewer',
@@ -110,6 +112,7 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
     operation({
       operationId: 'signOutEverywhere',
       method: 'POST',
+      writes: true,
       route: '/auth/sessions.end',
       credential: 'apiKey',
       minRole: 'viewer',

@@ -18,6 +18,7 @@ export function pageOperations(store: Store, runner: BackfillRunner): Operation<
     operation({
       operationId: 'backfillProjectPages',
       method: 'POST',
+      writes: true,
       route: '/cli/projects.backfill',
       credential: 'apiKey',
       minRole: 'admin',

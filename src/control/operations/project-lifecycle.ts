@@ -21,6 +21,7 @@ export function projectLifecycleOperations({ store, runner, scrubbed, idKey, now
     operation({
       operationId: 'renameProject',
       method: 'POST',
+      writes: true,
       route: '/cli/projects.rename',
       credential: 'apiKey',
       minRole: 'admin',
@@ -39,6 +40,7 @@ export function projectLifecycleOperations({ store, runner, scrubbed, idKey, now
     operation({
       operationId: 'deleteProject',
       method: 'POST',
+      writes: true,
       route: '/cli/projects.delete',
       credential: 'apiKey',
       minRole: 'admin',

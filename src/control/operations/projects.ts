@@ -74,6 +74,7 @@ export function projectOperations(store: Store, maxPerOrg?: number): Operation<A
     operation({
       operationId: 'createProject',
       method: 'POST',
+      writes: true,
       route: '/cli/projects.create',
       credential: 'apiKey',
       minRole: 'admin',
@@ -100,6 +101,7 @@ export function projectOperations(store: Store, maxPerOrg?: number): Operation<A
     operation({
       operationId: 'setProjectPathRules',
       method: 'POST',
+      writes: true,
       route: '/cli/projects.path-rules',
       credential: 'apiKey',
       minRole: 'admin',
@@ -119,6 +121,7 @@ export function projectOperations(store: Store, maxPerOrg?: number): Operation<A
     operation({
       operationId: 'setProjectCapture',
       method: 'POST',
+      writes: true,
       route: '/cli/projects.capture',
       credential: 'apiKey',
       minRole: 'admin',
@@ -157,6 +160,7 @@ export function projectOperations(store: Store, maxPerOrg?: number): Operation<A
     operation({
       operationId: 'mintSetupToken',
       method: 'POST',
+      writes: true,
       route: '/cli/projects.setup-token',
       credential: 'apiKey',
       minRole: 'admin',
@@ -174,6 +178,7 @@ export function projectOperations(store: Store, maxPerOrg?: number): Operation<A
     operation({
       operationId: 'revokeSetupTokens',
       method: 'POST',
+      writes: true,
       route: '/cli/projects.setup-token.revoke',
       credential: 'apiKey',
       minRole: 'admin',

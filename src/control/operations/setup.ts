@@ -36,6 +36,7 @@ export function setupOperations(store: Store): Operation<SetupAuth>[] {
     operation({
       operationId: 'setSetupPathRules',
       method: 'POST',
+      writes: true,
       route: '/setup/path-rules',
       credential: 'setupToken',
       audit: ({ auth }) => ({ action: 'project.path_rules', target: auth.projectId }),

@@ -18,6 +18,7 @@ export function storageOperations(store: Store, retentionDays: number): Operatio
     operation({
       operationId: 'setProjectRetention',
       method: 'POST',
+      writes: true,
       route: '/cli/projects.retention',
       credential: 'apiKey',
       minRole: 'admin',
