@@ -13,6 +13,11 @@
  * and stored nowhere, while its batch-mates are written.
  *
  * Page identity is decided here too (src/grouping/prepare-items.ts).
+ *
+ * Preparing gives the thread back every PREPARE_SLICE_MS: with the front
+ * writing on its own thread (WRITER_THREADS=0), a flood of large signals
+ * batches would otherwise hold every request the front forwards (a
+ * bystander's whoami) for the whole batch's parsing.
  */
 import { performance } from 'node:perf_hooks'
 import { log } from '../log.js'
@@ -22,6 +27,10 @@ import { StorageUnavailable, type IngestItem, type Store } from '../store/store.
 
 export type WriteBatch = (task: WriteTask) => Promise<WriteResult>
 
+/** Parsing time after which the writer lets the thread's other work in (a 200 KB batch parses in a few ms). */
+const PREPARE_SLICE_MS = 4
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
 /** The writer of one thread: a piscina writer thread's (workers/writer.ts), or the front's own with WRITER_THREADS=0. */
 export function createWriteBatch(store: Store): WriteBatch {
   const preparer = new ItemPreparer(store)
@@ -30,12 +39,20 @@ export function createWriteBatch(store: Store): WriteBatch {
     const items: IngestItem[] = []
     const stored: number[] = []
     const prepare = preparer.forBatch()
-    task.items.forEach((raw, i) => {
-      const item = prepare(raw)
-      if ('invalid' in item) return void (outcomes[i] = item)
+    let since = performance.now()
+    for (let i = 0; i < task.items.length; i++) {
+      if (performance.now() - since > PREPARE_SLICE_MS) {
+        await nextTurn()
+        since = performance.now()
+      }
+      const item = prepare(task.items[i])
+      if ('invalid' in item) {
+        outcomes[i] = item
+        continue
+      }
       items.push(item)
       stored.push(i)
-    })
+    }
     if (items.length === 0) return { outcomes }
     try {
       const started = performance.now()
