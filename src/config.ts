@@ -360,9 +360,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readThreads: int(env, 'READ_THREADS', Math.max(1, Math.min(4, availableParallelism())), 1, 64),
     // Five times the longest read of a project at the page cap (bench/RESULTS.md, "The longest read").
     readDeadlineMs: int(env, 'READ_DEADLINE_MS', 5_000, 100, 600_000),
-    // Both several times what the longest read of a project at the page cap examines (bench/RESULTS.md, "The longest read").
-    readMaxEntries: int(env, 'READ_MAX_ENTRIES', 4_000_000, 100, 1_000_000_000),
-    readMaxBytes: int(env, 'READ_MAX_BYTES', 1024 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024 * 1024),
+    // About five times what the costliest read of a project at the page cap examines (bench/RESULTS.md, "The longest read").
+    readMaxEntries: int(env, 'READ_MAX_ENTRIES', 250_000, 100, 1_000_000_000),
+    readMaxBytes: int(env, 'READ_MAX_BYTES', 512 * 1024 * 1024, 64 * 1024, 64 * 1024 * 1024 * 1024),
     // 10,000 pages: far above what a site's grouping rules leave, and a bound on what each of them costs the aggregates.
     maxPagesPerProject: int(env, 'MAX_PAGES_PER_PROJECT', 10_000, 1, 1_000_000),
     uwsFallback: int(env, 'UWS_USE_FALLBACK', 0, 0, 1) === 1,
