@@ -99,6 +99,10 @@ t.test('audit log: every kind of action is an entry, newest first, read by the o
   t.same(paged, log.body.entries.map((e: any) => e.id), 'pages of 4 give the same entries in the same order')
   const badCursor = await post(cluster.url, '/auth/audit.list', { cursor: 'not a cursor' }, ownerAgain)
   t.same([badCursor.status, badCursor.body.code], [400, 'invalid_request'])
+  // A page is the read's bound: at most 500 entries of bounded records, and no more is asked of the store.
+  const tooMany = await post(cluster.url, '/auth/audit.list', { limit: 501 }, ownerAgain)
+  t.same([tooMany.status, tooMany.body.code], [400, 'invalid_request'], 'a page past 500 entries is refused')
+  t.match(tooMany.body.error, /500/, 'naming the bound')
 
   const byViewer = await post(cluster.url, '/auth/audit.list', {}, admin)
   t.same([byViewer.status, byViewer.body.code], [403, 'forbidden'], 'a viewer reads no audit log')
