@@ -4,7 +4,10 @@
  * one rage, an error), folded into the aggregates: the dry run's time, and
  * for an erasure by session key and one by visitor id (3 sessions), the steps
  * of 500 entries it took and their time in all; then the compaction of the
- * whole store afterwards (both environments), as the primary runs it.
+ * whole store afterwards (both environments), as the primary runs it. Each
+ * subject twice: in the clear, as requests were recorded before issue 42, and
+ * by keyed hash, as erasures.create records them now (a hash per session or
+ * batch scanned; a session key is found by the walk, no longer looked up).
  *
  * Usage: npx tsup bench/erasure-cost.ts --format esm --platform node --target node20 --out-dir dist/bench-erasure --silent && node dist/bench-erasure/erasure-cost.js [sessions=20000]
  * Writes bench/erasure-cost.md (and prints the same lines).
@@ -17,11 +20,13 @@ import { groupUrl } from '../src/grouping/group.js'
 import { compactStore } from '../src/store/lmdb/compaction.js'
 import { openLmdbStore } from '../src/store/lmdb/index.js'
 import type { ErasureSubject, IngestItem, Store } from '../src/store/store.js'
+import { hashSubject, subjectHash } from '../src/store/erasure-subjects.js'
 
 const SESSIONS = Number(process.argv[2] ?? 20_000)
 const BATCH = 500
 const T0 = Date.UTC(2026, 0, 5)
 const MAP_SIZE = 8 * 1024 * 1024 * 1024
+const KEY = Buffer.alloc(32, 7)
 
 function itemsOf(projectId: string, i: number): IngestItem[] {
   const sk = `s${i}`
@@ -42,7 +47,7 @@ async function erase(store: Store, projectId: string, id: string, by: ErasureSub
   let steps = 0
   let record = store.getErasure(id)!
   while (record.state !== 'done') {
-    record = await store.continueErasure(id, BATCH, Date.now())
+    record = await store.continueErasure(id, BATCH, Date.now(), KEY)
     steps += 1
   }
   const ms = performance.now() - started
@@ -65,16 +70,26 @@ try {
   say(`| Project | ${SESSIONS} sessions, ${SESSIONS * 2} chunks, ${SESSIONS} signal batches |`)
   say(`| --- | --- |`)
   let started = performance.now()
-  const counts = { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 }
-  let steps = 0
-  for (let next: ErasureCountCursor | undefined, first = true; first || next; first = false, steps++) {
-    const step = store.countErasure(project.id, { userId: 'nobody' }, next)
-    addCounts(counts, step.counts)
-    next = step.next
+  const HASHES = 100_000
+  for (let i = 0; i < HASHES; i++) subjectHash(KEY, project.id, 'userId', `user-${i}@shop.test`)
+  say(`| One keyed hash of a subject (HMAC-SHA256) | ${(((performance.now() - started) * 1000) / HASHES).toFixed(2)} µs |`)
+  for (const [how, by] of [['in the clear', { userId: 'nobody' }], ['by keyed hash', hashSubject(KEY, project.id, { userId: 'nobody' })]] as const) {
+    started = performance.now()
+    const counts = { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 }
+    let steps = 0
+    for (let next: ErasureCountCursor | undefined, first = true; first || next; first = false, steps++) {
+      const step = store.countErasure(project.id, by, next, undefined, KEY)
+      addCounts(counts, step.counts)
+      next = step.next
+    }
+    say(`| Dry run by user id ${how} (walks every session and batch, ${steps} budgeted steps) | ${Math.round(performance.now() - started)} ms, ${counts.sessions} sessions |`)
   }
-  say(`| Dry run by user id (walks every session and batch, ${steps} budgeted steps) | ${Math.round(performance.now() - started)} ms, ${counts.sessions} sessions |`)
-  say(`| Erasure by session key | ${await erase(store, project.id, 'er_one', { sessionKey: `s${Math.floor(SESSIONS / 2)}` })} |`)
-  say(`| Erasure by visitor id | ${await erase(store, project.id, 'er_visitor', { visitorId: 'v7' })} |`)
+  const middle = Math.floor(SESSIONS / 2)
+  say(`| Erasure by session key in the clear | ${await erase(store, project.id, 'er_one', { sessionKey: `s${middle}` })} |`)
+  say(`| Erasure by session key by keyed hash | ${await erase(store, project.id, 'er_one_hashed', hashSubject(KEY, project.id, { sessionKey: `s${middle + 1}` }))} |`)
+  say(`| Erasure by visitor id in the clear | ${await erase(store, project.id, 'er_visitor', { visitorId: 'v7' })} |`)
+  say(`| Erasure by visitor id by keyed hash | ${await erase(store, project.id, 'er_visitor_hashed', hashSubject(KEY, project.id, { visitorId: 'v8' }))} |`)
+  say(`| Erasure by user id by keyed hash (nobody's: the walk alone) | ${await erase(store, project.id, 'er_user_hashed', hashSubject(KEY, project.id, { userId: 'nobody' }))} |`)
   await store.close()
   started = performance.now()
   const sizes = await compactStore(dir, MAP_SIZE)

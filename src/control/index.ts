@@ -43,9 +43,12 @@ const relay = cluster && relayWatches(cluster.log.journal.nc, cluster.seal, live
 if (cluster) live.startSyncing()
 const store = cluster?.store ?? local
 const backfill = new BackfillRunner(store, { batch: config.backfillBatch, pauseMs: config.backfillPauseMs })
+// Erasure ids, confirmations and the keyed hashes requests name their subject by (src/store/erasure-subjects.ts).
+const idKey = erasureIdKey(config)
 const erasures = new ErasureRunner(store, {
   batch: config.backfillBatch,
   pauseMs: config.backfillPauseMs,
+  subjectKey: idKey,
   // An erasure that removed nothing has nothing to compact away: sent again and again, it stops nothing.
   onDone: (erasure) => removedAnything(erasure) && requestCompaction(),
   beforeSteps: cluster && ((erasure) => scrubErasure(cluster, erasure)),
@@ -55,7 +58,7 @@ const erasures = new ErasureRunner(store, {
 const scrubbed = (erasure: { finishedAt?: number }) => erasure.finishedAt !== undefined && lastCompactionAt(config.dataDir) >= erasure.finishedAt
 // The aggregate reads run in threads of their own, on this node's LMDB (src/control/read-pool.ts).
 const reads = threadReads(config, config.readThreads, config.readDeadlineMs)
-const control = createControl({ store, config, reads, backfill, erasures, scrubbed, live, erasureIdKey: erasureIdKey(config), chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url), docsDir: new URL('./docs/', import.meta.url) } })
+const control = createControl({ store, config, reads, backfill, erasures, scrubbed, live, erasureIdKey: idKey, chunkBytes: cluster && journalChunkBytes(local, cluster.log, cluster.seal), site: { pagesDir: new URL('./site/', import.meta.url), publicDir: new URL('./public/', import.meta.url), docsDir: new URL('./docs/', import.meta.url) } })
 // Backfills and erasures a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 erasures.resumeAll()
@@ -65,8 +68,8 @@ const stopPickingUp = cluster ? erasures.pickUpEvery(2_000) : undefined
 /** The log's messages holding what `erasure` names, rewritten without it (src/journal/log-scrub.ts). */
 async function scrubErasure(node: ClusterNode, erasure: ErasureRecord): Promise<void> {
   const by = subjectOf(erasure)
-  const places = local.erasedPlaces(erasure.projectId, by)
-  const result = await scrubLog(node.log, node.seal, layoutOf(config), { projectId: erasure.projectId, by, places }, config.natsDeadlineMs)
+  const places = local.erasedPlaces(erasure.projectId, by, idKey)
+  const result = await scrubLog(node.log, node.seal, layoutOf(config), { projectId: erasure.projectId, by, places, subjectKey: idKey }, config.natsDeadlineMs)
   // Ids and counts only, as every erasure line.
   log.info('erasure: the log no longer holds what it names', { id: erasure.id, projectId: erasure.projectId, messages: places.messages.length, rewritten: result.rewritten, items: result.items })
 }

@@ -14,7 +14,8 @@
  * on its next start, and a message another node scrubbed first is gone or
  * holds nothing the request names.
  */
-import { batchMatches, type ErasedPlaces, type ErasureSubject } from '../store/erasure-store.js'
+import type { ErasedPlaces, ErasureSubject } from '../store/erasure-store.js'
+import { SubjectMatch } from '../store/erasure-subjects.js'
 import type { IngestItem } from '../store/records.js'
 import { decodeIngestMessage, encodeIngest, encodeIngestGroup } from './entries.js'
 import type { Log } from './log.js'
@@ -24,8 +25,10 @@ import { recordingGroupSubject, recordingStream, signalsGroupSubject, signalsStr
 
 export interface ScrubRequest {
   projectId: string
+  /** As the erasure records it: a session, visitor or user by keyed hash, matched under `subjectKey`. */
   by: ErasureSubject
   places: ErasedPlaces
+  subjectKey?: Buffer
 }
 
 export interface ScrubResult {
@@ -36,10 +39,10 @@ export interface ScrubResult {
 }
 
 /** Whether the request names `item`: a chunk or batch of one of its sessions, or a batch naming its subject itself. */
-function erases(request: ScrubRequest, item: IngestItem): boolean {
+function erases(request: ScrubRequest, match: SubjectMatch, item: IngestItem): boolean {
   if (item.projectId !== request.projectId || item.kind === 'style') return false
   if (item.kind === 'chunk') return request.places.sessions.has(item.meta.sk)
-  return request.places.sessions.has(item.batch.sk) || batchMatches(request.by, item.batch)
+  return request.places.sessions.has(item.batch.sk) || match.batch(item.batch)
 }
 
 /** The subject a rewritten message of `stream` goes to. */
@@ -51,12 +54,13 @@ function subjectOf(layout: JournalLayout, stream: string): string {
 
 export async function scrubLog(log: Log, seal: LogSeal, layout: JournalLayout, request: ScrubRequest, deadlineMs: number): Promise<ScrubResult> {
   const result: ScrubResult = { rewritten: 0, items: 0 }
+  const match = new SubjectMatch(request.projectId, request.by, request.subjectKey)
   for (const { stream, seq } of request.places.messages) {
     // Gone already: another node scrubbed it, or the stream's max_age expired it.
     const data = await log.get(stream, seq)
     if (!data) continue
     const entries = decodeIngestMessage(seal.open('ingest', data))
-    const kept = entries.filter((entry) => !erases(request, entry.item))
+    const kept = entries.filter((entry) => !erases(request, match, entry.item))
     if (kept.length === entries.length) continue
     // Sent even when nothing is kept (an empty group): a stream whose last message was removed would say its last
     // sequence is one no reader can reach, and a node rebuilt from it would wait for that sequence for ever.

@@ -13,6 +13,8 @@ export interface ErasureOptions {
   /** Entries one step looks at. */
   batch: number
   pauseMs: number
+  /** The erasure-id key, which requests name their session, visitor or user under (src/store/erasure-subjects.ts). */
+  subjectKey?: Buffer
   now?: () => number
   onDone?: (erasure: ErasureRecord) => void
   /**
@@ -86,7 +88,7 @@ export class ErasureRunner {
     let erasure = initial
     if (this.options.beforeSteps && erasure.state !== 'done' && erasure.phase === 'sessions') await this.options.beforeSteps(erasure)
     while (erasure.state !== 'done' && !this.stopped) {
-      erasure = await this.store.continueErasure(erasure.id, this.options.batch, this.now())
+      erasure = await this.store.continueErasure(erasure.id, this.options.batch, this.now(), this.options.subjectKey)
       if (this.options.pauseMs > 0) await new Promise((r) => setTimeout(r, this.options.pauseMs))
       else await new Promise((r) => setImmediate(r))
     }

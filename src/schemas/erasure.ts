@@ -87,7 +87,7 @@ export const erasureSchema = {
     id: { type: 'string' },
     projectId: { type: 'string' },
     subject: { type: 'string', enum: ['sessionKey', 'visitorId', 'userId', 'query', 'project'], description: 'What kind of subject the request named; `project`: a project\'s deletion (projects.delete).' },
-    by: { ...erasureSubject, description: 'The subject itself: while the erasure runs, and afterwards for a query only (once done, the request no longer names whom it erased).' },
+    by: { ...erasureSubject, description: 'The query, for an erasure by query. A session, visitor or user is never answered: the request records it by keyed hash only, and `subject` says which kind it was.' },
     state: { type: 'string', enum: ['queued', 'running', 'done'], description: 'done: nothing of it is answered any more and its bytes are out of the files (`scrubbed`).' },
     phase: { type: 'string', enum: ['sessions', 'signals', 'fold-log', 'aggregates', 'forget', 'project'] },
     createdAt: { type: 'number' },

@@ -15,10 +15,21 @@
  */
 import type { ReadBudget } from './read-budget.js'
 
+/** The ids an erasure may name one person or session by. */
+export type SubjectField = 'sessionKey' | 'visitorId' | 'userId'
+
+/** One of those ids by keyed hash (erasure-subjects.ts): how a request records it, and the log carries it. */
+export interface HashedSubject {
+  hashOf: SubjectField
+  hash: string
+}
+
 export type ErasureSubject =
+  /** In the clear: what erasures.create takes and a dry run reads by; recorded this way only by requests made before issue 42. */
   | { sessionKey: string }
   | { visitorId: string }
   | { userId: string }
+  | HashedSubject
   /** Sessions that started in [from, until) (ms since the epoch), and visited `page` (a page key) if given. */
   | { query: { from: number; until: number; page?: string } }
   /** Everything recorded in the project, then the project itself (projects.delete; not a request erasures.create takes). */
@@ -50,7 +61,7 @@ export interface ErasureRecord {
   /** A project's deletion: its organisation, the project record being gone from the start. */
   orgId?: string
   subject: SubjectKind
-  /** Whom the request names: kept while it runs, and afterwards for a query only (a user id is recorded content). */
+  /** Whom the request names (a session, visitor or user by keyed hash): kept while it runs, and afterwards for a query only. */
   by?: ErasureSubject
   state: ErasureState
   phase: ErasurePhase
@@ -101,18 +112,22 @@ export function addCounts(total: ErasureCounts, step: ErasureCounts): void {
   total.signalBatches += step.signalBatches
 }
 
+/**
+ * `subjectKey`, where a method takes one: the erasure-id key, which a subject named by keyed hash is matched with
+ * (erasure-subjects.ts); such a subject without it throws.
+ */
 export interface ErasureStore {
   /**
    * A dry run: what the request would remove now, one budget's worth (read-budget.ts) of the project's sessions
    * and signal batches at a time. `next` is where the following call goes on, absent once every entry was counted.
    */
-  countErasure(projectId: string, by: ErasureSubject, from?: ErasureCountCursor, budget?: ReadBudget): ErasureCountStep
+  countErasure(projectId: string, by: ErasureSubject, from?: ErasureCountCursor, budget?: ReadBudget, subjectKey?: Buffer): ErasureCountStep
   /** The sessions the request names now and the log messages holding their recordings (src/journal/log-scrub.ts). */
-  erasedPlaces(projectId: string, by: ErasureSubject): ErasedPlaces
+  erasedPlaces(projectId: string, by: ErasureSubject, subjectKey?: Buffer): ErasedPlaces
   /** Records the request (queued); the same id again answers it while it runs, and runs it again once done. */
   startErasure(request: NewErasure, now: number): Promise<ErasureRecord>
   /** One bounded step (about `budget` entries looked at); answers the state after it. */
-  continueErasure(id: string, budget: number, now: number): Promise<ErasureRecord>
+  continueErasure(id: string, budget: number, now: number, subjectKey?: Buffer): Promise<ErasureRecord>
   getErasure(id: string): ErasureRecord | undefined
   /** The project's erasures, newest first. */
   listErasures(projectId: string): ErasureRecord[]
@@ -125,6 +140,7 @@ export function emptyRemoved(): ErasureRecord['removed'] {
 }
 
 export function subjectKind(by: ErasureSubject): SubjectKind {
+  if ('hashOf' in by) return by.hashOf
   return 'sessionKey' in by ? 'sessionKey' : 'visitorId' in by ? 'visitorId' : 'userId' in by ? 'userId' : 'project' in by ? 'project' : 'query'
 }
 
@@ -139,7 +155,7 @@ export function subjectOf(erasure: ErasureRecord): ErasureSubject {
   return erasure.by
 }
 
-/** Marks a run done; the erasure's own record then no longer names the session, visitor or user it erased. */
+/** Marks a run done; the erasure's own record then keeps only the kind of subject, not even the hash of whom it erased. */
 export function finishErasure(erasure: ErasureRecord, now: number): void {
   erasure.state = 'done'
   erasure.finishedAt = now
@@ -157,23 +173,4 @@ export class PlaceSet {
     this.seen.add(`${place.stream}\0${place.seq}`)
     this.messages.push({ stream: place.stream, seq: place.seq })
   }
-}
-
-/** Whether a session record is one the request names. */
-export function sessionMatches(by: ErasureSubject, session: { sk: string; vid: string; startedAt: number; identity?: { userId?: string }; pages: { page: string }[] }): boolean {
-  if ('project' in by) return true
-  if ('sessionKey' in by) return session.sk === by.sessionKey
-  if ('visitorId' in by) return session.vid === by.visitorId
-  if ('userId' in by) return session.identity?.userId === by.userId
-  const { from, until, page } = by.query
-  if (session.startedAt < from || session.startedAt >= until) return false
-  return page === undefined || session.pages.some((p) => p.page === page)
-}
-
-/** Whether a signals batch names the request's subject by itself (a batch may arrive for a session whose chunks never did). */
-export function batchMatches(by: ErasureSubject, batch: { sk: string; vid: string }): boolean {
-  if ('project' in by) return true
-  if ('sessionKey' in by) return batch.sk === by.sessionKey
-  if ('visitorId' in by) return batch.vid === by.visitorId
-  return false
 }

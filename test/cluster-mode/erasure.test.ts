@@ -10,17 +10,20 @@
  * session still reads back whole through both nodes from its new place in
  * the log, and a third node rebuilt from the log never brings it back. The
  * node asked is stopped in the middle of its erasure and started again on
- * its data, and finishes it.
+ * its data, and finishes it. Then an erasure by user id (issue 42): no entry
+ * of the control log, opened with the secret, holds the user id (each request
+ * names its subject by keyed hash), nor does any file of the rebuilt node,
+ * which runs that request too.
  */
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { openJournal } from '../../src/journal/connect.js'
-import { decodeIngestMessage } from '../../src/journal/entries.js'
+import { decodeControl, decodeIngestMessage } from '../../src/journal/entries.js'
 import { NatsLog } from '../../src/journal/nats-log.js'
 import { logSeal, readLogSecret } from '../../src/journal/seal.js'
-import { DEFAULT_LAYOUT, recordingStream, signalsStream } from '../../src/journal/streams.js'
+import { controlStream, DEFAULT_LAYOUT, recordingStream, signalsStream } from '../../src/journal/streams.js'
 import { call } from '../helpers/api.js'
 import { tempDataDir, type Cluster } from '../helpers/cluster.js'
 import { createProject, nodeOn, ownerWithKey } from '../helpers/cluster-mode.js'
@@ -57,11 +60,25 @@ async function messages(log: NatsLog, seal: ReturnType<typeof logSeal>): Promise
   return found
 }
 
-async function record(node: Cluster, pk: string, sk: string, marker: string): Promise<number[]> {
+/** Every entry of the control log, opened with the cluster's secret. */
+async function controlEntries(log: NatsLog, seal: ReturnType<typeof logSeal>): Promise<{ op: string; args: unknown[]; plain: string }[]> {
+  const stream = controlStream(layout)
+  const last = (await log.heads([stream])).get(stream)!
+  const found = []
+  for (let seq = 1; seq <= last; seq++) {
+    const sealed = await log.get(stream, seq)
+    if (!sealed) continue
+    const plain = Buffer.from(seal.open('control', sealed)).toString()
+    found.push({ ...decodeControl(Buffer.from(plain)), plain })
+  }
+  return found
+}
+
+async function record(node: Cluster, pk: string, sk: string, marker: string, userId = `u-${sk}`): Promise<number[]> {
   const url = `https://shop.test/account?note=${marker}`
   const chunks = Array.from({ length: 4 }, (_, seq) => {
     const events = [{ type: 3, timestamp: NOW - 50_000 + seq, data: { source: 0, texts: [{ id: 7, value: `Dear ${marker}, part ${seq}` }] } }]
-    return postChunk(node.url, pk, { sk, seq, url, startedAt: NOW - 60_000, firstTs: NOW - 60_000, lastTs: NOW - 1_000, identity: { userId: `u-${sk}` } }, Buffer.from(JSON.stringify(events)))
+    return postChunk(node.url, pk, { sk, seq, url, startedAt: NOW - 60_000, firstTs: NOW - 60_000, lastTs: NOW - 1_000, identity: { userId } }, Buffer.from(JSON.stringify(events)))
   })
   const signals = postSignals(node.url, pk, { sk, vid: `v-${sk}`, views: [{ url, startedAt: NOW - 60_000, activeMs: 5_000 }], clicks: [{ url, ts: NOW - 30_000, xRatio: 0.5, yDoc: 10, kind: 'rage', n: 3, selector: '#pay', label: `Pay ${marker}` }] })
   return Promise.all([...chunks, signals])
@@ -137,10 +154,34 @@ t.test('an erased session leaves the log, the NATS store files and every node\'s
     t.same([gone.status, gone.body.code], [404, 'not_found'])
   }
 
+  // Issue 42: a user id, as the site gave it to identify, is the request's subject; it goes into no control entry.
+  const USER = `MARKUSER-${randomBytes(8).toString('hex')}`
+  t.same(new Set(await record(b, project.publicKey, 's-user', `${USER}-page`, USER)), new Set([200]), 'the user\'s session acknowledged')
+  for (const node of [a, b]) {
+    const seen = await until(() => call(node.url, '/cli/sessions.list', { token: owner.apiKey, body: { projectId: project.id } }), (r) => r.body.sessions?.length === 2)
+    t.ok(seen, 'the user\'s session on each node')
+  }
+  const byUser = await call(b.url, '/cli/erasures.create', { token: owner.apiKey, body: { projectId: project.id, by: { userId: USER } } })
+  t.equal(byUser.status, 200)
+  t.match(byUser.body.erasure, { subject: 'userId' })
+  for (const node of [a, b]) {
+    const done = await until(() => call(node.url, '/cli/erasures.get', { token: owner.apiKey, body: { erasureId: byUser.body.erasure.id } }), (r) => r.body.erasure?.state === 'done' && r.body.erasure.scrubbed === true)
+    t.match(done?.body.erasure, { removed: { sessions: 1, chunks: 4, signalBatches: 1 } }, 'the user\'s erasure is done on each node, by the keyed hash alone')
+  }
+  const control = await controlEntries(log, seal)
+  const requests = control.filter((entry) => entry.op === 'startErasure')
+  t.equal(requests.length, 2, `${control.length} control entries opened, two of them erasure requests`)
+  t.same(requests.map((entry) => Object.keys((entry.args[0] as { by: object }).by).sort()), [['hash', 'hashOf'], ['hash', 'hashOf']], 'each names its session or user by keyed hash')
+  t.same(control.filter((entry) => entry.plain.includes(USER)).map((entry) => entry.op), [], 'no control entry holds the user id, even opened with the secret')
+  t.same((await messages(log, seal)).filter((m) => m.plain.includes(USER)).length, 0, 'nor any recording or signals message')
+
   const c = await nodeOn(t, nats, { env })
   const rebuilt = await until(() => call(c.url, '/cli/sessions.list', { token: owner.apiKey, body: { projectId: project.id } }), (r) => r.status === 200 && r.body.sessions?.length >= 1)
   t.same(rebuilt?.body.sessions.map((s: { sessionKey: string }) => s.sessionKey), ['s-kept'], 'a node rebuilt from the log has only the kept session')
   t.same(filesHolding(c.dataDir, Buffer.from(MARK)), [], 'and no file of its own holds the marker')
+  const replayed = await until(() => call(c.url, '/cli/erasures.get', { token: owner.apiKey, body: { erasureId: byUser.body.erasure.id } }), (r) => r.body.erasure?.state === 'done')
+  t.match(replayed?.body.erasure, { subject: 'userId', state: 'done' }, 'the rebuilt node ran the request it read from the log')
+  t.same(filesHolding(c.dataDir, Buffer.from(USER)), [], 'and no file of its own holds the user id')
   const scrape = await (await fetch(`${c.url}/metrics`)).text()
   t.match(scrape, /# HELP svc_journal_follower_failures_total /, 'the rebuilt node counts its followers\' failures')
   const failed = [...scrape.matchAll(/^svc_journal_follower_failures_total\{[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0)

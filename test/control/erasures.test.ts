@@ -3,7 +3,9 @@
  * (issue 34): every bound of the request refused with its status and code, a
  * dry run that removes nothing, an erasure in the background that removes a
  * user's sessions and nothing else, the same request answering the same id,
- * and the audit entry holding the erasure's id, not whom it named. Then
+ * and the audit entry holding the erasure's id, not whom it named; a user
+ * id is in no answer, no stored erasure record and no audit entry, the
+ * request recording it by keyed hash (issue 42). Then
  * projects.rename and projects.delete: each refusal with its status and code;
  * a rename that keeps everything else; a deletion after which the project is
  * in no list, every operation naming it answers 404, its public key records
@@ -14,10 +16,11 @@
  * (a start costs seconds); no compaction here (COMPACTION_DELAY_MS a day):
  * test/recordings/erasure-files.test.ts has it.
  */
+import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { call } from '../helpers/api.js'
 import { clusterFor } from '../helpers/cluster.js'
-import { seedProject } from '../helpers/seed.js'
+import { seedProject, storeAt } from '../helpers/seed.js'
 import { postChunk, postSignals } from '../helpers/read.js'
 import { ERASURES_PER_HOUR } from '../../src/control/operations/erasures.js'
 import { compactionWanted } from '../../src/store/lmdb/compaction.js'
@@ -135,6 +138,45 @@ t.test('erasure requests: bounds, dry run, background erasure by user id, idempo
     t.same(dryRuns.map((e: any) => [e.target, e.detail]), [[project.id, 'userId']], 'the dry run too, by project and kind of subject (it tells whether a user has data)')
     t.notOk(JSON.stringify(audit.body).includes(USER), 'the audit log never holds the user id it named')
   })
+})
+
+t.test('an erasure by user id records the user by keyed hash only: no answer, no stored erasure record and no audit entry holds the id', async (t) => {
+  const { apiKey, project } = await seedProject(cluster.dataDir, 'Hashed', 'owner@hashed.test')
+  const marker = `MARKUSER-${randomBytes(8).toString('hex')}`
+  const post = (route: string, payload: unknown) => call(cluster.url, route, { token: apiKey, body: payload })
+  const body = Buffer.from(JSON.stringify([{ type: 3, timestamp: NOW, data: { source: 1 } }]))
+  for (const [sk, userId] of [['s-marked', marker], ['s-other', 'someone-else']]) {
+    t.equal(await postChunk(cluster.url, project.publicKey, { sk, seq: 0, startedAt: NOW - 60_000, firstTs: NOW - 60_000, lastTs: NOW - 1_000, identity: { userId } }, body), 200)
+    t.equal(await postSignals(cluster.url, project.publicKey, { sk, vid: `v-${sk}`, clicks: [{ url: 'https://shop.test/', ts: NOW - 30_000, xRatio: 0.5, yDoc: 10 }] }), 200)
+  }
+  const dryRun = await post('/cli/erasures.create', { projectId: project.id, by: { userId: marker }, dryRun: true })
+  t.same([dryRun.status, dryRun.body.wouldRemove], [200, { sessions: 1, chunks: 1, bytes: body.byteLength, signalBatches: 1 }], 'a dry run reads by the id itself')
+
+  const created = await post('/cli/erasures.create', { projectId: project.id, by: { userId: marker } })
+  t.equal(created.status, 200)
+  t.match(created.body.erasure, { subject: 'userId', projectId: project.id })
+  t.notOk('by' in created.body.erasure, 'the first answer names the kind of subject, not the user')
+  const id = created.body.erasure.id as string
+  const stored = storeAt(cluster.dataDir)
+  const recorded = stored.getErasure(id)
+  t.ok(recorded, 'the stored record')
+  t.notOk(JSON.stringify(recorded).includes(marker), `the stored record holds no user id (${recorded?.state})`)
+  // Caught while it runs it still names its subject, by keyed hash; once done, not at all.
+  t.same(recorded?.by && Object.keys(recorded.by).sort(), recorded?.state === 'done' ? undefined : ['hash', 'hashOf'])
+
+  const done = await until(() => post('/cli/erasures.get', { erasureId: id }), (a) => a.body.erasure?.state === 'done')
+  t.equal(done.status, 200)
+  t.match(done.body.erasure, { id, subject: 'userId', state: 'done', removed: { sessions: 1, chunks: 1, signalBatches: 1 } })
+  const listed = await post('/cli/erasures.list', { projectId: project.id })
+  t.equal(listed.status, 200)
+  t.same(listed.body.erasures.map((e: { id: string }) => e.id), [id])
+  const audit = await post('/auth/audit.list', {})
+  t.equal(audit.status, 200)
+  t.ok(audit.body.entries.some((e: { action: string; target: string }) => e.action === 'erasure.create' && e.target === id), 'the request is audited by its id')
+  for (const [what, answer] of [['erasures.create', created.body], ['erasures.get', done.body], ['erasures.list', listed.body], ['audit.list', audit.body], ['the stored record, done', stored.getErasure(id)], ['every stored erasure of the project', stored.listErasures(project.id)]] as const) {
+    t.notOk(JSON.stringify(answer).includes(marker), `${what}: no user id`)
+  }
+  t.same((await post('/cli/sessions.list', { projectId: project.id })).body.sessions.map((s: { sessionKey: string }) => s.sessionKey), ['s-other'], 'the user\'s session went, the other stayed')
 })
 
 t.test('an organisation starts at most ERASURES_PER_HOUR erasures an hour; the same request again while it runs is no new start', async (t) => {

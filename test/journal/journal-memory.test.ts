@@ -19,6 +19,7 @@ import { decodeIngestMessage, encodeIngest, encodeIngestGroup } from '../../src/
 import { metrics } from '../../src/metrics/registry.js'
 import { signals } from '../store/insights.case.js'
 import { scrubLog } from '../../src/journal/log-scrub.js'
+import { hashSubject } from '../../src/store/erasure-subjects.js'
 import { chunkItem } from '../ingest-sink/sink.case.js'
 import { BatchOutOfOrder, type Store } from '../../src/store/store.js'
 import type { GroupOptions } from '../../src/journal/group-commit.js'
@@ -123,8 +124,10 @@ t.test('two nodes scrubbing one erasure from the log at once: one copy of what e
   // Last, alone in its message: the tail of its stream holds only what is erased.
   t.equal(await sink.enqueue(chunkItem(project.id, 'gone', 6, 500)), 'stored')
   for (const node of [a, b]) t.ok(await node.applier.caughtUp(5_000))
-  const by = { sessionKey: 'gone' }
-  const requests = [a, b].map((node) => ({ projectId: project.id, by, places: node.local.erasedPlaces(project.id, by) }))
+  // As a request is recorded and logged: the session key by keyed hash (issue 42).
+  const subjectKey = Buffer.alloc(32, 7)
+  const by = hashSubject(subjectKey, project.id, { sessionKey: 'gone' })
+  const requests = [a, b].map((node) => ({ projectId: project.id, by, places: node.local.erasedPlaces(project.id, by, subjectKey), subjectKey }))
   t.ok(requests[0].places.messages.length > 0, 'the read model says where the erased chunks are')
   const results = await Promise.all(requests.map((request) => scrubLog(log, testLogSeal, layout, request, 5_000)))
   t.equal(results.reduce((sum, r) => sum + r.items, 0) >= 7, true, 'every erased chunk left the log')

@@ -11,6 +11,7 @@ import { HOUR_MS } from '../../src/store/insights.js'
 import type { ChunkMeta, Click, ErasureRecord, ErasureSubject, IngestItem, NewProject, Store } from '../../src/store/store.js'
 import { foldAll } from '../helpers/fold.js'
 import { addCounts, type ErasureCountCursor } from '../../src/store/erasure-store.js'
+import { hashSubject } from '../../src/store/erasure-subjects.js'
 import { READ_LIMITS, ReadBudget } from '../../src/store/read-budget.js'
 import { signals } from './insights.case.js'
 
@@ -72,11 +73,11 @@ async function seeded(store: Store): Promise<string> {
 }
 
 /** Steps the erasure to its end, a few entries at a time, as the control worker does. */
-async function finish(store: Store, id: string, budget = 2): Promise<{ record: ErasureRecord; steps: number }> {
+async function finish(store: Store, id: string, budget = 2, subjectKey?: Buffer): Promise<{ record: ErasureRecord; steps: number }> {
   let record = store.getErasure(id)!
   let steps = 0
   while (record.state !== 'done' && steps < 10_000) {
-    record = await store.continueErasure(id, budget, H0 + HOUR_MS)
+    record = await store.continueErasure(id, budget, H0 + HOUR_MS, subjectKey)
     steps += 1
   }
   return { record, steps }
@@ -139,6 +140,35 @@ export function erasureSuite(t: Test, open: ErasureStoreFactory): void {
       t.same(signalKeys(store, p), left)
       t.same(frictionKeys(store, p), left)
       t.equal(record.sessionsExamined >= 3 - left.length, true)
+    }
+  })
+
+  t.test('a session, visitor or user named by keyed hash: the same sessions go as named in the clear, a dry run counts the same, the record holds only the hash, and without the key nothing matches', async (t) => {
+    const key = Buffer.alloc(32, 7)
+    const cases: [ErasureSubject, string[]][] = [
+      [{ sessionKey: 'ada' }, ['bob', 'cy']],
+      [{ userId: 'u2' }, ['ada', 'cy']],
+      [{ visitorId: 'va' }, ['cy']],
+    ]
+    for (const [by, left] of cases) {
+      const { store } = await open(t)
+      const p = await seeded(store)
+      const hashed = hashSubject(key, p, by)
+      const kind = Object.keys(by)[0]
+      t.same(Object.keys(hashed).sort(), ['hash', 'hashOf'], `${kind}: a hash in place of the id`)
+      t.same(store.countErasure(p, hashed, undefined, undefined, key), store.countErasure(p, by), `${kind}: a dry run counts the same`)
+      t.same([...store.erasedPlaces(p, hashed, key).sessions], [...store.erasedPlaces(p, by).sessions], `${kind}: the same sessions named`)
+      t.throws(() => store.countErasure(p, hashed), `${kind}: without the key, no scan`)
+      const started = await store.startErasure({ id: 'er_h', projectId: p, by: hashed }, H0)
+      t.same(started.by, hashed, `${kind}: the record holds the hash`)
+      await t.rejects(store.continueErasure('er_h', 2, H0), `${kind}: a step without the key refuses`)
+      t.same(sessionKeys(store, p), ['ada', 'bob', 'cy'], `${kind}: and removed nothing`)
+      const { record } = await finish(store, 'er_h', 2, key)
+      t.match(record, { state: 'done', subject: kind, removed: { sessions: 3 - left.length, chunks: 2 * (3 - left.length), signalBatches: 3 - left.length } })
+      t.equal(record.by, undefined, `${kind}: once done, not even the hash`)
+      t.same(sessionKeys(store, p), left, `${kind}: the sessions left`)
+      t.same(signalKeys(store, p), left)
+      t.same(frictionKeys(store, p), left)
     }
   })
 

@@ -1,7 +1,9 @@
 /**
  * Erasure requests (issue 34): delete everything recorded about a person, a
  * session or a query's sessions. Admins and the owner only; each request is
- * audited by its id, never by what it names (a user id is recorded content).
+ * audited by its id, never by what it names (a user id is recorded content),
+ * and recorded with its session, visitor or user by keyed hash (issue 42), so
+ * that neither the erasure's record nor the cluster's log holds the id.
  * The work runs in the background (src/recordings/erasure-runner.ts); the
  * answer is the request's state, polled with erasures.get.
  */
@@ -12,6 +14,7 @@ import { addCounts, subjectKind, type ErasureCountCursor, type ErasureCounts } f
 import type { ErasureRecord, ErasureSubject, Store } from '../../store/store.js'
 import type { ErasureRunner } from '../../recordings/erasure-runner.js'
 import { erasureIdOf } from '../../recordings/erasure-ids.js'
+import { hashSubject } from '../../store/erasure-subjects.js'
 import { CONFIRMATION_TTL_MS, confirmationOf, confirms, ERASURE_CONFIRM_SESSIONS } from '../../recordings/erasure-confirmation.js'
 import type { Turn } from '../turns.js'
 import type { ApiKeyAuth } from '../auth.js'
@@ -88,10 +91,10 @@ export interface ErasureDeps {
   scrubbed: (erasure: ErasureRecord) => boolean
 }
 
-/** An erasure as the API answers it: a project's deletion names no subject beyond its kind. */
+/** An erasure as the API answers it: a query's subject; for any other, only its kind (the record holds a session, visitor or user by keyed hash). */
 export function erasureView(erasure: ErasureRecord, scrubbed: boolean) {
   const { by, orgId: _orgId, ...rest } = erasure
-  const subject = by && !('project' in by) ? { by } : {}
+  const subject = by && 'query' in by ? { by } : {}
   return { ...rest, ...subject, finishedAt: erasure.finishedAt ?? null, scrubbed }
 }
 
@@ -138,7 +141,8 @@ export function erasureOperations({ store, runner, scrubbed, idKey, now = Date.n
         }
         const held = store.getErasure(id)
         if (!held || held.state === 'done') starts.take(auth.orgId)
-        const erasure = await runner.start({ id, projectId: project.id, by })
+        // The dry run above and the count read by the id in the clear, on this node; what is recorded (and logged) holds its keyed hash.
+        const erasure = await runner.start({ id, projectId: project.id, by: hashSubject(idKey, project.id, by) })
         return { dryRun: false, erasure: view(erasure) }
       },
     }),

@@ -45,12 +45,12 @@ export abstract class LmdbErasure extends LmdbAccounts implements ErasureStore {
 
   abstract applyDerivations(limit?: number): Promise<number>
 
-  countErasure(projectId: string, by: ErasureSubject, from?: ErasureCountCursor, budget?: ReadBudget): ErasureCountStep {
-    return countErasure(this.tables, projectId, by, from, budget)
+  countErasure(projectId: string, by: ErasureSubject, from?: ErasureCountCursor, budget?: ReadBudget, subjectKey?: Buffer): ErasureCountStep {
+    return countErasure(this.tables, projectId, by, from, budget, subjectKey)
   }
 
-  erasedPlaces(projectId: string, by: ErasureSubject): ErasedPlaces {
-    return erasedPlaces(this.tables, projectId, by)
+  erasedPlaces(projectId: string, by: ErasureSubject, subjectKey?: Buffer): ErasedPlaces {
+    return erasedPlaces(this.tables, projectId, by, subjectKey)
   }
 
   async startErasure(request: NewErasure, now: number): Promise<ErasureRecord> {
@@ -65,7 +65,7 @@ export abstract class LmdbErasure extends LmdbAccounts implements ErasureStore {
     return publicRecord(answer!)
   }
 
-  async continueErasure(id: string, budget: number, now: number): Promise<ErasureRecord> {
+  async continueErasure(id: string, budget: number, now: number, subjectKey?: Buffer): Promise<ErasureRecord> {
     const own = this.erasureTables
     const before = own.erasures.get(id)
     if (!before) throw new Error(`no erasure ${id}`)
@@ -80,10 +80,10 @@ export abstract class LmdbErasure extends LmdbAccounts implements ErasureStore {
       let through = false
       switch (erasure.phase) {
         case 'sessions':
-          through = eraseSessionsStep(this.tables, own, erasure, budget)
+          through = eraseSessionsStep(this.tables, own, erasure, budget, subjectKey)
           break
         case 'signals':
-          through = eraseSignalsStep(this.tables, own, erasure, budget)
+          through = eraseSignalsStep(this.tables, own, erasure, budget, subjectKey)
           break
         case 'fold-log':
           through = eraseFoldLogStep(this.tables, erasure, budget)

@@ -8,7 +8,8 @@
 import type { Database } from 'lmdb'
 import { shortId } from '../aggregates/ids.js'
 import type { ErrorOccurrence, FrictionRecord } from '../aggregates/clicks.js'
-import { batchMatches, PlaceSet, sessionMatches, subjectOf, type ErasedPlaces, type ErasureCountCursor, type ErasureCounts, type ErasureCountStep, type ErasureRecord, type ErasureSubject } from '../erasure-store.js'
+import { PlaceSet, subjectOf, type ErasedPlaces, type ErasureCountCursor, type ErasureCounts, type ErasureCountStep, type ErasureRecord, type ErasureSubject } from '../erasure-store.js'
+import { SubjectMatch } from '../erasure-subjects.js'
 import { ReadBudget } from '../read-budget.js'
 import type { SessionRecord, SignalsRecord } from '../records.js'
 import { emptyStats, uncountRecording } from '../recording-records.js'
@@ -44,10 +45,14 @@ function sessionWalk(tables: Tables, erasure: StoredErasure, limit: number): { s
 
 const sameKey = (a: Key | undefined, b: Key | undefined) => a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b)
 
-/** Sessions phase: removes matched sessions' records, chunks and index entries; true once the walk is through. */
-export function eraseSessionsStep(tables: Tables, own: ErasureTables, erasure: StoredErasure, limit: number): boolean {
+/**
+ * Sessions phase: removes matched sessions' records, chunks and index entries; true once the walk is through. A
+ * session key in the clear (a request from before issue 42) is looked up; a hashed one is found by the walk.
+ */
+export function eraseSessionsStep(tables: Tables, own: ErasureTables, erasure: StoredErasure, limit: number, subjectKey?: Buffer): boolean {
   const { projectId } = erasure
   const by = subjectOf(erasure)
+  const match = new SubjectMatch(projectId, by, subjectKey)
   if ('sessionKey' in by) {
     erasure.sessionsExamined += 1
     const session = tables.sessions.get([projectId, by.sessionKey])
@@ -60,7 +65,7 @@ export function eraseSessionsStep(tables: Tables, own: ErasureTables, erasure: S
     erasure.sessionsExamined += 1
     erasure.cursor = key
     const session = tables.sessions.get([projectId, sk])
-    if (session && sessionMatches(by, session)) eraseSession(tables, own, erasure, session)
+    if (session && match.session(session)) eraseSession(tables, own, erasure, session)
   }
   return walk.length < limit
 }
@@ -101,9 +106,9 @@ function eraseSession(tables: Tables, own: ErasureTables, erasure: StoredErasure
  * that name the subject themselves, whose sessions join the erased ones);
  * true once every batch was looked at.
  */
-export function eraseSignalsStep(tables: Tables, own: ErasureTables, erasure: StoredErasure, limit: number): boolean {
+export function eraseSignalsStep(tables: Tables, own: ErasureTables, erasure: StoredErasure, limit: number, subjectKey?: Buffer): boolean {
   const { projectId } = erasure
-  const by = subjectOf(erasure)
+  const match = new SubjectMatch(projectId, subjectOf(erasure), subjectKey)
   const range = erasure.cursor === undefined ? projectRange(projectId) : { start: erasure.cursor, end: [projectId, MAX_KEY_PART] }
   const entries = Array.from(tables.signals.getRange({ ...range, limit: limit + 1 })).filter((e) => !sameKey(e.key as Key, erasure.cursor))
   const taken = entries.slice(0, limit)
@@ -112,7 +117,7 @@ export function eraseSignalsStep(tables: Tables, own: ErasureTables, erasure: St
     erasure.cursor = key as Key
     const batch = value as SignalsRecord
     const named = own.erased.doesExist([erasure.id, batch.sk])
-    if (!named && !batchMatches(by, batch)) continue
+    if (!named && !match.batch(batch)) continue
     if (!named) own.erased.put([erasure.id, batch.sk], true)
     tables.signals.remove(key)
     if (batch.batchId !== undefined) tables.signalBatchIds.remove([projectId, batch.sk, batch.batchId])
@@ -297,17 +302,18 @@ export function detachProject(tables: Tables, projectId: string): void {
 }
 
 /** The sessions the request names now, and the log messages that hold their chunks and batches. */
-export function erasedPlaces(tables: Tables, projectId: string, by: ErasureSubject): ErasedPlaces {
+export function erasedPlaces(tables: Tables, projectId: string, by: ErasureSubject, subjectKey?: Buffer): ErasedPlaces {
   const sessions = new Set<string>()
   const places = new PlaceSet()
+  const match = new SubjectMatch(projectId, by, subjectKey)
   const candidates = 'sessionKey' in by ? [tables.sessions.get([projectId, by.sessionKey])].filter((s) => s !== undefined) : Array.from(tables.sessions.getRange(projectRange(projectId)), (e) => e.value)
   for (const session of candidates) {
-    if (!sessionMatches(by, session)) continue
+    if (!match.session(session)) continue
     sessions.add(session.sk)
     for (const { value } of tables.chunkInfo.getRange({ start: [projectId, session.sk, 0], end: [projectId, session.sk, Number.MAX_SAFE_INTEGER] })) places.add(value.journal)
   }
   for (const { value } of tables.signals.getRange(projectRange(projectId))) {
-    if (sessions.has(value.sk) || batchMatches(by, value)) places.add(value.journal)
+    if (sessions.has(value.sk) || match.batch(value)) places.add(value.journal)
   }
   return { sessions, messages: places.messages }
 }
@@ -317,7 +323,8 @@ export function erasedPlaces(tables: Tables, projectId: string, by: ErasureSubje
  * names, then its batches (a batch counts when its session is named, looked
  * up by key, so that no step needs what an earlier one found).
  */
-export function countErasure(tables: Tables, projectId: string, by: ErasureSubject, from: ErasureCountCursor = { phase: 'sessions', after: undefined }, budget = new ReadBudget()): ErasureCountStep {
+export function countErasure(tables: Tables, projectId: string, by: ErasureSubject, from: ErasureCountCursor = { phase: 'sessions', after: undefined }, budget = new ReadBudget(), subjectKey?: Buffer): ErasureCountStep {
+  const match = new SubjectMatch(projectId, by, subjectKey)
   const counts: ErasureCounts = { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 }
   const rangeAfter = (after: unknown) => (after === undefined ? projectRange(projectId) : { start: after as Key, end: [projectId, MAX_KEY_PART] })
   if (from.phase === 'sessions') {
@@ -326,7 +333,7 @@ export function countErasure(tables: Tables, projectId: string, by: ErasureSubje
       if (sameKey(key as Key, from.after as Key | undefined)) continue
       if (!budget.entry()) return { counts, next: from }
       from = { phase: 'sessions', after: key }
-      if (!sessionMatches(by, session)) continue
+      if (!match.session(session)) continue
       counts.sessions += 1
       counts.chunks += session.chunkCount
       if (session.purgedAt === undefined) counts.bytes += session.bytes
@@ -338,7 +345,7 @@ export function countErasure(tables: Tables, projectId: string, by: ErasureSubje
     let found = named.get(sk)
     if (found === undefined) {
       const session = tables.sessions.get([projectId, sk])
-      named.set(sk, (found = session !== undefined && sessionMatches(by, session)))
+      named.set(sk, (found = session !== undefined && match.session(session)))
     }
     return found
   }
@@ -346,7 +353,7 @@ export function countErasure(tables: Tables, projectId: string, by: ErasureSubje
     if (sameKey(key as Key, from.after as Key | undefined)) continue
     if (!budget.entry()) return { counts, next: from }
     from = { phase: 'signals', after: key }
-    if (batchMatches(by, value) || sessionNamed(value.sk)) counts.signalBatches += 1
+    if (match.batch(value) || sessionNamed(value.sk)) counts.signalBatches += 1
   }
   return { counts }
 }

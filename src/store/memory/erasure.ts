@@ -5,7 +5,8 @@
  * batches left, so they no longer count what was erased at all (LMDB keeps the
  * counts that name no session); the shared suite checks what both agree on.
  */
-import { batchMatches, finishErasure, PlaceSet, queuedErasure, subjectOf, sessionMatches, type ErasedPlaces, type ErasureCountCursor, type ErasureCountStep, type ErasureCounts, type ErasureRecord, type ErasureStore, type ErasureSubject, type NewErasure } from '../erasure-store.js'
+import { finishErasure, PlaceSet, queuedErasure, subjectOf, type ErasedPlaces, type ErasureCountCursor, type ErasureCountStep, type ErasureCounts, type ErasureRecord, type ErasureStore, type ErasureSubject, type NewErasure } from '../erasure-store.js'
+import { SubjectMatch } from '../erasure-subjects.js'
 import { ReadBudget } from '../read-budget.js'
 import { emptyStats, uncountRecording } from '../recording-records.js'
 import type { SessionRecord } from '../records.js'
@@ -31,7 +32,8 @@ export abstract class MemoryErasure implements ErasureStore {
   }
 
   /** As the LMDB store's: a step per budget, the cursor an index into the sessions, then into the batches. */
-  countErasure(projectId: string, by: ErasureSubject, from: ErasureCountCursor = { phase: 'sessions', after: 0 }, budget = new ReadBudget()): ErasureCountStep {
+  countErasure(projectId: string, by: ErasureSubject, from: ErasureCountCursor = { phase: 'sessions', after: 0 }, budget = new ReadBudget(), subjectKey?: Buffer): ErasureCountStep {
+    const match = new SubjectMatch(projectId, by, subjectKey)
     const counts: ErasureCounts = { sessions: 0, chunks: 0, bytes: 0, signalBatches: 0 }
     const sessions = this.data.sessions.get(projectId)
     let at = (from.after as number | undefined) ?? 0
@@ -40,7 +42,7 @@ export abstract class MemoryErasure implements ErasureStore {
       for (; at < all.length; at++) {
         if (!budget.entry()) return { counts, next: { phase: 'sessions', after: at } }
         const session = all[at]
-        if (!sessionMatches(by, session)) continue
+        if (!match.session(session)) continue
         counts.sessions += 1
         counts.chunks += session.chunkCount
         if (session.purgedAt === undefined) counts.bytes += session.bytes
@@ -52,21 +54,22 @@ export abstract class MemoryErasure implements ErasureStore {
       if (!budget.entry()) return { counts, next: { phase: 'signals', after: at } }
       const { batch } = batches[at]
       const session = sessions?.get(batch.sk)
-      if (batchMatches(by, batch) || (session !== undefined && sessionMatches(by, session))) counts.signalBatches += 1
+      if (match.batch(batch) || (session !== undefined && match.session(session))) counts.signalBatches += 1
     }
     return { counts }
   }
 
-  erasedPlaces(projectId: string, by: ErasureSubject): ErasedPlaces {
+  erasedPlaces(projectId: string, by: ErasureSubject, subjectKey?: Buffer): ErasedPlaces {
     const sessions = new Set<string>()
     const places = new PlaceSet()
+    const match = new SubjectMatch(projectId, by, subjectKey)
     for (const session of this.data.sessions.get(projectId)?.values() ?? []) {
-      if (!sessionMatches(by, session)) continue
+      if (!match.session(session)) continue
       sessions.add(session.sk)
       for (const chunk of this.data.chunks.get(sessionId(projectId, session.sk))?.values() ?? []) places.add(chunk.info.journal)
     }
     for (const stored of this.data.signals) {
-      if (stored.projectId === projectId && (sessions.has(stored.batch.sk) || batchMatches(by, stored.batch))) places.add(stored.batch.journal)
+      if (stored.projectId === projectId && (sessions.has(stored.batch.sk) || match.batch(stored.batch))) places.add(stored.batch.journal)
     }
     return { sessions, messages: places.messages }
   }
@@ -85,19 +88,20 @@ export abstract class MemoryErasure implements ErasureStore {
    * Two steps, as LMDB's phases in short: the sessions, then the batches (which the session keys of the first
    * step name, kept beside the request meanwhile).
    */
-  async continueErasure(id: string, _budget: number, now: number): Promise<ErasureRecord> {
+  async continueErasure(id: string, _budget: number, now: number, subjectKey?: Buffer): Promise<ErasureRecord> {
     const erasure = this.erasures.get(id)
     if (!erasure) throw new Error(`no erasure ${id}`)
     if (erasure.state === 'done') return copy(erasure)
     const { projectId, removed } = erasure
     const by = subjectOf(erasure)
+    const match = new SubjectMatch(projectId, by, subjectKey)
     erasure.state = 'running'
     erasure.updatedAt = now
     if (erasure.phase === 'sessions') {
       const named = new Set<string>()
       for (const session of [...(this.data.sessions.get(projectId)?.values() ?? [])]) {
         erasure.sessionsExamined += 1
-        if (!sessionMatches(by, session)) continue
+        if (!match.session(session)) continue
         named.add(session.sk)
         this.eraseSession(session, removed)
       }
@@ -108,7 +112,7 @@ export abstract class MemoryErasure implements ErasureStore {
     }
     const named = erasedKeys.get(erasure) ?? new Set()
     const kept = this.data.signals.filter((stored, at) => {
-      const gone = stored.projectId === projectId && (named.has(stored.batch.sk) || batchMatches(by, stored.batch))
+      const gone = stored.projectId === projectId && (named.has(stored.batch.sk) || match.batch(stored.batch))
       if (gone && at < this.data.applied) this.data.applied -= 1
       if (gone) removed.signalBatches += 1
       if (gone && stored.batch.batchId !== undefined) this.data.signalBatchIds.delete(batchIdKey(projectId, stored.batch))
