@@ -5,18 +5,28 @@
  * thread commit is seen by the next read here. Every read but the fold runs
  * metered (src/store/lmdb/read-meter.ts): past its entries or bytes it stops.
  */
+import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { ApiError } from '../src/errors.js'
+import { log } from '../src/log.js'
 import { pastBound, UNCUT, type ReadFailure, type ReadReply, type ReadRequest, type ReadThreadInit } from '../src/control/read-pool.js'
 import { installMeter, metered, ReadMeter, ReadPastBound } from '../src/store/lmdb/read-meter.js'
 import { openStore } from '../src/store/open.js'
 import type { LmdbStore } from '../src/store/lmdb/index.js'
 
 const init = workerData as ReadThreadInit
+/** Added to the thread's niceness: above the fold thread's 10, so a read's answer still comes before the next fold. */
+const READ_THREAD_NICE = 5
 // The pool opens readers only on an LMDB store (a memory store reads inline).
 const store = openStore(init) as LmdbStore
 const limits = { entries: init.readMaxEntries ?? Infinity, bytes: init.readMaxBytes ?? Infinity }
 installMeter(Object.values(store.tables))
+try {
+  // Below the loops that answer requests (sign-in, whoami, ingest): on a busy core a long read waits, they do not.
+  setPriority(READ_THREAD_NICE)
+} catch (error) {
+  log.warn('read thread could not lower its priority', { error: String(error) })
+}
 // The pool counts a read's deadline from here: opening the store is not the read's time.
 parentPort?.postMessage('ready')
 

@@ -14,7 +14,7 @@
  *
  * Page identity is decided here too (src/grouping/prepare-items.ts).
  *
- * Preparing gives the thread back every PREPARE_SLICE_MS: with the front
+ * Parsing gives the thread back every PREPARE_SLICE_MS: with the front
  * writing on its own thread (WRITER_THREADS=0), a flood of large signals
  * batches would otherwise hold every request the front forwards (a
  * bystander's whoami) for the whole batch's parsing.
@@ -29,7 +29,30 @@ export type WriteBatch = (task: WriteTask) => Promise<WriteResult>
 
 /** Parsing time after which the writer lets the thread's other work in (a 200 KB batch parses in a few ms). */
 const PREPARE_SLICE_MS = 4
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+/** A gap this long between two items' preparing means the thread was free meanwhile: a new stretch starts. */
+const FREE_GAP_MS = 1
+
+/**
+ * The thread's stretch of preparing, across every task in flight: tasks
+ * started in one turn prepare one after another without awaiting, so each
+ * task timing only itself would never give the thread back.
+ */
+const stretch = { since: 0, lastEnd: 0 }
+
+/** A promise to await when the thread has been preparing for a whole slice; nothing (no await) otherwise. */
+function turnIfLong(): Promise<void> | undefined {
+  const now = performance.now()
+  if (now - stretch.lastEnd > FREE_GAP_MS) stretch.since = now
+  else if (now - stretch.since > PREPARE_SLICE_MS) {
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        stretch.since = performance.now()
+        resolve()
+      }),
+    )
+  }
+  return undefined
+}
 
 /** The writer of one thread: a piscina writer thread's (workers/writer.ts), or the front's own with WRITER_THREADS=0. */
 export function createWriteBatch(store: Store): WriteBatch {
@@ -39,13 +62,14 @@ export function createWriteBatch(store: Store): WriteBatch {
     const items: IngestItem[] = []
     const stored: number[] = []
     const prepare = preparer.forBatch()
-    let since = performance.now()
     for (let i = 0; i < task.items.length; i++) {
-      if (performance.now() - since > PREPARE_SLICE_MS) {
-        await nextTurn()
-        since = performance.now()
-      }
-      const item = prepare(task.items[i])
+      const raw = task.items[i]
+      // Only a signals body is parsed here; a chunk's preparing is a page key.
+      const parsed = raw.kind === 'signals-body'
+      const turn = parsed ? turnIfLong() : undefined
+      if (turn) await turn
+      const item = prepare(raw)
+      if (parsed) stretch.lastEnd = performance.now()
       if ('invalid' in item) {
         outcomes[i] = item
         continue

@@ -87,6 +87,22 @@ t.test('a batch holds at most maxBytes of bodies, and a body larger than that st
   await done
 })
 
+t.test('a task takes at most 256 KiB of signals bodies (parsed on the writing thread); chunks beside them are bounded by maxBytes only', async (t) => {
+  const pool = fakePool()
+  const queue = new WriteQueue(pool, { ...options, maxInFlight: 10 })
+  const KB = 1024
+  const items = [signals(285 * KB), signals(285 * KB), chunk(300 * KB), signals(100 * KB), signals(100 * KB), signals(100 * KB), ...Array.from({ length: 40 }, () => signals(5 * KB))]
+  const done = Promise.all(items.map((item) => queue.enqueue(item)))
+  await turn()
+  t.same(
+    pool.calls.map((c) => c.task.items.map((item) => `${item.kind === 'chunk' ? 'c' : 's'}${item.body.byteLength / KB}`)),
+    [['s285'], ['s285', 'c300'], ['s100', 's100'], ['s100', ...Array.from({ length: 31 }, () => 's5')], Array.from({ length: 9 }, () => 's5')],
+    'a flood batch goes alone, ordinary ones dozens to a task',
+  )
+  pool.calls.forEach((_, i) => pool.store(i))
+  await done
+})
+
 t.test('at most maxInFlight tasks run at once; items that wait join the next batch', async (t) => {
   const pool = fakePool()
   const queue = new WriteQueue(pool, { ...options, maxInFlight: 2 })
