@@ -16,6 +16,11 @@
  * A frame of another origin is recorded empty (its address kept as
  * `rr_src`) and replays as a blank box; the players give it a placeholder
  * naming the origin (dashboard/src/player/frames.ts).
+ *
+ * A paused replay shows no focus: rrweb focuses inside a frame that has not
+ * the browser's focus, where `:focus` matches nothing. The players mark the
+ * element focused at the moment and mirror the focus rules onto that mark
+ * (dashboard/src/player/focus.ts).
  */
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -178,4 +183,45 @@ t.test('a seek onto an animation that had finished shows its end, not its first 
   const settled = await seek(true)
   t.equal(settled.toast, '1', 'settled on pause: the toast as it was')
   t.equal(settled.spinning, true, 'an animation that never ends is left running')
+})
+
+t.test('a pause shows the focus the visitor had: the site\'s :focus rules and the browser\'s ring on the field', async (t) => {
+  const url = await servePage(
+    t,
+    `<!doctype html><html><head><style>
+      input:focus { border-color: rgb(255, 0, 0) }
+      form:focus-within { background-color: rgb(0, 0, 255) }
+      @media screen { #plain:focus-visible { color: rgb(0, 128, 0) } }
+    </style></head><body><form><input id="name"> <input id="plain"></form></body></html>`,
+  )
+  const { context, page } = await recordingPage(browser, url, await recorderScript(editRrweb))
+  t.teardown(() => context.close())
+  await page.focus('#name')
+  await page.keyboard.type('Ada')
+  await page.focus('#plain')
+  await page.waitForFunction('recorded.filter((e) => e.type === 3 && e.data.source === 2 && e.data.type === 5).length >= 2')
+  const events = (await page.evaluate('recorded')) as any[]
+
+  const viewer = await browser.newPage()
+  t.teardown(() => viewer.close())
+  const helper = await playersStep('focus.ts')
+  // As in the dashboard, where the player's own controls have the focus once the visitor's moment is shown.
+  const look = `(replayer, resolve) => {
+    const control = document.createElement('button')
+    document.body.prepend(control)
+    control.focus()
+    // Past the players' step, which waits for the next frame; without it there is nothing to poll for.
+    setTimeout(() => {
+      const doc = replayer.iframe.contentDocument
+      const style = (id) => getComputedStyle(doc.getElementById(id))
+      resolve({ plain: [style('plain').borderTopColor, style('plain').outlineStyle, style('plain').color], name: style('name').borderTopColor, form: getComputedStyle(doc.querySelector('form')).backgroundColor })
+    }, 300)
+  }`
+  const seek = (show: boolean) => replayToEnd<{ plain: string[]; name: string; form: string }>(viewer, helper, events, show ? 'playersStep.showFocusOnPause(replayer, () => events)' : '', look)
+  const alone = await seek(false)
+  t.not(alone.plain[0], 'rgb(255, 0, 0)', 'rrweb alone, with the focus on the player\'s controls: the field shows no :focus rule')
+  const shown = await seek(true)
+  t.same(shown.plain, ['rgb(255, 0, 0)', 'auto', 'rgb(0, 128, 0)'], 'with the players\' step: the field focused last has the site\'s :focus and :focus-visible rules (one inside @media) and the browser\'s ring')
+  t.not(shown.name, 'rgb(255, 0, 0)', 'the field it left has not')
+  t.equal(shown.form, 'rgb(0, 0, 255)', 'and its form matches :focus-within')
 })
