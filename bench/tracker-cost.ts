@@ -37,6 +37,7 @@ import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
+import { DEFAULT_CAPTURE } from '../src/recordings/capture.js'
 import { DIST, ROOT, startCluster } from '../test/helpers/cluster.js'
 import { seedProject, storeAt } from '../test/helpers/seed.js'
 import { measure } from '../tracker/report-sizes.js'
@@ -241,7 +242,7 @@ async function main(): Promise<void> {
     const { project } = await seedProject(cluster.dataDir, 'Bench', 'bench@bench.test')
     const { project: capturing } = await seedProject(cluster.dataDir, 'Bench capture', 'capture@bench.test')
     const store = storeAt(cluster.dataDir)
-    await store.updateProject(capturing.id, { capture: { sampleRate: 1, minDurationMs: 0, triggerUrls: [], excludeUrls: [], console: true, network: true, networkQuery: false } })
+    await store.updateProject(capturing.id, { capture: { ...DEFAULT_CAPTURE, console: true, network: true } })
     store.close()
     const snippet = snippetFor(project.publicKey, cluster.url)
     const pages: Record<string, string> = {

@@ -241,10 +241,10 @@ export const COMMANDS: CommandHelp[] = [
     args: '<projectId>',
     minArgs: 1,
     maxArgs: 1,
-    summary: 'Show or change what the tracker records: sampling, minimum duration, URL triggers and exclusions, console and network.',
+    summary: 'Show or change what the tracker records: sampling, minimum duration, URL triggers and exclusions, console, network and canvas.',
     details: [
       projectId,
-      'Without flags, prints the settings. Flags change only what they name; installed trackers pick a change up within 5 minutes. Console and network capture are off until turned on here.',
+      'Without flags, prints the settings. Flags change only what they name; installed trackers pick a change up within 5 minutes. Console, network and canvas capture are off until turned on here.',
     ],
     flags: [
       { name: 'sample', type: 'string', value: '<rate>', help: 'Share of sessions recorded, 0 to 1 (unsampled sessions still send clicks and views).' },
@@ -255,8 +255,11 @@ export const COMMANDS: CommandHelp[] = [
       { name: 'console', type: 'string', value: 'on|off', help: 'Record console messages and uncaught errors.' },
       { name: 'network', type: 'string', value: 'on|off', help: 'Record fetch and XMLHttpRequest requests (never headers or bodies).' },
       { name: 'network-query', type: 'string', value: 'on|off', help: 'Keep query strings of recorded request URLs.' },
+      { name: 'canvas', type: 'string', value: 'on|off', help: 'Record what visible <canvas> elements show, as sampled image frames (never inside masked or blocked elements).' },
+      { name: 'canvas-fps', type: 'string', value: '<rate>', help: 'Canvas frames a second, 0.1 to 10 (default 2); an unchanged canvas sends none.' },
+      { name: 'canvas-quality', type: 'string', value: '<q>', help: 'WebP/JPEG quality of canvas frames, 0 to 1 (default 0.6).' },
     ],
-    examples: ['svc projects capture prj_123', 'svc projects capture prj_123 --sample 0.25 --min-duration 5 --exclude "/account/*" --console on'],
+    examples: ['svc projects capture prj_123', 'svc projects capture prj_123 --sample 0.25 --min-duration 5 --exclude "/account/*" --console on', 'svc projects capture prj_123 --canvas on --canvas-fps 1'],
     needsKey: true,
   },
   {

@@ -1,9 +1,9 @@
 /**
  * A project's capture settings: what the tracker records beyond the DOM
- * (console, network) and which sessions it records at all (sampling, minimum
- * duration, URL triggers and exclusions). Console and network capture are off
- * until a project turns them on: they may carry what a site never meant to
- * share.
+ * (console, network, canvas) and which sessions it records at all (sampling,
+ * minimum duration, URL triggers and exclusions). Console, network and canvas
+ * capture are off until a project turns them on: they may carry what a site
+ * never meant to share, and canvas frames cost far more bytes than the DOM.
  */
 import { compileRules } from '../grouping/rules.js'
 import type { CaptureSettings, ProjectRecord } from '../store/store.js'
@@ -16,6 +16,10 @@ export const DEFAULT_CAPTURE: CaptureSettings = {
   console: false,
   network: false,
   networkQuery: false,
+  canvas: false,
+  // A change shows within half a second; unchanged samples send nothing, so the bytes follow the canvas's changes (bench/RESULTS.md, "Canvas capture").
+  canvasFps: 2,
+  canvasQuality: 0.6,
 }
 
 export function captureOf(project: ProjectRecord): CaptureSettings {

@@ -11,12 +11,15 @@ export const captureProperties = {
   console: { type: 'boolean', description: 'Record console messages and uncaught errors beside the DOM. Default false.' },
   network: { type: 'boolean', description: 'Record fetch and XMLHttpRequest requests (method, URL, status, timing, sizes; never headers or bodies). Default false.' },
   networkQuery: { type: 'boolean', description: 'Keep the query string of recorded request URLs. Default false.' },
+  canvas: { type: 'boolean', description: 'Record what visible <canvas> elements show, as sampled WebP (or JPEG) frames; never one inside a masked or blocked element. Default false.' },
+  canvasFps: { type: 'number', minimum: 0.1, maximum: 10, description: 'Canvas frames sampled per second; a canvas whose pixels did not change sends none. Default 2.' },
+  canvasQuality: { type: 'number', minimum: 0, maximum: 1, description: 'WebP (or JPEG) quality of canvas frames, 0 to 1. Default 0.6.' },
 } as const
 
 export const captureSettingsSchema = {
   $id: 'CaptureSettings',
   type: 'object',
   additionalProperties: false,
-  required: ['sampleRate', 'minDurationMs', 'triggerUrls', 'excludeUrls', 'console', 'network', 'networkQuery'],
+  required: ['sampleRate', 'minDurationMs', 'triggerUrls', 'excludeUrls', 'console', 'network', 'networkQuery', 'canvas', 'canvasFps', 'canvasQuality'],
   properties: captureProperties,
 } as const

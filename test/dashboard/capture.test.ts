@@ -1,6 +1,6 @@
 /**
  * Capture in the dashboard, from a real recording: the Settings screen shows
- * and saves a project's capture settings; the tracker records a page of a
+ * and saves a project's capture settings (canvas capture and its rate too); the tracker records a page of a
  * project with console and network capture on, and the replay lists its
  * console lines and requests beside the player, marks console errors and
  * failed requests on the timeline, and jumps the player to a line that is
@@ -134,6 +134,11 @@ t.test('capture settings, replay panels and session filters in the dashboard', a
   await form.getByText('Recording settings saved.').waitFor()
   const saved = (await api('/cli/projects.list', {})).projects.find((p: { id: string }) => p.id === project.id).capture
   t.match(saved, { sampleRate: 0.25, excludeUrls: ['/account/*'], console: true, network: false }, 'the API holds what the form saved')
+  await form.locator('input[name="canvas"]').check()
+  await form.getByLabel(/Canvas frames a second/).fill('1')
+  await form.getByRole('button', { name: 'Save recording settings' }).click()
+  await until('canvas capture saved', async () => (await api('/cli/projects.list', {})).projects.find((p: { id: string }) => p.id === project.id).capture.canvasFps === 1)
+  t.match((await api('/cli/projects.list', {})).projects.find((p: { id: string }) => p.id === project.id).capture, { canvas: true, canvasFps: 1, canvasQuality: 0.6 }, 'canvas capture on, at the rate the form set')
   await form.getByLabel('Never record pages matching').fill('/a/*/b')
   await form.getByRole('button', { name: 'Save recording settings' }).click()
   t.match(await form.getByRole('alert').textContent(), /\/a\/\*\/b/, 'the refused pattern is named')

@@ -1,9 +1,11 @@
 /**
- * capture.js: console and network capture, loaded on demand by tracker.js
- * only for projects that turn one on (tracker.js must stay within its 30 KB
- * gzip budget, and most projects leave both off). It finds what tracker.js
- * prepared on `svc.x` (capture-host.ts) and starts what the settings ask for.
+ * capture.js: console, network and canvas capture, loaded on demand by
+ * tracker.js only for projects that turn one on (tracker.js must stay within
+ * its 30 KB gzip budget, and most projects leave all three off). It finds what
+ * tracker.js prepared on `svc.x` (capture-host.ts) and starts what the
+ * settings ask for.
  */
+import { captureCanvas } from './canvas.js'
 import type { CaptureHost } from './capture-host.js'
 import { captureConsole } from './console.js'
 import type { Off } from './guard.js'
@@ -15,6 +17,7 @@ try {
     const offs: Off[] = []
     if (host.settings.console) offs.push(captureConsole(host))
     if (host.settings.network) offs.push(captureNetwork(host))
+    if (host.settings.canvas) offs.push(captureCanvas(host))
     host.stop = () => offs.forEach((off) => host.guard.run(off))
   }
 } catch {

@@ -180,3 +180,12 @@ export const SECRET_MIN_CHARS = 3
  */
 export const MAX_FOUND_PER_PAGE = 50
 export const MAX_FOUND_PER_BATCH = 5
+/**
+ * Canvas frames (capture.js, canvas.ts): a canvas larger than this on its longer
+ * side is scaled down before encoding, the replay scaling it back up (a 4K
+ * canvas would otherwise make a frame of several hundred kB); a frame whose
+ * data URL is still longer than CANVAS_MAX_URL characters is not sent, well
+ * under the 1,000,000-byte chunk cap that would drop its whole chunk.
+ */
+export const CANVAS_MAX_SIDE = 1600
+export const CANVAS_MAX_URL = 400_000

@@ -30,6 +30,8 @@ export interface Recorder {
   readonly snapshotMs: number
   /** The longest slice of any full snapshot so far, in milliseconds: what the page waited for at most. */
   readonly sliceMs: number
+  /** rrweb's id of `node`, -1 when the recording does not hold it. */
+  id(node: Node): number
 }
 
 /** Every input type routes through maskInput, which decides per element. */
@@ -99,6 +101,7 @@ export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => 
   }
   return {
     snapshot: () => stop && guard.run(() => record.takeFullSnapshot()),
+    id: (node) => record.mirror.getId(node),
     start() {
       // rrweb returns no stop function when it cannot start; a no-op one keeps `running` honest.
       if (stop) return

@@ -74,7 +74,7 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
     if (settings && anyMatch(settings.triggerUrls, ctx.url)) sessions.trigger(ctx.sk, ctx.pageIndex)
   }
   let host: CaptureHost | undefined
-  /** Console or network capture on: load capture.js (once), which records through `host` into this recording. */
+  /** Console, network or canvas capture on: load capture.js (once), which records through `host` into this recording. */
   const loadExtras = () => {
     const settings = capture.current
     if (host || stopped || !settings) return
@@ -84,7 +84,7 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
       early() // no console capture to hand the early calls to: unhook and let them go
       early = undefined
     }
-    if (!wanted || !(settings.console || settings.network)) return
+    if (!wanted || !(settings.console || settings.network || settings.canvas)) return
     host = {
       settings,
       origin,
@@ -95,6 +95,8 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
         if (found && recorder.running) signals.found(found)
       },
       early,
+      id: (node) => recorder.id(node),
+      recording: () => recorder.running,
     }
     ;(window as unknown as { svc: { x?: CaptureHost } }).svc.x = host
     const script = document.createElement('script')
@@ -154,6 +156,8 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
   const recorder = createRecorder(guard, (event) => {
     if (event.type === 3 && ANSWERS.has(event.data.source)) clicks.answered()
     chunks.push(event)
+    // A replay rebuilds each full snapshot with blank canvases: canvas capture sends every canvas again.
+    if (event.type === 2 && host?.onSnapshot) guard.run(host.onSnapshot)
     // A busy page reaches the byte bound first; the snapshot is taken after this event's handler, never inside rrweb's.
     if (chunks.sinceCheckpoint > CHECKPOINT_BYTES && !checkpointPending) {
       checkpointPending = true

@@ -1,4 +1,4 @@
-/** projects capture: show or change a project's capture settings (sampling, minimum duration, URL triggers and exclusions, console, network). */
+/** projects capture: show or change a project's capture settings (sampling, minimum duration, URL triggers and exclusions, console, network, canvas). */
 import type { Context } from '../context.js'
 import { CliError } from '../errors.js'
 import { findProject } from '../api.js'
@@ -16,10 +16,10 @@ function onOff(flag: string, value: unknown): boolean | undefined {
   throw usage(`--${flag} takes on or off.`)
 }
 
-function number(flag: string, value: unknown, max: number): number | undefined {
+function number(flag: string, value: unknown, max: number, min = 0): number | undefined {
   if (value === undefined) return undefined
   const n = Number(value)
-  if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(n) || n < 0 || n > max) throw usage(`--${flag} takes a number from 0 to ${max}.`)
+  if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw usage(`--${flag} takes a number from ${min} to ${max}.`)
   return n
 }
 
@@ -36,7 +36,12 @@ export function capturePatch(flags: Context['flags'], current: CaptureSettings |
   const clear = flags['clear-urls'] === true
   if (clear || triggers.length) patch.triggerUrls = [...(clear ? [] : current?.triggerUrls ?? []), ...triggers]
   if (clear || excludes.length) patch.excludeUrls = [...(clear ? [] : current?.excludeUrls ?? []), ...excludes]
-  const toggles = { console: 'console', network: 'network', networkQuery: 'network-query' } as const
+  // The server's bounds (src/schemas/capture.ts), checked here so that a bad value sends nothing.
+  const fps = number('canvas-fps', flags['canvas-fps'], 10, 0.1)
+  if (fps !== undefined) patch.canvasFps = fps
+  const quality = number('canvas-quality', flags['canvas-quality'], 1)
+  if (quality !== undefined) patch.canvasQuality = quality
+  const toggles = { console: 'console', network: 'network', networkQuery: 'network-query', canvas: 'canvas' } as const
   for (const [field, flag] of Object.entries(toggles) as [keyof typeof toggles, string][]) {
     const value = onOff(flag, flags[flag])
     if (value !== undefined) patch[field] = value
@@ -63,5 +68,7 @@ export async function capture(ctx: Context): Promise<void> {
     ['Never record', list(settings.excludeUrls)],
     ['Console', settings.console ? 'on' : 'off'],
     ['Network', settings.network ? `on${settings.networkQuery ? ', with query strings' : ''}` : 'off'],
+    // Older servers answer no canvas fields: off.
+    ['Canvas', settings.canvas ? `on, at most ${settings.canvasFps} fps, quality ${settings.canvasQuality}` : 'off'],
   ])
 }

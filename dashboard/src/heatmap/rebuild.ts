@@ -8,6 +8,7 @@ import { Replayer } from '@rrweb/replay'
 import { confineFrame } from '../player/confine.js'
 import { paintClicks, paintScroll, type ClickCells } from './paint.js'
 import { defineCustomElements } from '../player/custom-elements.js'
+import { paintAt, splitCanvasFrames } from '../player/canvas.js'
 
 export { paintClicks, paintScroll }
 export type { ClickCells }
@@ -28,7 +29,8 @@ export interface RebuiltPage {
  */
 /** `origins`: where the rebuilt page may load from (player/confine.ts replayOrigins). */
 export async function rebuildPage(stage: HTMLElement, events: any[], atTs: number, viewport: { width: number; height: number }, origins: string[]): Promise<RebuiltPage> {
-  const replayer = new Replayer(events, {
+  const recorded = splitCanvasFrames(events)
+  const replayer = new Replayer(recorded.events, {
     root: stage,
     mouseTail: false,
     showWarning: false,
@@ -40,7 +42,9 @@ export async function rebuildPage(stage: HTMLElement, events: any[], atTs: numbe
   })
   confineFrame(replayer.iframe, origins)
   defineCustomElements(replayer.iframe, events)
-  replayer.pause(Math.max(0, atTs - events[0].timestamp))
+  replayer.pause(Math.max(0, atTs - recorded.events[0].timestamp))
+  // A chart drawn on a canvas shows under the heat as it was at that moment (canvas capture on).
+  paintAt(replayer, recorded.frames, atTs)
   const frame = replayer.iframe
   // Let recorded stylesheets and images settle before measuring (two frames).
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))

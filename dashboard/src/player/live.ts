@@ -19,6 +19,7 @@
 import Player from 'rrweb-player'
 import { confineFrame, replayOrigins } from './confine.js'
 import { labelUnrecordedFrames } from './frames.js'
+import { paintOnCast } from './canvas.js'
 import { readFeed } from './feed.js'
 import { injectStyles } from './player.js'
 
@@ -116,6 +117,7 @@ export function watchSession(target: HTMLElement, options: WatchOptions): LiveWa
     const replayer = player.getReplayer()
     confineFrame(replayer.iframe, replayOrigins(options.domain, events))
     frames = labelUnrecordedFrames(replayer.iframe, replayer.getMirror(), events)
+    paintOnCast(replayer)
     replayer.startLive(now - LAG_MS)
     lastShifted = first.timestamp + shift
     hand(events[0] === first ? events.slice(1) : events, undefined)

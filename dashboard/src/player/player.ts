@@ -10,6 +10,8 @@ import { confineFrame } from './confine.js'
 import { defineCustomElements } from './custom-elements.js'
 import { labelUnrecordedFrames } from './frames.js'
 import { settleOnPause } from './animations.js'
+import { showFocusOnPause } from './focus.js'
+import { paintCanvases, splitCanvasFrames } from './canvas.js'
 
 export interface Marker {
   /** Epoch ms. */
@@ -62,7 +64,8 @@ export function injectStyles(): void {
 /** `origins`: where the replay may load from (confine.ts replayOrigins). */
 export function mountPlayer(target: HTMLElement, events: any[], markers: Marker[], size: { width: number; height: number }, origins: string[]): PlayerHandle {
   injectStyles()
-  const all = [...events, ...markerEvents(markers)].sort((a, b) => a.timestamp - b.timestamp)
+  const recorded = splitCanvasFrames(events)
+  const all = [...recorded.events, ...markerEvents(markers)].sort((a, b) => a.timestamp - b.timestamp)
   const player = new Player({
     target,
     props: {
@@ -83,6 +86,8 @@ export function mountPlayer(target: HTMLElement, events: any[], markers: Marker[
   defineCustomElements(player.getReplayer().iframe, all)
   labelUnrecordedFrames(player.getReplayer().iframe, player.getReplayer().getMirror(), all)
   settleOnPause(player.getReplayer())
+  showFocusOnPause(player.getReplayer(), () => all)
+  const canvases = paintCanvases(player.getReplayer(), recorded.frames)
   return {
     goto: (offset, play = false) => player.goto(Math.max(0, offset), play),
     toggle: () => player.toggle(),
@@ -95,6 +100,7 @@ export function mountPlayer(target: HTMLElement, events: any[], markers: Marker[
     onTime: (listener) => player.addEventListener('ui-update-current-time', (detail: any) => listener(Number(detail?.payload ?? 0))),
     frame: () => player.getReplayer().iframe,
     destroy() {
+      canvases.stop()
       try {
         player.pause()
         ;(player as any).$destroy()

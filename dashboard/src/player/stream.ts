@@ -11,6 +11,8 @@ import { confineFrame, replayOrigins } from './confine.js'
 import { defineCustomElements } from './custom-elements.js'
 import { labelUnrecordedFrames } from './frames.js'
 import { settleOnPause } from './animations.js'
+import { showFocusOnPause } from './focus.js'
+import { paintCanvases, splitCanvasFrames } from './canvas.js'
 import { injectStyles, markerEvents, TAG_COLOURS, type Marker, type PlayerHandle } from './player.js'
 
 export interface Outline {
@@ -43,7 +45,7 @@ export function mountStream(target: HTMLElement, outline: Outline, load: PartLoa
   const cache = new Map<number, Promise<any[]>>(firstPart ? [[0, Promise.resolve(firstPart)]] : [])
   const timeListeners: ((offset: number) => void)[] = []
   const partListeners: ((events: any[]) => void)[] = []
-  let current: { index: number; player: Player; first: number; request: number } | undefined
+  let current: { index: number; player: Player; first: number; request: number; canvases: { stop(): void } } | undefined
   let wanted = 0 // the newest request to show a part: an older one that finishes late does not replace it
   let playing = false
   let speed = 1
@@ -72,6 +74,7 @@ export function mountStream(target: HTMLElement, outline: Outline, load: PartLoa
     for (const listener of timeListeners) listener(globalOffset)
   }
   const unmount = () => {
+    current?.canvases.stop()
     try {
       current?.player.pause()
       ;(current?.player as any)?.$destroy()
@@ -85,7 +88,8 @@ export function mountStream(target: HTMLElement, outline: Outline, load: PartLoa
     const loaded = await fetchPart(index)
     if (destroyed || request !== wanted) return
     const inPart = markers.filter((m) => m.ts >= loaded[0]?.timestamp && m.ts <= loaded[loaded.length - 1]?.timestamp)
-    const events = [...loaded, ...markerEvents(inPart)].sort((a, b) => a.timestamp - b.timestamp)
+    const recorded = splitCanvasFrames(loaded)
+    const events = [...recorded.events, ...markerEvents(inPart)].sort((a, b) => a.timestamp - b.timestamp)
     unmount()
     target.textContent = ''
     if (events.length < 2) return
@@ -97,8 +101,9 @@ export function mountStream(target: HTMLElement, outline: Outline, load: PartLoa
     defineCustomElements(player.getReplayer().iframe, loaded)
     labelUnrecordedFrames(player.getReplayer().iframe, player.getReplayer().getMirror(), loaded)
     settleOnPause(player.getReplayer())
+    showFocusOnPause(player.getReplayer(), () => events)
     const first = events[0].timestamp
-    current = { index, player, first, request }
+    current = { index, player, first, request, canvases: paintCanvases(player.getReplayer(), recorded.frames) }
     player.setSpeed(speed)
     player.getReplayer().on('finish', () => {
       if (current?.player !== player) return

@@ -1,7 +1,8 @@
 /**
  * A project's capture settings on its Settings screen: which sessions are
  * recorded (sampling, minimum duration, URL triggers and exclusions) and
- * whether console and network capture are on (off by default).
+ * whether console, network and canvas capture are on (off by default), with
+ * canvas frames' rate and quality.
  */
 import { useState } from 'preact/hooks'
 import { api } from '../api.js'
@@ -10,7 +11,7 @@ import type { CaptureSettings } from '../../../src/schemas/types.js'
 import { loadProjects, type Project } from '../model.js'
 import { splitLines } from './rules-editor.js'
 
-const DEFAULTS: CaptureSettings = { sampleRate: 1, minDurationMs: 0, triggerUrls: [], excludeUrls: [], console: false, network: false, networkQuery: false }
+const DEFAULTS: CaptureSettings = { sampleRate: 1, minDurationMs: 0, triggerUrls: [], excludeUrls: [], console: false, network: false, networkQuery: false, canvas: false, canvasFps: 2, canvasQuality: 0.6 }
 
 export function CaptureForm({ project, onSaved }: { project: Project; onSaved: () => void }) {
   const initial = { ...DEFAULTS, ...project.capture }
@@ -18,7 +19,9 @@ export function CaptureForm({ project, onSaved }: { project: Project; onSaved: (
   const [seconds, setSeconds] = useState(String(initial.minDurationMs / 1000))
   const [triggers, setTriggers] = useState(initial.triggerUrls.join('\n'))
   const [excludes, setExcludes] = useState(initial.excludeUrls.join('\n'))
-  const [flags, setFlags] = useState({ console: initial.console, network: initial.network, networkQuery: initial.networkQuery })
+  const [flags, setFlags] = useState({ console: initial.console, network: initial.network, networkQuery: initial.networkQuery, canvas: initial.canvas })
+  const [fps, setFps] = useState(String(initial.canvasFps))
+  const [quality, setQuality] = useState(String(initial.canvasQuality))
   const [error, setError] = useState<unknown>()
   const [saved, setSaved] = useState(false)
   const [busy, setBusy] = useState(false)
@@ -34,6 +37,9 @@ export function CaptureForm({ project, onSaved }: { project: Project; onSaved: (
         triggerUrls: splitLines(triggers),
         excludeUrls: splitLines(excludes),
         ...flags,
+        // Sent as typed: the server refuses what is out of bounds, and the form shows its answer.
+        canvasFps: Number(fps),
+        canvasQuality: Number(quality),
       }
       await api.post('/cli/projects.capture', { projectId: project.id, capture })
       await loadProjects(true)
@@ -71,6 +77,17 @@ export function CaptureForm({ project, onSaved }: { project: Project; onSaved: (
       {toggle('console', 'Record console messages and uncaught errors')}
       {toggle('network', 'Record network requests (never headers or bodies)')}
       {toggle('networkQuery', 'Keep query strings of recorded requests (masked values are still starred)')}
+      {toggle('canvas', 'Record canvas content (charts, drawings) as sampled images: more bytes per minute; never inside masked or blocked elements')}
+      {flags.canvas && (
+        <div class="row">
+          <label>
+            Canvas frames a second (0.1 to 10) <input type="number" name="canvasFps" min="0.1" max="10" step="0.1" value={fps} onInput={(e) => setFps((e.currentTarget as HTMLInputElement).value)} />
+          </label>
+          <label>
+            Canvas image quality (0 to 1) <input type="number" name="canvasQuality" min="0" max="1" step="0.05" value={quality} onInput={(e) => setQuality((e.currentTarget as HTMLInputElement).value)} />
+          </label>
+        </div>
+      )}
       <ErrorNote error={error} />
       {saved && (
         <p class="note success" role="status">
