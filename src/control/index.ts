@@ -1,5 +1,5 @@
 /** Entry of the control worker: every route that is not ingest (projects, setup, admin, website). */
-import { createServer, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import type { Duplex } from 'node:stream'
 import { errorBody, STATUS_LINES, statusOf } from '../errors.js'
@@ -9,6 +9,8 @@ import { log } from '../log.js'
 import type { ChildMessage } from '../supervisor/messages.js'
 import { answerScrapes, metrics, onScrape } from '../metrics/registry.js'
 import { openStore } from '../store/open.js'
+import { ReopenableStore } from '../store/reopenable.js'
+import { answerPauses } from '../supervisor/pausing.js'
 import { joinCluster, layoutOf, type ClusterNode } from '../journal/node.js'
 import { scrubLog } from '../journal/log-scrub.js'
 import { removedAnything, subjectOf, type ErasureRecord } from '../store/erasure-store.js'
@@ -33,7 +35,9 @@ import { relayWatches } from '../live/relay.js'
 const config = loadConfig()
 if (!config.controlSecret) throw new Error('SVC_CONTROL_SECRET is not set: the control worker is started by the primary (npm start), which sets it')
 setDocumentationUrl(`${config.directUrl}/openapi.json`)
-const local = openStore(config)
+// Closed and opened again by an online compaction (src/store/reopenable.ts says why modules get a stand-in).
+const reopenable = new ReopenableStore(() => openStore(config))
+const local = reopenable.store
 // Cluster mode: mutations go through the log, and this node's LMDB follows it (src/journal/).
 // Which sessions are in progress and watched, shared with this node's fronts (src/live/board.ts). In the cluster mode
 // what the applier writes is what is in progress, whichever node took it, and watches travel between nodes (relay.ts).
@@ -52,6 +56,7 @@ const erasures = new ErasureRunner(store, {
   // An erasure that removed nothing has nothing to compact away: sent again and again, it stops nothing.
   onDone: (erasure) => removedAnything(erasure) && requestCompaction(),
   beforeSteps: cluster && ((erasure) => scrubErasure(cluster, erasure)),
+  storeOpen: () => !reopenable.whenOpen(),
 })
 // An erasure's bytes leave this node's files by a compaction (src/store/lmdb/compaction.ts); in the cluster mode the
 // log's copies went before its first step (scrubErasure).
@@ -75,7 +80,10 @@ async function scrubErasure(node: ClusterNode, erasure: ErasureRecord): Promise<
 }
 
 let compactionTimer: NodeJS.Timeout | undefined
-/** After COMPACTION_DELAY_MS, the primary stops every process, compacts and starts them again; noted first, so a stop meanwhile does not lose it. */
+/**
+ * After COMPACTION_DELAY_MS, the primary pauses every process, compacts and resumes them (src/supervisor/compaction-round.ts);
+ * noted first, so a stop meanwhile does not lose it.
+ */
 function requestCompaction(): void {
   wantCompaction(config.dataDir)
   compactionTimer ??= setTimeout(() => {
@@ -90,10 +98,12 @@ const stopBudget = config.storageBudget && !cluster ? scheduleBudget(store, budg
 if (config.storageBudget && cluster) metrics.storageBudget.set(budgetBytes(config.storageBudget, config.dataDir))
 const stopHousekeeping = scheduleHousekeeping(store, config.auditRetentionDays)
 // The aggregates are folded in behind ingest by one thread for the whole machine (src/store/lmdb/fold-log.ts).
-const foldThread = config.aggregateSignals ? startFoldThread(config) : undefined
+let foldThread = config.aggregateSignals ? startFoldThread(config) : undefined
 const dashboard = loadDashboardFiles(new URL('./public/app/', import.meta.url))
 // The head limit above the front's (MAX_HEADER_BYTES): what a front accepted and forwards is never refused here as too large.
 onScrape(() => {
+  // While a compaction has the store closed, the gauges keep their last values.
+  if (reopenable.whenOpen()) return
   metrics.foldLag.set(store.derivationLag())
   metrics.backfillsRunning.set(backfill.runningCount)
   recordStorageUse(store.storageUse())
@@ -125,13 +135,35 @@ const server = createServer({ maxHeaderSize: Math.max(64 * 1024, config.maxHeade
     log.error('dashboard handler failed', { error: String(error), stack: (error as Error)?.stack })
     return writeError(res, 'internal_error')
   }
+  // A compaction has the store closed: the request waits for it (a second or two) rather than being refused.
+  const closed = reopenable.whenOpen()
+  if (closed) return void closed.then(() => handle(req, res))
+  handle(req, res)
+})
+
+function handle(req: IncomingMessage, res: ServerResponse): void {
   if (!cluster) return void control.handle(req, res)
   // Read your writes: whatever any node acknowledged before this request is applied here first (bounded).
   void cluster.applier.caughtUp(config.natsDeadlineMs).then(() => control.handle(req, res))
-})
+}
 server.keepAliveTimeout = 60_000
 // A request node:http cannot parse gets the contract's JSON error, not Node's bare-text 400.
 server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket))
+
+// An online compaction: requests wait at the door, those in flight finish their store calls, and the fold thread, the
+// read threads and the live board close their environments too; all open again on resume.
+answerPauses('control', {
+  async pause() {
+    await Promise.all([reopenable.close(), foldThread?.stop(), reads.pause(), live.suspend()])
+    foldThread = undefined
+  },
+  async resume() {
+    await reopenable.reopen()
+    live.reopen()
+    reads.resume()
+    if (config.aggregateSignals && !stopping) foldThread = startFoldThread(config)
+  },
+})
 
 server.listen(config.controlPort, '127.0.0.1', () => {
   const address = server.address()
@@ -161,7 +193,7 @@ function stop(): void {
   server.close(() => {
     relay?.close()
     void Promise.all([foldThread?.stop(), reads.close(), cluster?.close(), live.close()])
-      .then(() => local.close())
+      .then(() => reopenable.close())
       .then(() => process.exit(0))
   })
   server.closeIdleConnections()

@@ -34,6 +34,10 @@ export interface Reads {
   /** `store[method](...args)` in `org`'s share of the readers. */
   run<M extends ReadMethod>(org: string, method: M, args: ReadArgs<M>): Promise<ReadResult<M>>
   close(): Promise<void>
+  /** For an online compaction: reads running finish, the rest wait, and every reader ends (its environment closed with it). */
+  pause(): Promise<void>
+  /** Readers start again as reads come, on the environment as it is now. */
+  resume(): void
 }
 
 /** A read as a handler calls it: in its organisation's share, with its turn given up while it waits. */
@@ -62,6 +66,8 @@ export function inlineReads(store: InsightStore): Reads {
       return await call.apply(store, args)
     },
     async close() {},
+    async pause() {},
+    resume() {},
   }
 }
 
@@ -172,8 +178,15 @@ export function threadReads(config: ReadThreadInit, threads: number, deadlineMs:
   const readers: Reader[] = []
   let nextId = 1
   let closing = false
+  /** Set by pause(): no read is dispatched until resume(). */
+  let paused = false
+  let idle: (() => void) | undefined
 
   const dispatch = () => {
+    if (paused) {
+      if (readers.every((reader) => !reader.job)) idle?.()
+      return
+    }
     for (const reader of readers) {
       if (reader.job || reader.gone) continue
       const job = queue.take()
@@ -221,7 +234,8 @@ export function threadReads(config: ReadThreadInit, threads: number, deadlineMs:
     worker.on('exit', (code) => {
       reader.gone = true
       finish(reader, (job) => job.reject(new Error(`the read thread exited (${code}) during ${job.request.method}`)))
-      if (closing) return
+      // Closing, paused, or a reader a pause already let go.
+      if (closing || paused || readers[slot] !== reader) return
       if (reader.stopped) return void (spawn(slot), dispatch())
       log.error('read thread exited; restarting', { code })
       setTimeout(() => closing || (spawn(slot), dispatch()), RESTART_DELAY_MS)
@@ -235,13 +249,26 @@ export function threadReads(config: ReadThreadInit, threads: number, deadlineMs:
       return new Promise((resolve, reject) => {
         queue.push({ org, request: { id: nextId++, method, args }, resolve: resolve as (value: unknown) => void, reject })
         // Readers start when there is work for them: most workers (and most of the test suite's) never read an aggregate.
-        if (readers.length < threads && readers.every((reader) => reader.job || reader.gone)) spawn(readers.length)
+        if (!paused && readers.length < threads && readers.every((reader) => reader.job || reader.gone)) spawn(readers.length)
         dispatch()
       })
     },
     async close() {
       closing = true
       await Promise.all(readers.map((reader) => reader.worker.terminate()))
+    },
+    async pause() {
+      paused = true
+      if (readers.some((reader) => reader.job)) await new Promise<void>((resolve) => (idle = resolve))
+      idle = undefined
+      // A reader's environment closes as its thread ends (lmdb-js closes it at the thread's teardown).
+      const ending = readers.splice(0).map((reader) => ((reader.gone = true), reader.worker.terminate()))
+      await Promise.all(ending)
+    },
+    resume() {
+      paused = false
+      while (readers.length < Math.min(threads, queue.waiting)) spawn(readers.length)
+      dispatch()
     },
   }
 }

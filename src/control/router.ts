@@ -12,6 +12,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
 import { LIMITS } from '../config.js'
 import { ApiError, errorBody, statusOf, type ErrorCode } from '../errors.js'
 import { log } from '../log.js'
+import { StoreClosed } from '../store/reopenable.js'
 import { roleAllows, type Role } from '../accounts/roles.js'
 import { routePath } from '../contract/routes.js'
 import { ajv, describeErrors, onFirstUse } from '../contract/validators.js'
@@ -222,6 +223,9 @@ export function createRouter(operations: Operation<any>[], authenticate: Authent
         await dispatch(req, res)
       } catch (error) {
         if (error instanceof ApiError) return writeError(res, error.code, error.options)
+        // The request reached the store after an online compaction closed it (src/store/reopenable.ts): each write it
+        // made before committed whole, and the store opens again within seconds.
+        if (error instanceof StoreClosed) return writeError(res, 'overloaded', { error: 'The store is being compacted; try again in a moment.', retryAfterSeconds: 1 })
         log.error('control handler failed', { error: String(error), stack: (error as Error)?.stack })
         writeError(res, 'internal_error')
       }

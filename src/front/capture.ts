@@ -10,10 +10,17 @@ import type { IngestDeps } from './ingest.js'
 import { guard, send, sendError } from './reply.js'
 import type { HttpRequest, HttpResponse } from './uws.js'
 
-export function handleCapture(deps: IngestDeps, res: HttpResponse, req: HttpRequest): void {
+export function handleCapture(deps: IngestDeps, res: HttpResponse, req: HttpRequest): Promise<void> | void {
   guard(res)
   const pk = req.getQuery('pk') ?? ''
   if (!isPublicKey(pk)) return sendError(res, 'invalid_request', { ingest: true, error: 'The pk parameter is not a public key.' })
+  // An online compaction has the store closed for a second or two: the answer waits for it.
+  const closed = deps.whenStoreOpen?.()
+  if (closed) return closed.then(() => answerCapture(deps, res, pk))
+  answerCapture(deps, res, pk)
+}
+
+function answerCapture(deps: IngestDeps, res: HttpResponse, pk: string): void {
   const projectId = deps.store.projectIdForPublicKey(pk)
   const project = projectId ? deps.store.getProject(projectId) : undefined
   if (!project) return sendError(res, 'not_found', { ingest: true, error: 'No project matches the public key.' })

@@ -16,6 +16,8 @@ import { newCounters } from './ingest.js'
 import { createMetricsRoute } from './metrics-route.js'
 import { UntrustedProxyWatch } from './proxy-warning.js'
 import { controlPortOf } from '../supervisor/control-port.js'
+import { answerPauses } from '../supervisor/pausing.js'
+import { ReopenableStore } from '../store/reopenable.js'
 import { LiveBoard, liveBoardPath } from '../live/board.js'
 import { createProxy } from './proxy.js'
 import { loadHttpEngine, NATIVE_PLATFORMS } from './uws.js'
@@ -50,7 +52,9 @@ if (engine.name === 'uws-native 20.30') {
   })
 }
 if (config.trustProxy.spec) log.info('client addresses from X-Forwarded-For / Forwarded of trusted proxies', { trustProxy: config.trustProxy.spec })
-const store = openStore(config)
+// Closed and opened again by an online compaction (src/store/reopenable.ts says why modules get a stand-in).
+const reopenable = new ReopenableStore(() => openStore(config))
+const store = reopenable.store
 // Cluster mode: an acknowledgement means the log holds the item (src/journal/); no writer pool here.
 const journal = config.natsUrl ? await openJournal(config, layoutOf(config), 120_000) : undefined
 let pool: WriterPool | undefined
@@ -66,11 +70,12 @@ const sink = journal
       maxQueuedItems: config.ingestQueueItems,
       maxQueuedBytes: config.ingestQueueBytes,
       group: { ...config.natsGroup, maxBytes: Math.min(config.natsGroup.maxBytes, groupBytesFor(journal.nc.info?.max_payload)) },
+      whenStoreOpen: () => reopenable.whenOpen(),
     })
   : undefined
-const queue: IngestSink =
-  sink ??
-  new WriteQueue((pool = startWriterPool()), {
+const writeQueue = sink
+  ? undefined
+  : new WriteQueue(swappable(), {
     maxItems: config.writeBatchItems,
     maxBytes: config.writeBatchBytes,
     maxInFlight: Math.max(1, config.writerThreads) * config.writerTasks,
@@ -84,6 +89,16 @@ const queue: IngestSink =
     },
     recycle: bodies && ((body) => bodies.give(body)),
   })
+const queue: IngestSink = sink ?? writeQueue!
+
+/**
+ * The writer pool behind a stand-in: an online compaction ends a pool's threads (each has the store open) and
+ * starts new ones after it.
+ */
+function swappable(): WriterPool {
+  pool = startWriterPool()
+  return { run: (task, options) => pool!.run(task, options), destroy: () => pool!.destroy() }
+}
 
 /** WRITER_THREADS=0: the front's own thread writes (lmdb-js still commits off it), with no structured clone or thread hop. */
 function startWriterPool(): WriterPool {
@@ -109,7 +124,24 @@ onScrape(() => {
 answerScrapes()
 const artifacts = loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name })
 const lateProject = sink && ((pk: string) => sink.lateProject(pk))
-const app = createFrontApp(uws, { store, queue, counters, artifacts, proxy, proxies, metrics: createMetricsRoute(config.metricsToken, config.trustProxy, proxies), lateProject, bodies, live, liveFlushMs: config.liveFlushMs })
+const app = createFrontApp(uws, { store, whenStoreOpen: () => reopenable.whenOpen(), queue, counters, artifacts, proxy, proxies, metrics: createMetricsRoute(config.metricsToken, config.trustProxy, proxies), lateProject, bodies, live, liveFlushMs: config.liveFlushMs })
+
+// An online compaction: the listening socket stays and requests are taken; batches wait in the queue, under its
+// bounds, until the store is open again, and nothing is acknowledged before its commit.
+answerPauses('front', {
+  async pause() {
+    await writeQueue?.hold()
+    if (config.writerThreads > 0) await pool?.destroy()
+    await live.suspend()
+    await reopenable.close()
+  },
+  async resume() {
+    await reopenable.reopen()
+    live.reopen()
+    if (config.writerThreads > 0 && writeQueue) pool = startWriterPool()
+    writeQueue?.release()
+  },
+})
 
 let listenSocket: unknown
 app.listen(config.host, config.port, (socket) => {
@@ -137,7 +169,7 @@ async function stop(): Promise<void> {
   await journal?.close()
   await proxy.close()
   await live.close()
-  await store.close()
+  await reopenable.close()
   process.exit(0)
 }
 process.on('SIGTERM', () => void stop())

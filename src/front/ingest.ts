@@ -45,6 +45,12 @@ export interface IngestDeps {
    * the log as far as it stood, with the project then known, or undefined.
    */
   lateProject?: (pk: string) => Promise<string | undefined>
+  /**
+   * While an online compaction has the store closed: resolves once it is open
+   * again. A request's key is then looked up after its body is read (as a late
+   * project's is), so the request is taken and waits rather than refused.
+   */
+  whenStoreOpen?: () => Promise<void> | undefined
   /** Buffers for bodies of known length, given back by the queue once committed (WRITER_THREADS=0, body-pool.ts). */
   bodies?: BodyPool
   /** Sessions in progress and the ones being watched (src/live/board.ts); absent only in tests of the ingest path alone. */
@@ -95,6 +101,8 @@ function projectFor(deps: IngestDeps, res: HttpResponse, pk: string): string | P
     refuse(deps, res, 'invalid_request', pk ? 'The pk parameter is not a public key.' : 'The pk parameter is missing.', KEY_HINT_MISSING)
     return undefined
   }
+  const closed = deps.whenStoreOpen?.()
+  if (closed) return closed.then(() => deps.store.projectIdForPublicKey(pk) ?? deps.lateProject?.(pk))
   const projectId = deps.store.projectIdForPublicKey(pk)
   if (projectId) return projectId
   if (deps.lateProject) return deps.lateProject(pk)
@@ -173,7 +181,8 @@ function noteRefusal(deps: IngestDeps, projectId: string | undefined, meta: Chun
 /** The project and meta of a refused chunk, when the request names them (read before any await: uWS requests live only until then). */
 function refusedChunkOf(deps: IngestDeps, req: HttpRequest): [string | undefined, ChunkMeta | undefined] {
   const pk = req.getQuery('pk') ?? ''
-  const projectId = isPublicKey(pk) ? deps.store.projectIdForPublicKey(pk) : undefined
+  // While the store is closed for a compaction, the refusal goes unrecorded in the session (the client has its 413).
+  const projectId = isPublicKey(pk) && !deps.whenStoreOpen?.() ? deps.store.projectIdForPublicKey(pk) : undefined
   const parsed = projectId ? parseChunkMeta(req.getHeader('x-svc-meta')) : undefined
   return [projectId, parsed?.ok ? parsed.meta : undefined]
 }
@@ -243,6 +252,8 @@ export function handleStyle(deps: IngestDeps, res: HttpResponse, req: HttpReques
     const known = typeof projectId === 'string' ? projectId : await projectId
     if (!known) return refuseUnknownKey(deps, res)
     BYTES_IN.style.inc(read.body.byteLength)
+    // The body may have come in while a compaction closed the store.
+    await deps.whenStoreOpen?.()
     // A quick refusal from the counters as they stand; what decides is the writer (or, in the cluster mode, the
     // sink's reservation), so uploads in flight together cannot pass the bound. A hash held already is checked
     // against its body like a new one: answering 200 to any body would tell a key holder which texts a project has.

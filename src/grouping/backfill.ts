@@ -11,6 +11,7 @@
 import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import type { BackfillState, Store } from '../store/store.js'
+import { pastCompaction } from '../store/reopenable.js'
 import { groupUrl, RulesCache } from './group.js'
 
 export interface BackfillOptions {
@@ -75,7 +76,7 @@ export class BackfillRunner {
     let state = initial
     while (state.state === 'running' && !this.stopped) {
       const before = state.sessionsRekeyed
-      state = await this.store.continueBackfill(state.projectId, this.options.batch, rekey, this.now())
+      state = await pastCompaction(() => this.store.continueBackfill(state.projectId, this.options.batch, rekey, this.now()))
       metrics.backfillSessions.inc(Math.max(0, state.sessionsRekeyed - before))
       if (this.options.pauseMs > 0) await new Promise((r) => setTimeout(r, this.options.pauseMs))
       else await new Promise((r) => setImmediate(r))

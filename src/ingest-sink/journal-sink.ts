@@ -32,6 +32,8 @@ export interface IngestSinkOptions {
   maxQueuedBytes: number
   /** How items are grouped into log messages (DEFAULT_GROUP when absent). */
   group?: GroupOptions
+  /** While this node's store is closed for a compaction: resolves once it is open again (src/store/reopenable.ts). */
+  whenStoreOpen?: () => Promise<void> | undefined
 }
 
 /** How often a full stream is logged while ingest refuses for it, ms. */
@@ -71,6 +73,8 @@ export class JournalIngestSink implements IngestSink {
     this.queuedItems += 1
     this.queuedBytes += size
     try {
+      // Preparing an item reads this node's store (rules, positions): it waits out a compaction, under the same bounds.
+      await this.options.whenStoreOpen?.()
       return await this.publish(raw)
     } finally {
       this.queuedItems -= 1

@@ -67,6 +67,9 @@ export class WriteQueue implements IngestSink {
   queuedItems = 0
   queuedBytes = 0
   private fatal = false
+  /** Set by hold(): no batch leaves until release(). */
+  private held = false
+  private idle: (() => void) | undefined
 
   constructor(
     private readonly pool: Pick<Piscina, 'run'>,
@@ -75,6 +78,21 @@ export class WriteQueue implements IngestSink {
 
   get busy(): boolean {
     return this.inFlight > 0 || this.pending.length > 0
+  }
+
+  /**
+   * Sends no batch until release(), and resolves once the batches in flight
+   * are committed (an online compaction closes the store then). Requests go
+   * on queueing under the same bounds, answered only after their commit.
+   */
+  hold(): Promise<void> {
+    this.held = true
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (this.idle = resolve))
+  }
+
+  release(): void {
+    this.held = false
+    this.flush()
   }
 
   enqueue(item: WriteItem): Promise<SinkOutcome> {
@@ -99,7 +117,7 @@ export class WriteQueue implements IngestSink {
   }
 
   private flush(): void {
-    while (this.pending.length > 0 && this.inFlight < this.options.maxInFlight) {
+    while (!this.held && this.pending.length > 0 && this.inFlight < this.options.maxInFlight) {
       let bytes = 0
       let signalsBytes = 0
       let count = 0
@@ -144,6 +162,10 @@ export class WriteQueue implements IngestSink {
     for (const size of sizes) this.queuedBytes -= size
     batch.forEach((p, i) => p.resolve(outcomes[i]))
     this.inFlight -= 1
+    if (this.inFlight === 0 && this.idle) {
+      this.idle()
+      this.idle = undefined
+    }
     this.flush()
   }
 }

@@ -21,6 +21,7 @@ import { ApiError } from '../errors.js'
 import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import { StorageUnavailable, type IngestItem, type Store } from '../store/store.js'
+import { pastCompaction, StoreClosed } from '../store/reopenable.js'
 import { decodeControl, decodeIngestMessage, type ControlEntry } from './entries.js'
 import { LogFull, type Log, type LogEntry } from './log.js'
 import { appendControl, newControlEntry } from './control-append.js'
@@ -239,7 +240,8 @@ export class Applier {
    */
   private async follow(stream: string, apply: (entries: LogEntry[], after: number) => Promise<void>, inFlight: number): Promise<void> {
     while (!this.stopped) {
-      let after = this.store.journalPosition(stream)
+      // An online compaction may have the store closed: wait it out rather than end the follower.
+      let after = await pastCompaction(async () => this.store.journalPosition(stream))
       const reader = this.log.read(stream, after + 1, APPLY_BATCH_BYTES)
       this.restarts.set(stream, () => reader.stop())
       const pending: Promise<void>[] = []
@@ -258,6 +260,8 @@ export class Applier {
       } catch (error) {
         await Promise.allSettled(pending)
         if (this.stopped) return
+        // The store closed for an online compaction: no failure; the follower reads again once it is open.
+        if (error instanceof StoreClosed) continue
         metrics.journalFollowerFailures.inc({ stream })
         log.error('journal follower failed; resuming from the applied position', { stream, error: String(error) })
         await sleep(this.options.resumePauseMs ?? RESUME_PAUSE_MS)

@@ -35,9 +35,12 @@ export interface LiveSession {
 }
 
 export class LiveBoard {
-  private readonly root: RootDatabase
-  private readonly seenTable: Database<number, Key>
-  private readonly watchTable: Database<number, WatchKey>
+  // Not readonly: an online compaction closes the board and opens it again (suspend, reopen).
+  private root!: RootDatabase
+  private seenTable!: Database<number, Key>
+  private watchTable!: Database<number, WatchKey>
+  /** Between suspend() and reopen(): the environment is closed (and may be removed); nothing reads or writes it. */
+  private suspended = false
   /** Seen since the last sync, by project then session key. */
   private pending = new Map<string, Map<string, number>>()
   private pendingCount = 0
@@ -49,9 +52,13 @@ export class LiveBoard {
     readonly path: string,
     private readonly clock: () => number = Date.now,
   ) {
-    privateDir(path)
-    this.root = open({ path, ...BOARD_OPTIONS })
-    privateFiles(path)
+    this.openEnvironment()
+  }
+
+  private openEnvironment(): void {
+    privateDir(this.path)
+    this.root = open({ path: this.path, ...BOARD_OPTIONS })
+    privateFiles(this.path)
     this.seenTable = this.root.openDB<number, Key>('seen', {})
     this.watchTable = this.root.openDB<number, WatchKey>('watches', {})
   }
@@ -81,6 +88,8 @@ export class LiveBoard {
 
   /** Writes what this process saw, drops what is no longer live, and reads the watches. */
   async sync(): Promise<void> {
+    // Suspended: what was seen waits in memory for the board opened again.
+    if (this.suspended) return
     const pending = this.pending
     this.pending = new Map()
     this.pendingCount = 0
@@ -114,18 +123,20 @@ export class LiveBoard {
   /** `watcher` follows the session until `until` (ms), unless renewed; `relayed`: another node's, not to be told again. */
   watch(projectId: string, sessionKey: string, watcher: string, until: number, relayed = false): Promise<unknown> {
     if (!relayed) this.onWatch?.(projectId, sessionKey, watcher, until)
-    return this.watchTable.put([projectId, sessionKey, watcher], until)
+    // Suspended, a watch is lost as the board is (the watcher renews it).
+    return this.suspended ? Promise.resolve() : this.watchTable.put([projectId, sessionKey, watcher], until)
   }
 
   unwatch(projectId: string, sessionKey: string, watcher: string, relayed = false): Promise<unknown> {
     if (!relayed) this.onWatch?.(projectId, sessionKey, watcher, 0)
-    return this.watchTable.remove([projectId, sessionKey, watcher])
+    return this.suspended ? Promise.resolve() : this.watchTable.remove([projectId, sessionKey, watcher])
   }
 
   /** The project's sessions that sent a chunk within LIVE_WINDOW_MS, most recent first; `limit` at most. */
   liveSessions(projectId: string, limit: number): LiveSession[] {
     const since = this.clock() - LIVE_WINDOW_MS
     const live: LiveSession[] = []
+    if (this.suspended) return live
     for (const { key, value } of this.seenTable.getRange({ start: [projectId], end: [projectId, MAX_KEY_PART] as unknown as Key })) {
       if (value >= since) live.push({ sessionKey: key[1], lastSeenAt: value })
     }
@@ -135,7 +146,23 @@ export class LiveBoard {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     await this.sync().catch(() => {})
+    if (!this.suspended) await this.root.close()
+    this.suspended = true
+  }
+
+  /** Closes the environment for an online compaction, which removes it (removeLiveBoard); the timer goes on, idle. */
+  async suspend(): Promise<void> {
+    if (this.suspended) return
+    await this.sync().catch(() => {})
+    this.suspended = true
     await this.root.close()
+  }
+
+  /** Opens the board again (a fresh one after a compaction) and syncs at the next tick of the timer. */
+  reopen(): void {
+    if (!this.suspended) return
+    this.openEnvironment()
+    this.suspended = false
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import { log } from '../log.js'
 import type { ErasureRecord, NewErasure, Store } from '../store/store.js'
+import { pastCompaction } from '../store/reopenable.js'
 
 export interface ErasureOptions {
   /** Entries one step looks at. */
@@ -22,6 +23,8 @@ export interface ErasureOptions {
    * say where its items are: the cluster mode removes them from the log there (src/journal/log-scrub.ts).
    */
   beforeSteps?: (erasure: ErasureRecord) => Promise<void>
+  /** False while an online compaction has the store closed (src/store/reopenable.ts): the pick-up skips a look. */
+  storeOpen?: () => boolean
 }
 
 export class ErasureRunner {
@@ -58,6 +61,8 @@ export class ErasureRunner {
    */
   pickUpEvery(intervalMs: number): () => void {
     const timer = setInterval(() => {
+      // While a compaction has the store closed (StoreClosed), the next interval looks again.
+      if (this.options.storeOpen?.() === false) return
       for (const erasure of this.store.listRunningErasures()) this.ensureRunning(erasure)
     }, intervalMs)
     timer.unref()
@@ -88,7 +93,7 @@ export class ErasureRunner {
     let erasure = initial
     if (this.options.beforeSteps && erasure.state !== 'done' && erasure.phase === 'sessions') await this.options.beforeSteps(erasure)
     while (erasure.state !== 'done' && !this.stopped) {
-      erasure = await this.store.continueErasure(erasure.id, this.options.batch, this.now(), this.options.subjectKey)
+      erasure = await pastCompaction(() => this.store.continueErasure(erasure.id, this.options.batch, this.now(), this.options.subjectKey))
       if (this.options.pauseMs > 0) await new Promise((r) => setTimeout(r, this.options.pauseMs))
       else await new Promise((r) => setImmediate(r))
     }

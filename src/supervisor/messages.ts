@@ -98,8 +98,24 @@ export interface ControlPortAnswer {
   port: number
 }
 
-export type ChildMessage = ReadyMessage | MetricsRequest | MetricsReport | CompactRequest | ControlPortRequest
-export type PrimaryMessage = MetricsCollect | MetricsAnswer | ControlPortAnswer
+/**
+ * Primary → every child, for an online compaction (src/supervisor/compaction-round.ts): `pause` asks it to finish
+ * the writes in flight, hold the next ones and close every LMDB environment it has open (answered by `paused` with
+ * the same round); `resume` to open them anew (the compacted files) and go on. The listening sockets stay open.
+ */
+export interface PauseRequest {
+  type: 'pause' | 'resume'
+  round: number
+}
+
+/** Child → primary: every environment of this process is closed for the round. */
+export interface PausedAnswer {
+  type: 'paused'
+  round: number
+}
+
+export type ChildMessage = ReadyMessage | MetricsRequest | MetricsReport | CompactRequest | ControlPortRequest | PausedAnswer
+export type PrimaryMessage = MetricsCollect | MetricsAnswer | ControlPortAnswer | PauseRequest
 
 /**
  * Front → control worker, on every forwarded request. The front sets these and

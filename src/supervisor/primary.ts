@@ -1,8 +1,9 @@
 /**
  * The primary process: starts the control worker, then WORKERS front
  * processes on one port, restarts any that dies, and stops them all on
- * SIGTERM/SIGINT. It opens the store only while every child is stopped, to
- * compact it after an erasure (src/store/lmdb/compaction.ts).
+ * SIGTERM/SIGINT. It opens the store only while every child has it closed, to
+ * compact it after an erasure (src/store/lmdb/compaction.ts): at start-up
+ * before any child starts, and online while they are paused (compaction-round.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -12,6 +13,7 @@ import { log } from '../log.js'
 import type { ChildMessage, PrimaryMessage, ReadyMessage } from './messages.js'
 import { metrics } from '../metrics/registry.js'
 import { createMetricsHub } from './metrics-hub.js'
+import { CompactionRounds } from './compaction-round.js'
 
 // Paths are relative to the built bundle in dist/.
 const FRONT_ENTRY = new URL('./front.js', import.meta.url)
@@ -30,6 +32,8 @@ interface Supervised {
   startedAt: number
   /** Restarts of this child so far: logged with each one, so a test or an operator counts them from the output. */
   restarts: number
+  /** Answered `ready` since its last start: a compaction round waits for it to pause (compaction-round.ts). */
+  ready: boolean
 }
 
 /** Compacts the store while no child has it open; a failure is logged, and the erased bytes wait for the next one. */
@@ -88,10 +92,9 @@ export async function runPrimary(config: Config): Promise<void> {
   }
   let stopping = false
   let started = false
-  /** Children stopped on purpose (a compaction): their exits are not crashes. */
-  let paused = false
   const children: Supervised[] = []
   const hub = createMetricsHub(() => children.map((unit) => unit.child))
+  const rounds = new CompactionRounds(() => children, () => compact(config), () => stopping)
 
   /**
    * A front (and its writer thread, V8 flags being per process) gets a larger
@@ -106,10 +109,12 @@ export async function runPrimary(config: Config): Promise<void> {
 
   function start(entry: URL, unit: Supervised, onReady?: (message: ReadyMessage) => void): void {
     unit.startedAt = Date.now()
+    unit.ready = false
     const child = fork(entry, [], { env, execArgv: execArgvOf(entry), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
     unit.child = child
     child.on('message', (message: ChildMessage) => {
       if (message?.type === 'ready') {
+        unit.ready = true
         if (message.role === 'control' && !controlPort) {
           controlPort = message.port
           env.CONTROL_PORT = String(controlPort)
@@ -119,10 +124,12 @@ export async function runPrimary(config: Config): Promise<void> {
       } else if (message?.type === 'control-port-request') {
         void controlPortReady.then((port) => child.connected && child.send({ type: 'control-port', port } satisfies PrimaryMessage))
       } else if (message?.type === 'compact') compactWhenServing()
+      else if (message?.type === 'paused') rounds.paused(child, message.round)
       else hub.handle(child, message)
     })
     child.on('exit', (code, signal) => {
-      if (stopping || paused) return
+      rounds.exited(child)
+      if (stopping) return
       if (!started) {
         // A child that dies before the cluster first serves will not do better on a restart: fail loudly.
         log.error('child exited during start-up; stopping', { name: unit.name, code, signal })
@@ -134,12 +141,13 @@ export async function runPrimary(config: Config): Promise<void> {
       unit.restarts += 1
       metrics.restarts.inc({ child: unit.name })
       log.warn('child exited; restarting', { name: unit.name, code, signal, restartInMs: unit.backoff, restarts: unit.restarts })
-      setTimeout(() => !stopping && start(entry, unit), unit.backoff)
+      // Not while a compaction has the store closed: the child would open the file about to be replaced.
+      setTimeout(() => !stopping && rounds.whenOpen(() => !stopping && start(entry, unit)), unit.backoff)
     })
   }
 
   function launch(name: string, entry: URL): Promise<ReadyMessage> {
-    const unit: Supervised = { name, entry, backoff: BACKOFF_MIN_MS / 2, startedAt: 0, restarts: 0 }
+    const unit: Supervised = { name, entry, backoff: BACKOFF_MIN_MS / 2, startedAt: 0, restarts: 0, ready: false }
     // Present from the start, so that a scrape shows 0 rather than no series for a child never restarted.
     metrics.restarts.inc({ child: name }, 0)
     children.push(unit)
@@ -158,41 +166,18 @@ export async function runPrimary(config: Config): Promise<void> {
     if (stopping) return
     stopping = true
     log.info('stopping', { signal })
+    // A compaction under way ends first: its children resume, then write what they held before they stop.
+    await rounds.settled()
     await Promise.all(children.map(stopChild))
     process.exit(exitCode)
   }
 
-  let compacting: Promise<void> | undefined
-  let compactAgain = false
   let compactOnceStarted = false
 
-  /** Not while starting: the fronts being launched would be stopped before they first answered ready. */
+  /** Not while starting: the fronts being launched would not yet answer a pause. */
   function compactWhenServing(): void {
-    if (started) compactOnline()
+    if (started) rounds.request()
     else compactOnceStarted = true
-  }
-
-  /**
-   * An erasure finished (the control worker asks): stop every child, compact, start them again, control first.
-   * Requests while one runs make one more after it.
-   */
-  function compactOnline(): void {
-    if (compacting) return void (compactAgain = true)
-    compacting = (async () => {
-      do {
-        compactAgain = false
-        paused = true
-        log.info('compacting the store after an erasure: every child stops and starts again')
-        await Promise.all(children.map(stopChild))
-        if (stopping) return
-        await compact(config)
-        paused = false
-        const [control, ...fronts] = children
-        await new Promise((resolve) => start(control.entry, control, resolve))
-        await Promise.all(fronts.map((front) => new Promise((resolve) => start(front.entry, front, resolve))))
-        log.info('serving again after the compaction', { workers: fronts.length })
-      } while (compactAgain && !stopping)
-    })().finally(() => (compacting = undefined))
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
@@ -203,7 +188,7 @@ export async function runPrimary(config: Config): Promise<void> {
   // service announces itself only once all are ready (a control route asked meanwhile is answered 500 with a retry hint).
   const [, ...fronts] = await Promise.all([launch('control', CONTROL_ENTRY), ...Array.from({ length: config.workers }, (_, i) => launch(`front-${i + 1}`, FRONT_ENTRY))])
   started = true
-  if (compactOnceStarted) compactOnline()
+  if (compactOnceStarted) rounds.request()
   const native = fronts.every((m) => m.native === true)
   const http = fronts[0]?.http
   log.info('listening', { url: `http://${config.host}:${port}`, port, workers: config.workers, native, http, dataDir: config.dataDir })

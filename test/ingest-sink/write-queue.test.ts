@@ -233,3 +233,28 @@ t.test('busy is false when nothing waits and nothing is being written', async (t
   await done
   t.notOk(queue.busy)
 })
+
+t.test('held for a compaction: hold resolves once the batches in flight commit; items queue under the bounds, none leaves or is answered until release', async (t) => {
+  const pool = fakePool()
+  const queue = new WriteQueue(pool, { ...options, maxQueuedItems: 3 })
+  const first = queue.enqueue(chunk())
+  await turn()
+  t.equal(pool.calls.length, 1)
+  let held = false
+  const holding = queue.hold().then(() => (held = true))
+  await turn()
+  t.notOk(held, 'a batch in flight is waited for')
+  pool.store(0)
+  await holding
+  t.equal(await first, 'stored')
+  const waiting = [queue.enqueue(chunk()), queue.enqueue(chunk()), queue.enqueue(chunk())]
+  t.equal(await queue.enqueue(chunk()), 'full', 'past the bound: full (429 overloaded), as ever')
+  let answered = 0
+  for (const item of waiting) void item.then(() => (answered += 1))
+  await turn()
+  t.same([pool.calls.length, answered], [1, 0], 'nothing written nor answered while held')
+  queue.release()
+  t.equal(pool.calls.length, 2, 'released: the held items leave as one batch')
+  pool.store(1)
+  t.same(await Promise.all(waiting), ['stored', 'stored', 'stored'])
+})

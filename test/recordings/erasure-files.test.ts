@@ -16,8 +16,8 @@ import { join } from 'node:path'
 import t from 'tap'
 import { call } from '../helpers/api.js'
 import { startCluster, tempDataDir, type Cluster } from '../helpers/cluster.js'
-import { seedProject } from '../helpers/seed.js'
-import { postChunk, postSignals } from '../helpers/read.js'
+import { seedProject, storeAt, type Seeded } from '../helpers/seed.js'
+import { events, postChunk, postSignals } from '../helpers/read.js'
 
 const NOW = Date.now()
 const mark = (what: string) => `${what}-${randomBytes(8).toString('hex')}`
@@ -130,4 +130,78 @@ t.test('an erased session\'s markers are in no file under DATA_DIR after the era
   t.notOk(JSON.stringify(elements.body).includes('MARK'), 'the element leaderboard shows no erased label')
   const clickedBy = await post('/cli/sessions.list', { projectId: project.id, page: 'shop.test/account', selector: '#pay' })
   t.same(clickedBy.body.sessions?.map((s: any) => s.sessionKey), ['s-kept'], 'an element\'s sessions are only the one kept')
+})
+
+/**
+ * Erasure without an outage (issue 42): a client records continuously for
+ * the erasing organisation and for another while 10 erasures run one after
+ * another, each compacted at once (COMPACTION_DELAY_MS=0) with every process
+ * paused, none stopped.
+ */
+t.test('10 erasures in a row, each compacted online: 0 refused connections, 0 5xx, every acknowledged chunk reads back, each erased marker in no file', async (t) => {
+  const dataDir = tempDataDir()
+  const cluster = await startCluster({ workers: 1, dataDir, env: { COMPACTION_DELAY_MS: '0' } })
+  t.teardown(async () => {
+    await cluster.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  const erasing = await seedProject(dataDir)
+  const other = await seedProject(dataDir, 'Other', 'owner@other.test')
+  // A deployment's processes are the only ones with the store open while it is compacted: the seeding one lets go.
+  await storeAt(dataDir).close()
+
+  const statuses: Record<string, number> = {}
+  const failures: string[] = []
+  const acknowledged = new Map<string, { token: string; projectId: string; seqs: number[] }>()
+  let sending = true
+  const count = (what: string, status: number) => (statuses[`${what} ${status}`] = (statuses[`${what} ${status}`] ?? 0) + 1)
+  /** One tracker's traffic: a chunk then a signals batch, over and over, 25 chunks a session; errors by code. */
+  async function sendContinuously(seeded: Seeded, name: string): Promise<void> {
+    for (let n = 0; sending; n++) {
+      const sk = `s-live-${name}-${Math.floor(n / 25)}`
+      const seq = n % 25
+      try {
+        const chunk = await postChunk(cluster.url, seeded.project.publicKey, { sk, seq, firstTs: Date.now() - 1_000, lastTs: Date.now() }, Buffer.from(JSON.stringify(events(seq * 10, 10))))
+        count('chunk', chunk)
+        if (chunk === 200) {
+          const session = acknowledged.get(sk) ?? { token: seeded.apiKey, projectId: seeded.project.id, seqs: [] }
+          session.seqs.push(seq)
+          acknowledged.set(sk, session)
+        }
+        count('signals', await postSignals(cluster.url, seeded.project.publicKey, { sk, vid: `v-${sk}`, views: [{ url: 'https://shop.test/', startedAt: Date.now() - 1_000, activeMs: 500 }] }))
+      } catch (error) {
+        failures.push(String((error as { cause?: { code?: string } }).cause?.code ?? error))
+      }
+    }
+  }
+  const clients = [sendContinuously(erasing, 'erasing'), sendContinuously(other, 'other')]
+
+  const post = (route: string, body: unknown) => call(cluster.url, route, { token: erasing.apiKey, body })
+  const started = Date.now()
+  for (let i = 0; i < 10; i++) {
+    const marker = mark(`MARK${i}X`)
+    const sk = `s-gone-${marker}`
+    t.same(await record(cluster, erasing.project.publicKey, sk, `u-${i}`, marker), [200, 200], `erasure ${i}: its session is recorded`)
+    t.not(filesHolding(dataDir, marker).length, 0, `erasure ${i}: before, its marker is in the files`)
+    const created = await post('/cli/erasures.create', { projectId: erasing.project.id, by: { sessionKey: sk } })
+    t.equal(created.status, 200, `erasure ${i} is accepted`)
+    const done = await until(() => post('/cli/erasures.get', { erasureId: created.body.erasure.id }), (a) => a.body.erasure?.state === 'done' && a.body.erasure.scrubbed === true)
+    t.ok(done, `erasure ${i} is done and a compaction ran after it`)
+    t.same(filesHolding(dataDir, marker), [], `erasure ${i}: after its compaction, its marker is in no file`)
+  }
+  const elapsed = Date.now() - started
+  sending = false
+  await Promise.all(clients)
+
+  t.same(failures, [], 'no request failed: 0 refused connections (ECONNREFUSED), 0 reset')
+  t.same(Object.keys(statuses).sort(), ['chunk 200', 'signals 200'], `every ingest request was answered 200: ${JSON.stringify(statuses)}`)
+  t.ok(statuses['chunk 200'] > 100, `the clients sent throughout (${statuses['chunk 200']} chunks in ${elapsed} ms)`)
+  for (const [sk, session] of acknowledged) {
+    const listed = await call(cluster.url, '/cli/sessions.chunks', { token: session.token, body: { projectId: session.projectId, sessionKey: sk } })
+    t.equal(listed.status, 200)
+    const stored = new Set(listed.body.chunks.map((c: { seq: number }) => c.seq))
+    t.same(session.seqs.filter((seq) => !stored.has(seq)), [], `every acknowledged chunk of ${sk} reads back`)
+  }
+  t.match(cluster.output(), /children resumed after the compaction/, 'the compactions paused the children')
+  t.notMatch(cluster.output(), /child exited/, 'and no child stopped')
 })

@@ -19,6 +19,7 @@ import { styleLookup } from '../../recordings/styles.js'
 import { sessionFollowBody } from '../../schemas/read.js'
 import { sessionFollowAnswer } from '../../schemas/read-answers.js'
 import type { Store } from '../../store/store.js'
+import { StoreClosed } from '../../store/reopenable.js'
 import type { ApiKeyAuth } from '../auth.js'
 import { auditRecorder } from '../audit.js'
 import { operation, type Operation } from '../router.js'
@@ -70,8 +71,14 @@ export function liveOperations(store: Store, board: LiveBoard | undefined, chunk
         const stop = new AbortController()
         const source = {
           chunks: (fromSeq?: number) => {
-            const now = store.getSession(project.id, sk)
-            return now && now.purgedAt === undefined ? store.listChunks(project.id, sk, fromSeq) : undefined
+            try {
+              const now = store.getSession(project.id, sk)
+              return now && now.purgedAt === undefined ? store.listChunks(project.id, sk, fromSeq) : undefined
+            } catch (error) {
+              // An online compaction has the store closed for a moment: nothing new at this look; the next finds it.
+              if (error instanceof StoreClosed) return []
+              throw error
+            }
           },
           load: (info: Parameters<ChunkBytes>[2]) => () => chunkBytes(project.id, sk, info),
           styles: styleLookup((hash) => store.getStyle(project.id, hash)),

@@ -14,8 +14,9 @@
  * environment, whose separators are then keys that exist.
  *
  * The rebuild replaces data.mdb, which every process must then open anew: the
- * primary stops every child, compacts both environments here, and starts them
- * again (src/supervisor/primary.ts). It runs with no process holding the
+ * primary pauses every child (each closes its environments and holds its
+ * writes), compacts both environments here, and resumes them
+ * (src/supervisor/compaction-round.ts). It runs with no process holding the
  * environment, so nothing written during the copy is lost.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -72,6 +73,7 @@ export async function compactStore(dataDir: string, mapSize: number, now = Date.
     rmSync(scratch, { recursive: true, force: true })
   }
   // Sessions seen and watched in the last minutes, erased ones among them: the next chunks and watches put back the rest.
+  // Every child has closed the board too (LiveBoard.suspend), so no process maps the files removed.
   removeLiveBoard(dataDir)
   writeFileSync(join(dataDir, MARK_FILE), String(now), { mode: 0o600 })
   rmSync(join(dataDir, WANTED_FILE), { force: true })
