@@ -22,6 +22,7 @@ import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import { StorageUnavailable, type IngestItem, type Store } from '../store/store.js'
 import { pastCompaction, StoreClosed } from '../store/reopenable.js'
+import { applyLeaderCopies } from './diverged.js'
 import { decodeControl, decodeIngestMessage, type ControlEntry } from './entries.js'
 import { LogFull, type Log, type LogEntry } from './log.js'
 import { appendControl, newControlEntry } from './control-append.js'
@@ -312,6 +313,10 @@ export class Applier {
       metrics.journalApply.observe((now - entry.receivedAt) / 1000)
     }
     this.advanced(stream, last)
+    // Items met again elsewhere: where a replica held another message, the leader's is applied (diverged.ts). After
+    // the position moved on: batches in flight advance it in their order, and these items need no position.
+    const moved = this.store.takeMovedPlaces()
+    if (moved.length) this.itemsApplied += await applyLeaderCopies(moved, { store: this.store, log: this.log, chunkBytesInLog: this.options.chunkBytesInLog, open: (at, seq, data) => this.opened('ingest', at, { seq, data }) })
   }
 
   /** The entry's plain bytes, or undefined for one that does not open with this cluster's secret (skipped, counted). */

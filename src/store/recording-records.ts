@@ -38,6 +38,13 @@ export function uncountRecording(stats: ProjectStats, session: SessionRecord, by
   stats.recordedMs = Math.max(0, (stats.recordedMs ?? 0) - recordedSpan(session))
 }
 
+/** What names an ingest item across the log's places: a chunk by its session and seq, a signals batch by its log id. */
+export function itemIdentity(item: IngestItem): string {
+  if (item.kind === 'chunk') return `chunk ${item.projectId} ${item.meta.sk} ${item.meta.seq}`
+  if (item.kind === 'signals') return `signals ${item.id ?? ''}`
+  return `style ${item.projectId} ${item.hash}`
+}
+
 export function chunkInfoOf(item: ChunkItem): ChunkInfo {
   const { meta, body, receivedAt } = item
   return {

@@ -5,6 +5,7 @@
  * and deleting old recordings (retention).
  */
 import type {
+  MovedPlace,
   BackfillState,
   ChunkInfo,
   EvictionResult,
@@ -37,6 +38,11 @@ export interface RecordingStore {
   journalPosition(stream: string): number
   /** Cluster mode: records a log position as applied, for entries applied by other calls. */
   setJournalPosition(applied: JournalPosition): Promise<void>
+  /**
+   * Cluster mode: the places items already held were at when appendBatch met them again at another place (an
+   * erasure's rewrite, or a replica that had held another message there), each with the item's identity; drained.
+   */
+  takeMovedPlaces(): MovedPlace[]
   /**
    * Cluster mode: applies one control entry. `run` makes the store calls the
    * entry names; the position is recorded in the same transaction as their

@@ -373,3 +373,9 @@ export interface NewProject {
   id: string
   createdAt: number
 }
+
+/** An ingest item held at `from` met again at another place of the log; `item` names it (recording-records.ts itemIdentity). */
+export interface MovedPlace {
+  from: JournalPosition
+  item: string
+}

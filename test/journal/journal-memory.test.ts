@@ -25,6 +25,7 @@ import { BatchOutOfOrder, type Store } from '../../src/store/store.js'
 import type { GroupOptions } from '../../src/journal/group-commit.js'
 import { testLogSeal } from '../helpers/log-secret.js'
 import { frictionBatch, journalSuite, projectOn, startNode } from './journal.case.js'
+import { until } from '../helpers/until.js'
 
 let logs = 0
 function memoryLog(): { log: MemoryLog; layout: JournalLayout } {
@@ -236,4 +237,46 @@ t.test('a replica that holds another message where a chunk was applied is not be
   const fromLeader = await journalChunkBytes(a.local, diverged(false), testLogSeal)(project.id, 's1', first)
   t.same(Buffer.from(fromLeader!), sent(0), 'the replica\'s message is another chunk\'s: the leader\'s copy is read')
   t.equal(await journalChunkBytes(a.local, diverged(true), testLogSeal)(project.id, 's1', first), undefined, 'with the leader wrong too, no bytes rather than another chunk\'s')
+})
+
+t.test("a replica that held another message where a batch was applied: the leader's message there is applied once the node meets that batch again", async (t) => {
+  const { log, layout } = memoryLog()
+  const a = await startNode(t, log, layout)
+  const project = await projectOn(a)
+  const sink = new JournalIngestSink(a.local, log, { layout, seal: testLogSeal, deadlineMs: 5_000, maxQueuedItems: 100, maxQueuedBytes: 1 << 24 })
+  const now = Date.now()
+  for (const sk of ['s1', 's2']) t.equal(await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: now, body: frictionBatch(sk, now - 60_000, 2) }), 'stored')
+  const stream = signalsStream(layout)
+  t.equal((await log.heads([stream])).get(stream), 2, 'two messages, both acknowledged')
+  // As the chaos harness found after a bridge partition: the replica a node reads holds, at 1, the message the leader keeps at 2.
+  const second = (await log.get(stream, 2))!
+  const diverged = new Proxy(log, {
+    get(target, name) {
+      if (name === 'read') {
+        return (at: string, from: number, maxBytes: number) => {
+          const reader = target.read(at, from, maxBytes)
+          return {
+            stop: () => reader.stop(),
+            async *[Symbol.asyncIterator]() {
+              for await (const entries of reader) yield entries.map((entry) => (at === stream && entry.seq === 1 ? { ...entry, data: second } : entry))
+            },
+          }
+        }
+      }
+      const value = Reflect.get(target, name, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+  const repairs = async () => (await metrics.journalDiverged.get()).values[0]?.value ?? 0
+  const before = await repairs()
+  const b = await startNode(t, diverged, layout)
+  t.ok(await b.applier.caughtUp(5_000))
+  // The repair follows the position: caught up first, then the leader's message.
+  await until("the leader's message applied", async () => (await repairs()) > before)
+  await b.local.applyDerivations()
+  const feed = b.local.listFriction(project.id, { since: 0, until: now + 60_000, limit: 100 }).items
+  t.same([...new Set(feed.map((item) => item.sessionKey))].sort(), ["s1", "s2"], 'both batches on the node that read the diverged replica')
+  t.equal(feed.length, 4, 'each counted once')
+  t.equal((await repairs()) - before, 1, "one place where the leader's message was applied")
+  t.same(b.local.takeMovedPlaces(), [], 'nothing left to look at')
 })

@@ -4,7 +4,8 @@
  * read-modify-write of a session record is atomic).
  */
 import { threadId } from 'node:worker_threads'
-import type { IngestItem, IngestOutcome, JournalPosition, PageRecord, ProjectStats } from '../records.js'
+import type { IngestItem, IngestOutcome, JournalPosition, MovedPlace, PageRecord, ProjectStats } from '../records.js'
+import { itemIdentity } from '../recording-records.js'
 import { shortId } from '../aggregates/ids.js'
 import { countsAsOtherPage, moveToOther, OTHER_PAGE, otherPageRecord } from '../aggregates/pages.js'
 import { chunkInfoOf, countChunk, emptyStats, sessionWithChunk } from '../recording-records.js'
@@ -41,22 +42,23 @@ class StatsUpdates {
 }
 
 /** Applies a run of items in the current transaction, each project's counters written once; `maxPages`: the page cap (aggregates/pages.ts). */
-export function applyItems(tables: Tables, items: IngestItem[], aggregate: boolean, maxPages: number): IngestOutcome[] {
+export function applyItems(tables: Tables, items: IngestItem[], aggregate: boolean, maxPages: number, moved: MovedPlace[] = []): IngestOutcome[] {
   const stats = new StatsUpdates(tables)
   const pages = new PageIndex(tables.pages, maxPages)
   const outcomes = items.map((item) =>
-    item.kind === 'chunk' ? applyChunk(tables, item, stats, pages) : item.kind === 'style' ? applyStyle(tables, item, stats) : applySignals(tables, item, aggregate, stats, pages),
+    item.kind === 'chunk' ? applyChunk(tables, item, stats, pages, moved) : item.kind === 'style' ? applyStyle(tables, item, stats) : applySignals(tables, item, aggregate, stats, pages, moved),
   )
   stats.flush()
   return outcomes
 }
 
-function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates, pages: PageIndex): IngestOutcome {
+function applyChunk(tables: Tables, item: ChunkItem, counters: StatsUpdates, pages: PageIndex, moved: MovedPlace[]): IngestOutcome {
   const { projectId, meta, body, receivedAt } = item
   const key = [projectId, meta.sk, meta.seq]
   // A repeated seq is a retry of a chunk already acknowledged: keep the first copy, at the log's newer place if it moved.
   if (tables.chunkInfo.doesExist(key)) {
-    if (item.journal) moveTo(tables.chunkInfo, key, item.journal)
+    const from = item.journal && moveTo(tables.chunkInfo, key, item.journal)
+    if (from) moved.push({ from, item: itemIdentity(item) })
     return 'duplicate'
   }
 
@@ -96,10 +98,11 @@ function applyStyle(tables: Tables, item: StyleItem, counters: StatsUpdates): In
  * A record held already, met again at another place in the log: an erasure rewrote the message that held it
  * (log-scrub.ts) and will remove the old one, so the record follows its copy.
  */
-function moveTo<R extends { journal?: JournalPosition }>(table: { get(key: Key): R | undefined; put(key: Key, value: R): unknown }, key: Key, place: JournalPosition): void {
+function moveTo<R extends { journal?: JournalPosition }>(table: { get(key: Key): R | undefined; put(key: Key, value: R): unknown }, key: Key, place: JournalPosition): JournalPosition | undefined {
   const held = table.get(key)
-  if (!held || (held.journal?.stream === place.stream && held.journal.seq === place.seq && held.journal.part === place.part)) return
+  if (!held || (held.journal?.stream === place.stream && held.journal.seq === place.seq && held.journal.part === place.part)) return undefined
   table.put(key, { ...held, journal: place })
+  return held.journal
 }
 
 /** Distinguishes batches received in the same millisecond within one transaction. */
@@ -116,7 +119,7 @@ function localSignalsKey(projectId: string, receivedAt: number, sk: string): Key
  * fold thread to count into the aggregates after the acknowledgement
  * (fold-log.ts): the entry commits with the batch, so none is ever missed.
  */
-function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean, counters: StatsUpdates, pages: PageIndex): IngestOutcome {
+function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean, counters: StatsUpdates, pages: PageIndex, moved: MovedPlace[]): IngestOutcome {
   const { projectId, batch, receivedAt } = item
   const reportOnly = batch.lost !== undefined && !batch.views.length && !batch.clicks.length && !batch.errors.length && !batch.console && !batch.requests
   if (batch.lost) noteLosses(tables, item, counters)
@@ -125,7 +128,8 @@ function applySignals(tables: Tables, item: SignalsItem, aggregate: boolean, cou
   // From the log, the entry's id is the batch's identity on every node, and a repeat of it is counted once.
   const key = item.id === undefined ? localSignalsKey(projectId, receivedAt, batch.sk) : [projectId, receivedAt, batch.sk, item.id]
   if (item.id !== undefined && tables.signals.doesExist(key)) {
-    if (batch.journal) moveTo(tables.signals, key, batch.journal)
+    const from = batch.journal && moveTo(tables.signals, key, batch.journal)
+    if (from) moved.push({ from, item: itemIdentity(item) })
     return 'duplicate'
   }
   // The client's own id: a resend arrives at another time, under another key, in another log entry.

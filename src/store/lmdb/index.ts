@@ -18,6 +18,7 @@ import type {
   EvictionResult,
   IngestItem,
   IngestOutcome,
+  MovedPlace,
   AppliedBatch,
   JournalPosition,
   NewProject,
@@ -89,8 +90,17 @@ export class LmdbStore extends LmdbInsights implements Store {
     await this.settle(this.root.transaction(() => void this.tables.journalPositions.put(applied.stream, applied.seq)))
   }
 
+  /** Places of items met again elsewhere since the last take (applyItems notes them; a retried item may note one twice). */
+  private moved: MovedPlace[] = []
+
+  takeMovedPlaces(): MovedPlace[] {
+    const moved = this.moved
+    this.moved = []
+    return moved
+  }
+
   private apply(items: IngestItem[]): IngestOutcome[] {
-    return applyItems(this.tables, items, this.options.aggregates !== false, this.maxPages)
+    return applyItems(this.tables, items, this.options.aggregates !== false, this.maxPages, this.moved)
   }
   // ---- projects ----
 

@@ -1,10 +1,12 @@
 /** What one ingest item does to the in-memory store: the same records, counted the same way, as lmdb/append.ts writes. */
-import type { IngestItem, IngestOutcome, PageRecord, ProjectStats } from '../records.js'
+import type { IngestItem, IngestOutcome, JournalPosition, MovedPlace, PageRecord, ProjectStats } from '../records.js'
 import { countsAsOtherPage, moveToOther, OTHER_PAGE, otherPageRecord } from '../aggregates/pages.js'
-import { chunkInfoOf, countChunk, emptyStats, sessionWithChunk } from '../recording-records.js'
+import { chunkInfoOf, countChunk, emptyStats, itemIdentity, sessionWithChunk } from '../recording-records.js'
 import { countCompleteness, sessionWithLosses } from '../session-losses.js'
 import { admitStyle } from '../../recordings/styles.js'
 import { inner, sessionId, type MemoryData } from './data.js'
+
+const samePlace = (a: JournalPosition | undefined, b: JournalPosition) => a?.stream === b.stream && a.seq === b.seq && a.part === b.part
 
 function statsOf(data: MemoryData, projectId: string): ProjectStats {
   let stats = data.projectStats.get(projectId)
@@ -12,13 +14,17 @@ function statsOf(data: MemoryData, projectId: string): ProjectStats {
   return stats
 }
 
-export function appendChunk(data: MemoryData, item: Extract<IngestItem, { kind: 'chunk' }>): IngestOutcome {
+export function appendChunk(data: MemoryData, item: Extract<IngestItem, { kind: 'chunk' }>, moved: MovedPlace[] = []): IngestOutcome {
   const { projectId, meta, body, receivedAt } = item
   const chunks = inner(data.chunks, sessionId(projectId, meta.sk))
   // A repeated seq is a retry of a chunk already acknowledged: keep the first copy (at the log's newer place, as lmdb/append.ts).
   const held = chunks.get(meta.seq)
   if (held) {
-    if (item.journal) held.info = { ...held.info, journal: item.journal }
+    const from = held.info.journal
+    if (item.journal && !samePlace(from, item.journal)) {
+      held.info = { ...held.info, journal: item.journal }
+      if (from) moved.push({ from, item: itemIdentity(item) })
+    }
     return 'duplicate'
   }
   const info = chunkInfoOf(item)

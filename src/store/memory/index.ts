@@ -8,6 +8,7 @@
  */
 import type {
   AuditRecord,
+  MovedPlace,
   AuditSlice,
   BackfillState,
   ChunkInfo,
@@ -124,8 +125,17 @@ export class MemoryStore extends MemoryAccounts implements Store {
     if (applied?.after !== undefined && this.journalPosition(applied.stream) !== applied.after) throw new BatchOutOfOrder(applied, this.journalPosition(applied.stream))
     if (applied) this.journalPositions.set(applied.stream, applied.seq)
     return items.map((item) =>
-      item.kind === 'chunk' ? appendChunk(this.data, copy(item)) : item.kind === 'style' ? appendStyle(this.data, copy(item)) : appendSignals(this.data, copy(item)),
+      item.kind === 'chunk' ? appendChunk(this.data, copy(item), this.moved) : item.kind === 'style' ? appendStyle(this.data, copy(item)) : appendSignals(this.data, copy(item)),
     )
+  }
+
+  /** As lmdb/index.ts, for chunks: this store keeps no log place of a signals batch. */
+  private moved: MovedPlace[] = []
+
+  takeMovedPlaces(): MovedPlace[] {
+    const moved = this.moved
+    this.moved = []
+    return moved
   }
 
   private readonly journalPositions = new Map<string, number>()
