@@ -15,7 +15,7 @@
  * the session already added before. Event JSON is counted as sent.
  */
 import { brotliCompressSync, constants, gunzipSync, gzipSync } from 'node:zlib'
-import { expandedEvents } from '../src/recordings/compact-mutations.js'
+import { SessionContents, expandedEvents } from '../src/recordings/compact-mutations.js'
 import type { Store } from '../src/store/store.js'
 
 /** rrweb's IncrementalSource, by number (rrweb types, `IncrementalSource`). */
@@ -59,6 +59,7 @@ export function sessionFigures(store: Store, projectId: string, sk: string): Ses
   const figures: SessionFigures = { recordedMs: 0, chunks: 0, stored: 0, largestChunk: 0, json: 0, fullSnapshots: 0, byKind: {}, brotliChunks: 0, brotliSession: 0, addedJson: 0, repeatedJson: 0 }
   const session: string[] = []
   const added = new Set<string>()
+  const contents = new SessionContents()
   let first = Infinity
   let last = 0
   for (const info of store.listChunks(projectId, sk)) {
@@ -75,7 +76,7 @@ export function sessionFigures(store: Store, projectId: string, sk: string): Ses
     session.push(json)
     const events = JSON.parse(json) as { type: number; data?: { source?: number } }[]
     // The adds as rrweb emitted them, before the tracker wrote them compactly.
-    const asEmitted = expandedEvents(events)
+    const asEmitted = expandedEvents(events, contents, info.pageIndex)
     const parts = new Map<string, string[]>()
     for (const [i, event] of events.entries()) {
       const kind = kindOf(event)

@@ -1,16 +1,18 @@
 /**
- * Bytes per recorded minute on real applications (issue 32): Chromium drives
- * scripted, seeded visitors at human pace through two single-page applications
- * that ship in npm packages (bench/storage-apps-visitors.ts), each page with
- * the tracker installed from the project's snippet, against a fresh service;
- * then the store is read back (bench/storage-apps-figures.ts) and the figures
+ * Bytes per recorded minute on real applications (issues 32 and 47): Chromium
+ * drives scripted, seeded visitors at human pace through three single-page
+ * applications that ship in npm packages (bench/storage-apps-visitors.ts), each
+ * page with the tracker installed from the project's snippet, against a fresh
+ * service; then the store is read back (bench/storage-apps-figures.ts, and
+ * bench/storage-apps-dictionary.ts for added nodes written once per chunk
+ * against once per page view, from the same sessions) and the figures
  * go into bench/storage-results.md under the run's label, beside other labels'
  * (an A/B is two labels run with the same seeds).
  *
  * Runs on its own (not in `npm test`), in real time: `npm run bench:storage --
  * [--label=NAME] [--minutes=1,3,10] [--runs=N] [--apps=swagger,monaco] [--dump=DIR] [--out=FILE|-]
  * [--main=FILE]` (--dump: each session's chunks as JSON; --main: another
- * build's main.js, for an A/B of two builds). The apps are
+ * build's main.js, for an A/B of two builds; --apps=swagger,monaco,grid). The apps are
  * visited at the same time, each in its own browser context; the sessions of
  * one app one after the other. Defaults: minutes 1,3,10, 2 runs of the 1- and
  * 3-minute sessions and 1 of the 10-minute one.
@@ -23,6 +25,7 @@ import { chromium, type Browser } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
 import { ROOT, startCluster } from '../test/helpers/cluster.js'
 import { seedProject, storeAt } from '../test/helpers/seed.js'
+import { dictionaryFigures, dictionaryTable, type DictionaryRow, type StoredJson } from './storage-apps-dictionary.js'
 import { addUp, compressionTable, kindTable, perMinute, sessionFigures, summaryTable, type Row } from './storage-apps-figures.js'
 import { APPS, visitFor, type App } from './storage-apps-visitors.js'
 
@@ -60,12 +63,16 @@ interface Planned {
   minutes: number
   projectId: string
   publicKey: string
+  /** The pages' main-thread task time over this plan's visits, ms. */
+  taskMs: number
 }
 
 async function visit(browser: Browser, base: string, clusterUrl: string, plan: Planned, run: number): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
   try {
     const page = await context.newPage()
+    const cdp = await context.newCDPSession(page)
+    await cdp.send('Performance.enable')
     const snippet = snippetFor(plan.publicKey, clusterUrl)
     await page.goto(`${base}/${plan.app.name}/page?snippet=${encodeURIComponent(snippet)}`, { waitUntil: 'load' })
     await plan.app.ready(page)
@@ -80,12 +87,14 @@ async function visit(browser: Browser, base: string, clusterUrl: string, plan: P
     }
     await page.evaluate(() => (window as any).svc('flush'))
     await page.waitForTimeout(3000)
+    const { metrics } = await cdp.send('Performance.getMetrics')
+    plan.taskMs += 1000 * (metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0)
   } finally {
     await context.close() // pagehide: what the tracker still holds is sent with keepalive
   }
 }
 
-function section(rows: Row[], browserVersion: string, took: number): string {
+function section(rows: Row[], dictionaryRows: DictionaryRow[], browserVersion: string, took: number): string {
   return [
     `## ${LABEL}`,
     '',
@@ -100,6 +109,10 @@ function section(rows: Row[], browserVersion: string, took: number): string {
     'The same events compressed otherwise (kB per recorded minute, stylesheet texts included as above; in brackets the chunks\' bytes against those stored):',
     '',
     ...compressionTable(rows),
+    '',
+    'Added nodes written once per chunk (before) and once per page view with the session dictionary (after), from the same sessions\' events and chunks, gzipped by Node (bench/storage-apps-dictionary.ts); the dictionary\'s time is Node\'s added time to write the chunks, against the pages\' main-thread task time in Chromium; the read is sessions.events\' code over the longest session:',
+    '',
+    ...dictionaryTable(dictionaryRows),
     '',
   ].join('\n')
 }
@@ -124,6 +137,14 @@ function dumpSession(store: ReturnType<typeof storeAt>, plan: Planned, sk: strin
   writeFileSync(join(DUMP!, `${plan.app.name}-${plan.minutes}-${sk}.json`), JSON.stringify(chunks))
 }
 
+/** A session's chunks as stored, decompressed, in seq order. */
+function storedJson(store: ReturnType<typeof storeAt>, projectId: string, sk: string): StoredJson[] {
+  return [...store.listChunks(projectId, sk)].map((info) => {
+    const raw = Buffer.from(store.getChunk(projectId, sk, info.seq) ?? new Uint8Array())
+    return { pageIndex: info.pageIndex, checkpoint: !!info.checkpoint, json: (info.encoding === 'gzip' ? gunzipSync(raw) : raw).toString('utf8') }
+  })
+}
+
 async function main(): Promise<void> {
   const started = Date.now()
   const cluster = await startCluster({ workers: 1, main: MAIN })
@@ -139,7 +160,7 @@ async function main(): Promise<void> {
     for (const app of APPS.filter((a) => !ONLY || ONLY.includes(a.name))) {
       for (const minutes of MINUTES) {
         const { project } = await seedProject(cluster.dataDir, `${app.name} ${minutes}`, `${app.name}-${minutes}@bench.test`)
-        plans.push({ app, minutes, projectId: project.id, publicKey: project.publicKey })
+        plans.push({ app, minutes, projectId: project.id, publicKey: project.publicKey, taskMs: 0 })
       }
     }
     browser = await chromium.launch({
@@ -163,8 +184,15 @@ async function main(): Promise<void> {
       if (DUMP) for (const s of store.listSessions(plan.projectId)) dumpSession(store, plan, s.sk)
       return addUp(plan.app.name, plan.minutes, sessions, store.styleBytes(plan.projectId))
     })
+    const dictionaryRows: DictionaryRow[] = []
+    for (const [i, plan] of plans.entries()) {
+      const sessions = []
+      for (const s of store.listSessions(plan.projectId)) sessions.push(await dictionaryFigures(storedJson(store, plan.projectId, s.sk)))
+      const row = rows[i]
+      dictionaryRows.push({ app: plan.app.name, minutes: plan.minutes, recordedMinutes: row.recordedMinutes, styles: row.styles, stored: row.stored, mutationStored: row.byKind['incremental: mutation']?.stored ?? 0, taskMs: plan.taskMs, sessions })
+    }
     await store.close()
-    const text = section(rows, browser.version(), Date.now() - started)
+    const text = section(rows, dictionaryRows, browser.version(), Date.now() - started)
     for (const row of rows) process.stderr.write(`${row.app} ${row.minutes} min: ${(perMinute(row) / 1000).toFixed(1)} kB per recorded minute\n`)
     if (OUT === '-') process.stdout.write(text)
     else writeSection(text)

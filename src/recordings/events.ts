@@ -21,14 +21,14 @@
  *
  * Stylesheets the tracker sent once per project (styles.ts) are put back into
  * each event that refers to one, when a `styles` lookup is given, and the
- * nodes the tracker wrote once per chunk (compact-mutations.ts) into each
- * mutation event.
+ * nodes the tracker wrote once per page view (compact-mutations.ts) into each
+ * mutation event, from the dictionary the chunks read so far built.
  */
 import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { log } from '../log.js'
 import { ArraySplitter } from './array-splitter.js'
-import { AddsExpander } from './compact-mutations.js'
+import { SessionContents } from './compact-mutations.js'
 import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from './limits.js'
 import { MAX_RESTORED_BYTES_PER_ANSWER, RestoreBudget, restoreStyles, type StyleText } from './styles.js'
 
@@ -37,6 +37,8 @@ export { ArraySplitter } from './array-splitter.js'
 export interface StoredChunk {
   seq: number
   encoding: 'gzip' | 'json'
+  /** Its page view: added nodes name contents of that page view's earlier chunks (compact-mutations.ts). */
+  pageIndex?: number
   /** The chunk's bytes, read when its turn comes; undefined if they are gone (purged meanwhile). */
   load(): Uint8Array | undefined | Promise<Uint8Array | undefined>
 }
@@ -180,7 +182,7 @@ class Answer {
   }
 }
 
-async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Omit<EventLimits, 'styles'>>, styles?: EventLimits['styles']): AsyncGenerator<Buffer> {
+async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Omit<EventLimits, 'styles'>>, styles?: EventLimits['styles'], contents = new SessionContents()): AsyncGenerator<Buffer> {
   const answer = new Answer(limits.maxAnswerBytes, limits.framing === 'lines')
   const budget = new RestoreBudget(limits.maxRestoredBytes)
   let stylesCut = false
@@ -195,7 +197,7 @@ async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Omit<
       answer.lastTimestamp = timestampAtEnd(tail) ?? answer.lastTimestamp
       answer.note('svc.event_dropped', { seq: chunk.seq, bytes: size, limit: limits.maxEventBytes })
     }
-    const expander = new AddsExpander(limits.maxEventBytes)
+    const expander = contents.chunk(limits.maxEventBytes, chunk.pageIndex)
     // The splitter hands events over as it finds them; stylesheets are put back after, awaiting zlib in libuv's pool.
     const found: Array<{ event: Buffer; tail: Buffer } | { dropped: number; tail: Buffer }> = []
     const add = (stored: Buffer) => {
@@ -245,8 +247,11 @@ export function recordingEvents(chunks: Iterable<StoredChunk>, limits: EventLimi
   return Readable.from(eventBytes(chunks, bounded, limits.styles), { objectMode: false })
 }
 
-/** The events of `chunks` as byte pieces, one event per line: the live feed's part for the chunks that arrived (follow.ts). */
-export function eventLines(chunks: Iterable<StoredChunk>, limits: Omit<EventLimits, 'framing' | 'maxAnswerBytes'> = {}): AsyncGenerator<Buffer> {
+/**
+ * The events of `chunks` as byte pieces, one event per line: the live feed's part for the chunks that arrived
+ * (follow.ts), which passes the same `contents` for every part so that a chunk names what earlier parts defined.
+ */
+export function eventLines(chunks: Iterable<StoredChunk>, limits: Omit<EventLimits, 'framing' | 'maxAnswerBytes'> = {}, contents?: SessionContents): AsyncGenerator<Buffer> {
   return eventBytes(
     chunks,
     {
@@ -257,5 +262,6 @@ export function eventLines(chunks: Iterable<StoredChunk>, limits: Omit<EventLimi
       framing: 'lines',
     },
     limits.styles,
+    contents,
   )
 }

@@ -15,6 +15,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ChunkInfo } from '../store/records.js'
+import { SessionContents } from './compact-mutations.js'
 import { eventLines, type StoredChunk } from './events.js'
 import type { StyleText } from './styles.js'
 import { chunksInWindow } from './window.js'
@@ -48,15 +49,17 @@ function line(tag: string, timestamp: number, payload: Record<string, unknown>):
 export async function* followEvents(source: FollowSource, options: FollowOptions): AsyncGenerator<Buffer> {
   const now = options.now ?? Date.now
   const started = now()
-  const stored = (infos: ChunkInfo[]): StoredChunk[] => infos.map((info) => ({ seq: info.seq, encoding: info.encoding, load: source.load(info) }))
+  const stored = (infos: ChunkInfo[]): StoredChunk[] => infos.map((info) => ({ seq: info.seq, encoding: info.encoding, pageIndex: info.pageIndex, load: source.load(info) }))
   const limits = { styles: source.styles }
+  // One dictionary of added nodes for the whole feed: a chunk names contents its page view's earlier chunks wrote.
+  const contents = new SessionContents()
   const first = source.chunks()
   if (!first) return yield line('svc.live_ended', started, { reason: 'gone' satisfies EndReason })
   // From the last checkpoint: what a viewer needs to draw the page as it is now.
   const history = chunksInWindow(first, first.at(-1)?.lastTs)
   const sent = new Set(first.map((c) => c.seq))
   let newest = first.at(-1)?.seq ?? 0
-  yield* eventLines(stored(history), limits)
+  yield* eventLines(stored(history), limits, contents)
   // A visit that had already left when the follow began: its history, and the end.
   if (first.at(-1)?.left) return yield line('svc.live_ended', started, { reason: 'left' satisfies EndReason })
   let lastData = first.at(-1)?.receivedAt ?? started
@@ -79,7 +82,7 @@ export async function* followEvents(source: FollowSource, options: FollowOptions
         sent.add(c.seq)
         newest = Math.max(newest, c.seq)
       }
-      yield* eventLines(stored(fresh), limits)
+      yield* eventLines(stored(fresh), limits, contents)
       lastData = lastLine = at
       if (fresh.some((c) => c.left)) {
         reason = 'left'

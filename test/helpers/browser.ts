@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core'
 import { snippetFor } from '../../src/install/snippet.js'
-import { expandedEvents } from '../../src/recordings/compact-mutations.js'
+import { expandedEvents, SessionContents } from '../../src/recordings/compact-mutations.js'
 import type { SignalsRecord, Store } from '../../src/store/store.js'
 import { ROOT } from './cluster.js'
 import { recordBrowserCoverage } from '../support/browser-coverage.js'
@@ -168,13 +168,15 @@ export interface StoredChunk {
 export function storedChunks(store: Store, projectId: string): StoredChunk[] {
   const chunks: StoredChunk[] = []
   for (const session of store.listSessions(projectId)) {
+    // Added nodes name contents their page view's earlier chunks wrote: one dictionary per session, read in seq order.
+    const contents = new SessionContents()
     for (const info of store.listChunks(projectId, session.sk)) {
       const bytes = store.getChunk(projectId, session.sk, info.seq)
       if (!bytes) continue
       const raw = Buffer.from(bytes)
       const text = (info.encoding === 'gzip' ? gunzipSync(raw) : raw).toString('utf8')
       // `text` as stored; `events` as sessions.events answers them, with the adds the tracker wrote compactly put back.
-      const events = expandedEvents(JSON.parse(text) as unknown[])
+      const events = expandedEvents(JSON.parse(text) as unknown[], contents, info.pageIndex)
       chunks.push({ sk: session.sk, seq: info.seq, pageIndex: info.pageIndex, encoding: info.encoding, text, events })
     }
   }

@@ -1,12 +1,15 @@
 /**
- * Added nodes written once per chunk: the tracker's writing (tracker/src/compact.ts)
- * and the events API's reading (src/recordings/compact-mutations.ts) give back
- * the events rrweb emitted, chunk by chunk, whatever the adds are.
+ * Added nodes written once per session (issues 32 and 47): the tracker's
+ * writing (tracker/src/compact.ts, with tracker/src/chunks.ts settling each
+ * chunk on its answer) and the events API's reading
+ * (src/recordings/compact-mutations.ts) give back the events rrweb emitted,
+ * whatever the adds are, across chunks, checkpoints, evictions and chunks
+ * lost or sent again; a part read from its checkpoint reads on its own.
  */
 import { gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import t from 'tap'
-import { compactAdds } from '../../tracker/src/compact.js'
+import { compactAdds, createDictionary, type Dictionary } from '../../tracker/src/compact.js'
 import { AddsExpander } from '../../src/recordings/compact-mutations.js'
 import { recordingEvents, type StoredChunk } from '../../src/recordings/events.js'
 
@@ -50,7 +53,111 @@ t.test('a re-rendered row is written once per chunk and read back as rrweb emitt
   t.same(await readBack([parts, parts.slice(3)]), [...parts, ...parts.slice(3)].map((p) => JSON.parse(p)), 'both chunks read back whole, the second on its own state')
 })
 
-t.test('any adds come back as they were, in chunks read on their own', async (t) => {
+/** Reads stored chunks (JSON arrays of events) through sessions.events' code: one answer, one dictionary. */
+async function read(stored: { text: string; pageIndex?: number }[]): Promise<any[]> {
+  const chunks: StoredChunk[] = stored.map((c, seq) => ({ seq, encoding: 'json', pageIndex: c.pageIndex ?? 0, load: () => Buffer.from(c.text) }))
+  const out: Buffer[] = []
+  for await (const piece of recordingEvents(chunks)) out.push(piece as Buffer)
+  return JSON.parse(Buffer.concat(out).toString('utf8'))
+}
+
+/** The tracker's side of one chunk: written on the session's dictionary, then answered (`ok`), or never (undefined). */
+function send(dictionary: Dictionary, parts: string[], ok: boolean | undefined, checkpoint = false, pageIndex = 0) {
+  const written = dictionary.write(parts, `sk:${pageIndex}`, checkpoint)
+  if (ok !== undefined) written.settle(ok)
+  return { text: '[' + written.parts.join(',') + ']', pageIndex, parts }
+}
+
+const meta = (timestamp: number) => JSON.stringify({ type: 4, data: { href: 'https://example.test/', width: 800, height: 600 }, timestamp })
+const rows = (from: number, count: number, base: number) => Array.from({ length: count }, (_, i) => mutation(row(base + i * 4, 7, `label ${i % 5}`), from + i))
+const plainEvents = (...chunks: { parts: string[] }[]) => chunks.flatMap((c) => c.parts.map((p) => JSON.parse(p)))
+
+t.test('a node written in one chunk is named by index in the later chunks of the session', async (t) => {
+  const dictionary = createDictionary()
+  const first = send(dictionary, [meta(1), ...rows(2, 5, 100)], true, true)
+  const second = send(dictionary, rows(10, 5, 200), true)
+  t.ok(first.text.includes('monaco-list-row') && first.text.includes('"d":0'), 'the first chunk writes the row whole, its first index 0')
+  t.notOk(second.text.includes('monaco-list-row') || second.text.includes('label'), 'the second writes none of it again')
+  t.same(await read([first, second]), plainEvents(first, second), 'both read back as rrweb emitted them')
+  t.equal(dictionary.size, 8, 'the dictionary holds each content once: row, icon, label and five texts')
+})
+
+t.test('the dictionary restarts at a checkpoint: a part read from it needs nothing before it', async (t) => {
+  const dictionary = createDictionary()
+  const before = send(dictionary, [meta(1), ...rows(2, 3, 100)], true, true)
+  const checkpoint = send(dictionary, [meta(20), ...rows(21, 3, 300)], true, true)
+  const after = send(dictionary, rows(30, 3, 400), true)
+  t.ok(checkpoint.text.includes('"d":0') && checkpoint.text.includes('monaco-list-row'), 'the checkpoint\'s chunk writes its contents whole, from index 0')
+  t.same(await read([checkpoint, after]), plainEvents(checkpoint, after), 'read from the checkpoint, the part is whole')
+  t.same(await read([before, checkpoint, after]), plainEvents(before, checkpoint, after), 'and read from the start too')
+})
+
+t.test('at the cap the least recently used content goes, and is written whole again under a new index', async (t) => {
+  const dictionary = createDictionary(3, 10_000)
+  const texts = (from: number, labels: string[]) => labels.map((label, i) => mutation([text(from + i, 7, label)], from + i))
+  const first = send(dictionary, [meta(1), ...texts(10, ['ant', 'bee', 'cat', 'ant', 'dog'])], true, true)
+  t.equal(dictionary.size, 3, 'never more than 3 contents')
+  // 'bee' was the least recently used when 'dog' came: gone; 'ant' was used again and stays.
+  const second = send(dictionary, texts(20, ['ant', 'bee']), true)
+  t.ok(second.text.includes('"bee"') && !second.text.includes('"ant"'), 'an evicted content is written whole again, a kept one named')
+  t.ok(second.text.includes('"d":4'), 'under the next index')
+  // Each content's JSON is 37 characters ({"type":3,"textContent":"xxxxxxxxxx"}): two fit in 100.
+  const bytes = createDictionary(100, 100)
+  send(bytes, texts(1, ['x'.repeat(10), 'y'.repeat(10), 'z'.repeat(10)]), true)
+  t.ok(bytes.chars === 74 && bytes.size === 2, `the characters bound holds too (${bytes.chars} characters in ${bytes.size} contents)`)
+  t.same(await read([first, second]), plainEvents(first, second), 'and the session reads back whole')
+})
+
+t.test('a chunk lost or refused: the next chunks never name what it wrote, and read back without it', async (t) => {
+  for (const lost of [false, undefined] as const) {
+    const dictionary = createDictionary()
+    const first = send(dictionary, [meta(1), mutation([text(5, 7, 'kept')], 2)], true, true)
+    // Failed after its retries (false), or still unanswered when the next one is written (flushNow at unload).
+    const gone = send(dictionary, rows(10, 2, 100), lost)
+    const next = send(dictionary, [...rows(20, 2, 200), mutation([text(300, 7, 'kept')], 30)], true)
+    t.ok(next.text.includes('monaco-list-row'), `${lost === false ? 'lost' : 'unanswered'}: the next chunk writes the row whole again`)
+    t.notOk(next.text.includes('"kept"'), 'and still names what an acknowledged chunk wrote')
+    t.notOk(next.text.includes('"d":0'), 'under new indexes')
+    t.same(await read([first, next]), plainEvents(first, next), 'the session without the lost chunk reads back whole')
+    t.same(await read([first, gone, next]), plainEvents(first, gone, next), 'and with it, had it arrived after all')
+  }
+})
+
+t.test('a chunk split after it was written: what it wrote is forgotten, and its halves write it again', async (t) => {
+  const dictionary = createDictionary()
+  const first = send(dictionary, [meta(1)], true, true)
+  const parts = rows(10, 4, 100)
+  send(dictionary, parts, false) // over the cap: chunks.ts settles it as not sent, then splits
+  const halves = [send(dictionary, parts.slice(0, 2), true), send(dictionary, parts.slice(2), true)]
+  t.ok(halves[0].text.includes('monaco-list-row'), 'the first half writes the row whole')
+  t.same(await read([first, ...halves]), plainEvents(first, ...halves), 'and both halves read back')
+})
+
+t.test('the page views of two tabs interleave their chunks: each names its own contents', async (t) => {
+  const dictionary = [createDictionary(), createDictionary()]
+  const a1 = send(dictionary[0], [meta(1), ...rows(2, 2, 100)], true, true, 1)
+  const b1 = send(dictionary[1], [meta(3), mutation([text(50, 7, 'other')], 4)], true, true, 2)
+  const a2 = send(dictionary[0], rows(10, 2, 200), true, false, 1)
+  const b2 = send(dictionary[1], [mutation([text(60, 7, 'other')], 12)], true, false, 2)
+  t.same(await read([a1, b1, a2, b2]), plainEvents(a1, b1, a2, b2), 'read in seq order, each page view on its own dictionary')
+})
+
+t.test('a chunk written before issue 47 (no `d`) reads on a dictionary of its own', async (t) => {
+  const parts = rows(1, 3, 100)
+  const old = '[' + compactAdds(parts).map((p) => p.replace('"d":0,', '')).join(',') + ']'
+  t.same(await read([{ text: old }, { text: old }]), [...plainEvents({ parts }), ...plainEvents({ parts })])
+})
+
+t.test('a part that does not start at its page view\'s checkpoint: a marker stands for an add it cannot read', async (t) => {
+  const dictionary = createDictionary()
+  send(dictionary, [meta(1), ...rows(2, 2, 100)], true, true)
+  const later = send(dictionary, rows(10, 1, 200), true)
+  const events = await read([later])
+  t.same(events.map((e) => [e.type, e.data.tag]), [[5, 'svc.adds_unread']], 'a custom event, which a replayer skips')
+  t.equal(events[0].timestamp, 10, 'at the event\'s time')
+})
+
+t.test('any adds come back as they were, whichever chunks are lost, split or checkpoints', async (t) => {
   const tag = fc.constantFrom('div', 'span', 'a', 'li')
   const attributes = fc.dictionary(fc.constantFrom('class', 'style', 'id', 'role', '_svcCss'), fc.string({ maxLength: 12 }), { maxKeys: 3 })
   // Unusual shapes go through as whole objects: isSVG, children, rootId, and ids in any order.
@@ -62,13 +169,18 @@ t.test('any adds come back as they were, in chunks read on their own', async (t)
   )
   const add = fc.record({ parentId: fc.integer({ min: 1, max: 5000 }), nextId: fc.option(fc.integer({ min: 1, max: 5000 })), node, id: fc.integer({ min: 1, max: 5000 }) })
   const event = fc.array(add, { minLength: 0, maxLength: 8 }).map((adds) => adds.map(({ id, node, ...rest }) => ({ ...rest, node: { ...node, id } })))
+  // A chunk's fate: acknowledged and stored, lost, unanswered (unload) but stored, or a checkpoint.
+  const fate = fc.constantFrom('ok', 'ok', 'ok', 'lost', 'unanswered', 'checkpoint')
   await fc.assert(
-    fc.asyncProperty(fc.array(fc.array(event, { maxLength: 6 }), { minLength: 1, maxLength: 3 }), async (chunks) => {
-      const parts = chunks.map((events) => events.map((adds, i) => mutation(adds, i)))
-      const back = await readBack(parts)
-      const sent = parts.flat().map((p) => JSON.parse(p))
+    fc.asyncProperty(fc.array(fc.tuple(fc.array(event, { maxLength: 6 }), fate), { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 12 }), async (chunks, cap) => {
+      const dictionary = createDictionary(cap, cap * 40)
+      const stored = chunks.flatMap(([events, fate], c) => {
+        const sent = send(dictionary, events.map((adds, i) => mutation(adds, c * 10 + i)), fate === 'lost' ? false : fate === 'unanswered' ? undefined : true, fate === 'checkpoint' || c === 0)
+        return fate === 'lost' ? [] : [sent]
+      })
+      const back = await read(stored)
       // Key order aside (an expanded object node has its id last), the events are those sent.
-      return JSON.stringify(back.map(sorted)) === JSON.stringify(sent.map(sorted))
+      return JSON.stringify(back.map(sorted)) === JSON.stringify(plainEvents(...stored).map(sorted))
     }),
     { numRuns: 300 },
   )
@@ -83,7 +195,7 @@ t.test('an add of a shape rrweb does not emit today leaves its event as it was',
 t.test('reading refuses what the tracker does not write, and bounds what an event expands to', async (t) => {
   const expander = new AddsExpander(1_000_000)
   const bad = [
-    mutation([], 1, { adds: undefined, a: [[5]] }), // an index never written
+    mutation([], 1, { adds: undefined, d: 'x', a: [['div']] }), // a base that is no index
     mutation([], 1, { adds: undefined, a: [['div', 'not attributes']] }),
     mutation([], 1, { adds: undefined, a: [[null]] }),
     mutation([], 1, { adds: undefined, a: [[{ type: 3, textContent: 'ok' }, 1.5]] }),

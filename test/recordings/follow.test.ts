@@ -2,11 +2,13 @@
  * The live feed (src/recordings/follow.ts) on a source it is handed, with
  * short timings: the history from the last checkpoint, then each chunk as it
  * appears (a late one too), once; each look reads only the last few chunks;
- * and each way a feed ends, with its reason.
+ * added nodes named by index across looks are put back (issue 47); and each
+ * way a feed ends, with its reason.
  */
 import t from 'tap'
 import { followEvents, type FollowSource } from '../../src/recordings/follow.js'
 import type { ChunkInfo } from '../../src/store/records.js'
+import { createDictionary } from '../../tracker/src/compact.js'
 
 const info = (seq: number, extra: Partial<ChunkInfo> = {}): ChunkInfo => ({ seq, pageIndex: 0, url: 'https://shop.test/', firstTs: 1000 + seq, lastTs: 1000 + seq, eventCount: 1, encoding: 'json', size: 10, receivedAt: Date.now(), ...extra })
 const body = (seq: number) => Buffer.from(JSON.stringify([{ type: 3, timestamp: 1000 + seq, data: { mark: `m-${seq}` } }]))
@@ -80,4 +82,26 @@ t.test('a feed ends when the visitor leaves, goes idle, the recording goes, or i
 
   const limited = source([info(0, { checkpoint: true })])
   t.equal(ended(await read(followEvents(limited.src, { pollMs: 5, heartbeatMs: 10_000, idleMs: 60_000, maxMs: 20, signal: new AbortController().signal }), () => false)), 'limit')
+})
+
+t.test('a chunk that arrives in a later look names added nodes an earlier look read: the feed puts back plain adds', async (t) => {
+  const dictionary = createDictionary()
+  const row = (id: number, timestamp: number) => ({ type: 3, data: { source: 0, texts: [], attributes: [], removes: [], adds: [{ parentId: 7, nextId: null, node: { type: 2, tagName: 'li', attributes: { class: 'row' }, childNodes: [], id } }] }, timestamp })
+  const written = (events: object[], checkpoint = false) => {
+    const out = dictionary.write(events.map((e) => JSON.stringify(e)), 'sk:0', checkpoint)
+    out.settle(true)
+    return Buffer.from('[' + out.parts.join(',') + ']')
+  }
+  const bodies = [written([{ type: 4, data: { href: 'https://shop.test/' }, timestamp: 1000 }, row(10, 1001)], true), written([row(20, 1002)])]
+  t.notOk(bodies[1].toString().includes('"row"'), 'the second chunk names the row by index')
+  const chunks = [info(0, { checkpoint: true })]
+  const src: FollowSource = { chunks: () => chunks, load: (c) => () => bodies[c.seq] }
+  const stop = new AbortController()
+  const feed = followEvents(src, { pollMs: 5, heartbeatMs: 1, idleMs: 60_000, maxMs: 60_000, signal: stop.signal })
+  const lines = await read(feed, (l) => l.some((x) => x.data?.tag === 'svc.live'))
+  chunks.push(info(1))
+  await read(feed, (l) => l.filter((x) => x.type === 3).length === 2, lines)
+  t.same(lines.filter((l) => l.type === 3), [row(10, 1001), row(20, 1002)], 'both rows as rrweb emitted them')
+  stop.abort()
+  await feed.return(undefined)
 })

@@ -25,7 +25,7 @@
  * they are sent, so that the server can name any that never arrives.
  */
 import type { ChunkMeta, RecordingLoss } from '../../src/schemas/types.js'
-import { compactAdds } from './compact.js'
+import { createDictionary, type Written } from './compact.js'
 import { encode, utf8, type Encoding } from './compress.js'
 import { CHUNK_CAP_BYTES, FLUSH_BYTES, MAX_QUEUED_BYTES, MAX_URL, px } from './config.js'
 import type { Verdict } from './capture.js'
@@ -59,6 +59,8 @@ export interface Batch {
   taken?: boolean
   /** It starts with a full snapshot. */
   checkpoint?: boolean
+  /** Its events as the uploader wrote them (compact.ts): a copy sent again at unload must be the same bytes. */
+  written?: Written
   /** Sent as the page went away while someone followed the session live: `site` the visitor left (or closed the tab), `page` for another page of the site. */
   leaving?: Leaving
 }
@@ -110,6 +112,7 @@ const count = (batch: Batch, mark: number) => batch.marks.filter((m) => m === ma
 export function createChunks(deps: ChunkDeps): Chunks {
   const { transport, guard } = deps
   const styles = createStyles(transport)
+  const dictionary = createDictionary()
   const stats: ChunkStats = { chunks: 0, events: 0, droppedEvents: 0 }
   let ctx = deps.ctx
   let current: Batch = empty()
@@ -170,7 +173,8 @@ export function createChunks(deps: ChunkDeps): Chunks {
     return asciiJson(meta)
   }
 
-  const text = (batch: Batch) => '[' + compactAdds(batch.parts).join(',') + ']'
+  const write = (batch: Batch) => (batch.written ??= dictionary.write(batch.parts, batch.ctx.sk + ':' + batch.ctx.pageIndex, batch.checkpoint))
+  const text = (batch: Batch) => '[' + write(batch).parts.join(',') + ']'
 
   /**
    * The tabs of a session take seqs from one counter in localStorage: a Web
@@ -198,6 +202,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
     const encoded = await encode(await styles.resolve(text(batch)))
     if (batch.taken) return
     if (encoded.body.byteLength > CHUNK_CAP_BYTES) {
+      batch.written!.settle(false) // never sent: the halves write their contents again
       if (batch.parts.length === 1) return drop(batch) // one event over the cap: the server would refuse it
       queuedBytes -= batch.bytes
       const [first, second] = halves(batch)
@@ -213,6 +218,8 @@ export function createChunks(deps: ChunkDeps): Chunks {
       headers: { 'Content-Type': 'application/octet-stream', 'X-Svc-Meta': metaFor(batch, seq, encoded.encoding) },
     })
     if (batch.taken) return // counted by flushNow, which sent it again
+    // Acknowledged, later chunks may name what it wrote; else it is written again (compact.ts).
+    batch.written!.settle(outcome === 'ok')
     if (outcome === 'ok') {
       stats.chunks++
       stats.events += batch.parts.length

@@ -27,6 +27,12 @@ export const SNAPSHOT_SMALL_PAGE = 300
 /** Contract, section 8: "flush every 10 seconds or at 256 KB, whichever comes first". */
 export const FLUSH_INTERVAL_MS = 10_000
 export const FLUSH_BYTES = 256 * 1024
+/**
+ * The session dictionary of added nodes (compact.ts) keeps at most this many contents and characters of their
+ * JSON on the visitor's page (under 2 MB with the Map's own cost, issue 47); the least recently used go first.
+ */
+export const DICT_MAX_ENTRIES = 8_000
+export const DICT_MAX_CHARS = 1_000_000
 /** While someone follows this session live (a chunk's answer says `watched`): flush this often unless the answer names another (`flushMs`), never under LIVE_FLUSH_FLOOR_MS. */
 export const LIVE_FLUSH_MS = 1_500
 export const LIVE_FLUSH_FLOOR_MS = 1_000

@@ -190,7 +190,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
       credential: 'apiKey',
       minRole: 'viewer',
       audit: ({ body }) => ({ action: 'session.replay', target: `${body.projectId}/${body.sessionKey}` }),
-      summary: `One chunk's bytes exactly as the tracker sent them (application/octet-stream, never decompressed); its encoding, gzip or json, is in the ${ENCODING_HEADER} header. A stylesheet the tracker sent once per project stays a reference here (\`"_svcCss":"<sha256>"\` in place of a node's \`_cssText\`), and a mutation event whose added nodes the tracker wrote once per chunk carries \`a\` in place of \`adds\` (its format: /docs/api, "Added nodes written once per chunk"); sessions.events puts back both.`,
+      summary: `One chunk's bytes exactly as the tracker sent them (application/octet-stream, never decompressed); its encoding, gzip or json, is in the ${ENCODING_HEADER} header. A stylesheet the tracker sent once per project stays a reference here (\`"_svcCss":"<sha256>"\` in place of a node's \`_cssText\`), and a mutation event whose added nodes the tracker wrote once per page view carries \`a\` in place of \`adds\` (its format: /docs/api, "Added nodes written once per page view"); sessions.events puts back both.`,
       body: sessionChunkBody,
       response: { type: 'string', format: 'binary' },
       responseType: 'application/octet-stream',
@@ -232,6 +232,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
         const chunks = chunksInWindow(store.listChunks(project.id, session.sk), b.from, b.until).map((info) => ({
           seq: info.seq,
           encoding: info.encoding,
+          pageIndex: info.pageIndex,
           load: () => chunkBytes(project.id, session.sk, info),
         }))
         const styles = styleLookup((hash) => store.getStyle(project.id, hash))
