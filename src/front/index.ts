@@ -23,7 +23,7 @@ import { createProxy } from './proxy.js'
 import { loadHttpEngine, NATIVE_PLATFORMS } from './uws.js'
 import type { IngestSink } from '../ingest-sink/sink.js'
 import { createWriteBatch } from '../ingest-sink/write-batch.js'
-import { inThreadPool, WriteQueue, type WriterPool } from '../ingest-sink/write-queue.js'
+import { bigSignalsAside, inThreadPool, WriteQueue, type WriterPool } from '../ingest-sink/write-queue.js'
 import { openJournal } from '../journal/connect.js'
 import { JournalIngestSink } from '../ingest-sink/journal-sink.js'
 import { groupBytesFor } from '../journal/group-commit.js'
@@ -100,14 +100,22 @@ function swappable(): WriterPool {
   return { run: (task, options) => pool!.run(task, options), destroy: () => pool!.destroy() }
 }
 
-/** WRITER_THREADS=0: the front's own thread writes (lmdb-js still commits off it), with no structured clone or thread hop. */
+/**
+ * WRITER_THREADS=0: the front's own thread writes (lmdb-js still commits off it), with no structured clone or thread
+ * hop, but for tasks carrying a large signals body, whose parsing goes to a thread (bigSignalsAside says why).
+ */
+let inThread: ReturnType<typeof bigSignalsAside> | undefined
 function startWriterPool(): WriterPool {
-  if (config.writerThreads === 0) return inThreadPool(createWriteBatch(store))
+  if (config.writerThreads === 0) return (inThread ??= bigSignalsAside(inThreadPool(createWriteBatch(store)), () => writerThreads(1)))
+  return writerThreads(config.writerThreads)
+}
+
+function writerThreads(threads: number): WriterPool {
   const writerInit: WriterInit = { dataDir: config.dataDir, mapSizeBytes: config.mapSizeBytes, durability: config.durability, aggregateSignals: config.aggregateSignals, maxPagesPerProject: config.maxPagesPerProject }
   return new Piscina({
     filename: new URL('./writer.js', import.meta.url).href,
-    minThreads: config.writerThreads,
-    maxThreads: config.writerThreads,
+    minThreads: threads,
+    maxThreads: threads,
     idleTimeout: Number.POSITIVE_INFINITY,
     concurrentTasksPerWorker: config.writerTasks,
     workerData: writerInit,
@@ -132,6 +140,7 @@ answerPauses('front', {
   async pause() {
     await writeQueue?.hold()
     if (config.writerThreads > 0) await pool?.destroy()
+    else await inThread?.stopThread()
     await live.suspend()
     await reopenable.close()
   },

@@ -36,6 +36,37 @@ export function inThreadPool(write: (task: WriteTask) => Promise<WriteResult>): 
  */
 const SIGNALS_BYTES_PER_TASK = 256 * 1024
 
+/** A signals body this large takes several milliseconds to parse: a task holding one goes to a writer thread. */
+export const BIG_SIGNALS_BYTES = 64 * 1024
+
+/**
+ * With the front writing on its own thread (WRITER_THREADS=0), the tasks that
+ * carry a large signals body go to a writer thread of their own instead
+ * (started at the first, one thread): parsing them would hold the front's
+ * loop, and every request it answers or forwards, for tens of milliseconds
+ * (a flood of 285 KB batches held a bystander's whoami 100-200 ms), while the
+ * kernel interleaves a thread with it. Chunks and ordinary batches stay on the
+ * front's thread, at its lower cost per request. Bodies go by copy, so the
+ * front's body pool takes them back as before.
+ */
+export function bigSignalsAside(local: WriterPool, startThread: () => WriterPool): WriterPool & { stopThread(): Promise<void> } {
+  let thread: WriterPool | undefined
+  const big = (task: WriteTask) => task.items.some((item) => item.kind === 'signals-body' && item.body.byteLength >= BIG_SIGNALS_BYTES)
+  return {
+    run: (task: WriteTask, options?: Parameters<WriterPool['run']>[1]) => (big(task) ? (thread ??= startThread()).run(task) : local.run(task, options)),
+    destroy: async () => {
+      await Promise.all([local.destroy(), thread?.destroy()])
+      thread = undefined
+    },
+    /** Ends the thread (an online compaction: it has the store open); the next large task starts another. */
+    async stopThread() {
+      const ending = thread
+      thread = undefined
+      await ending?.destroy()
+    },
+  }
+}
+
 interface Pending {
   item: WriteItem
   resolve: (outcome: WriteOutcome) => void

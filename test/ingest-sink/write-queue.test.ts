@@ -5,7 +5,7 @@
  */
 import t from 'tap'
 import type { WriteItem, WriteOutcome, WriteResult, WriteTask } from '../../src/supervisor/messages.js'
-import { WriteQueue } from '../../src/ingest-sink/write-queue.js'
+import { BIG_SIGNALS_BYTES, bigSignalsAside, WriteQueue } from '../../src/ingest-sink/write-queue.js'
 
 interface Call {
   task: WriteTask
@@ -257,4 +257,18 @@ t.test('held for a compaction: hold resolves once the batches in flight commit; 
   t.equal(pool.calls.length, 2, 'released: the held items leave as one batch')
   pool.store(1)
   t.same(await Promise.all(waiting), ['stored', 'stored', 'stored'])
+})
+
+t.test('writing on the front\'s thread, a task with a large signals body goes to a writer thread, started at the first and ended for a compaction', async (t) => {
+  const ran: string[] = []
+  const pool = (name: string) => ({ run: async (task: WriteTask) => (ran.push(`${name}:${task.items.map((item) => item.body.byteLength).join('+')}`), { outcomes: task.items.map((): WriteOutcome => 'stored') }), destroy: async () => void ran.push(`${name} ended`) })
+  let started = 0
+  const routed = bigSignalsAside(pool('front'), () => pool(`thread${++started}`))
+  await routed.run({ items: [chunk(300 * 1024), signals(BIG_SIGNALS_BYTES - 1)] })
+  t.equal(started, 0, 'no thread while no task needs one')
+  await routed.run({ items: [signals(10), signals(BIG_SIGNALS_BYTES)] })
+  await routed.run({ items: [signals(200 * 1024)] })
+  await routed.stopThread()
+  await routed.run({ items: [signals(100 * 1024)] })
+  t.same(ran, [`front:${300 * 1024}+${BIG_SIGNALS_BYTES - 1}`, `thread1:10+${BIG_SIGNALS_BYTES}`, `thread1:${200 * 1024}`, 'thread1 ended', `thread2:${100 * 1024}`], 'chunks and ordinary batches stay; large ones go to the thread, a new one after the compaction')
 })
