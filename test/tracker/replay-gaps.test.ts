@@ -225,3 +225,20 @@ t.test('a pause shows the focus the visitor had: the site\'s :focus rules and th
   t.not(shown.name, 'rgb(255, 0, 0)', 'the field it left has not')
   t.equal(shown.form, 'rgb(0, 0, 255)', 'and its form matches :focus-within')
 })
+
+t.test('a pause shows the focus on a field added after the snapshot (made by rrweb\'s virtual DOM in the player\'s realm)', async (t) => {
+  const url = await servePage(t, `<!doctype html><html><head><style>input:focus { border-color: rgb(255, 0, 0) }</style></head><body><div id="box"></div></body></html>`)
+  const { context, page } = await recordingPage(browser, url, await recorderScript(editRrweb))
+  t.teardown(() => context.close())
+  await page.waitForFunction('recorded.some((e) => e.type === 2)')
+  await page.evaluate(`(() => { const field = document.createElement('input'); field.id = 'later'; document.getElementById('box').append(field); setTimeout(() => field.focus(), 50) })()`)
+  await page.waitForFunction('recorded.some((e) => e.type === 3 && e.data.source === 2 && e.data.type === 5)')
+  const events = (await page.evaluate('recorded')) as any[]
+
+  const viewer = await browser.newPage()
+  t.teardown(() => viewer.close())
+  const helper = await playersStep('focus.ts')
+  const look = `(replayer, resolve) => setTimeout(() => resolve(getComputedStyle(replayer.iframe.contentDocument.getElementById('later')).borderTopColor), 300)`
+  const border = await replayToEnd<string>(viewer, helper, events, 'playersStep.showFocusOnPause(replayer, () => events)', look)
+  t.equal(border, 'rgb(255, 0, 0)', 'the field added and focused after the full snapshot has the site\'s :focus rule')
+})

@@ -108,7 +108,8 @@ export function showFocusOnPause(replayer: FocusReplayer, events: () => readonly
     const id = focusedAt(events(), replayer.getMetaData().startTime + replayer.getCurrentTime())
     const target = id === undefined ? null : replayer.getMirror().getNode(id)
     for (const element of Array.from(doc.querySelectorAll(`.${FOCUS_CLASS}`))) if (element !== target) element.classList.remove(FOCUS_CLASS)
-    if (target instanceof (doc.defaultView?.Element ?? Element)) (target as Element).classList.add(FOCUS_CLASS)
+    // Not `instanceof` the frame's Element: an element a seek added was made by rrweb's virtual DOM with the player page's `document`, in that realm.
+    if (target?.nodeType === 1) (target as Element).classList.add(FOCUS_CLASS)
   }
   // After rrweb has applied the moment (a seek rebuilds the page first).
   replayer.on('pause', () => View?.requestAnimationFrame(show))
