@@ -17,12 +17,13 @@
  */
 import { createServer } from 'node:http'
 import { gunzipSync } from 'node:zlib'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
 import { DEFAULT_CAPTURE } from '../src/recordings/capture.js'
 import type { CaptureSettings } from '../src/store/store.js'
 import { startCluster } from '../test/helpers/cluster.js'
 import { seedProject, storeAt } from '../test/helpers/seed.js'
+import { launchChromium } from '../test/helpers/chromium.js'
 
 const DURATION_S = Number(process.env.DURATION_S ?? 60)
 
@@ -109,10 +110,7 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const address = server.address()
     const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    })
+    browser = await launchChromium()
     const rows: string[] = []
     for (const [i, variant] of VARIANTS.entries()) {
       const { sk, taskMs } = await recordOnce(browser, `${base}/${i}`, !!variant.capture.canvas)

@@ -18,13 +18,14 @@ import { mkdirSync, readFileSync, existsSync, statSync, writeFileSync } from 'no
 import { createServer, type Server } from 'node:http'
 import { loadavg } from 'node:os'
 import { extname, join, normalize, sep } from 'node:path'
-import { chromium, type Browser, type BrowserContext } from 'playwright-core'
+import type { Browser, BrowserContext } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
 import { ROOT, startCluster } from '../test/helpers/cluster.js'
 import { ownerSession, signedInApi } from '../test/helpers/dashboard.js'
 import { until } from '../test/helpers/until.js'
 import { APPS, PACKAGES, type FidelityApp } from './fidelity-apps.js'
 import { CHANNEL_THRESHOLD, difference, type Difference } from './fidelity-compare.js'
+import { launchChromium } from '../test/helpers/chromium.js'
 
 const OUT = process.env.OUT || join(ROOT, 'bench', 'RESULTS.md')
 const SHOTS = join(ROOT, '.cache', 'fidelity')
@@ -194,10 +195,7 @@ async function run(): Promise<{ rows: Row[]; version: string }> {
     const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
     const session = await ownerSession(cluster.url)
     const api = signedInApi(cluster.url, session)
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    })
+    browser = await launchChromium()
     const rows: Row[] = []
     for (const app of APPS.filter((a) => !ONLY || ONLY.includes(a.name))) {
       const { project } = await api('/cli/projects.create', { name: app.name })

@@ -38,7 +38,7 @@ import { groupUrl } from '../src/grouping/group.js'
 import type { IngestItem } from '../src/store/store.js'
 import { rss } from './proc.js'
 import { pinning, pinSelf } from './pin.js'
-import { client, folded, OWNER, seedProject, signIn, startService, storeAt, type Service } from './isolation-service.js'
+import { client, folded, OWNER, seedProject, signIn, startService, storeAt, warmUp, type Service } from './isolation-service.js'
 
 const QUICK = process.argv.includes('--quick')
 const SESSIONS = QUICK ? 5_000 : 50_000
@@ -65,18 +65,6 @@ interface CaseFigures {
 let phase = 'idle'
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0
-
-/**
- * A running service has taken ordinary traffic before a flood comes: a front
- * compiles its ingest validators at its first batch (tens of ms), which a
- * fresh service per case would otherwise charge to the case.
- */
-async function warmUp(service: Service, owner: { session: string; csrf: string }): Promise<void> {
-  const made = await client(service.url, owner)('/cli/projects.create', { name: `Bystander site ${Date.now()}` })
-  const body = JSON.stringify({ sk: 'warm-up', vid: 'warm-up', views: [{ url: 'https://bystander.test/', startedAt: Date.now() }], clicks: [{ url: 'https://bystander.test/', ts: Date.now(), xRatio: 0.5, yDoc: 10, selector: 'a' }] })
-  const res = await fetch(`${service.url}/api/v1/signals?pk=${made.json.project.publicKey}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-  if (res.status !== 200) throw new Error(`warm-up batch refused: ${res.status} ${await res.text()}`)
-}
 
 /** Runs `attack` on a fresh service over `dataDir`, with the bystander and the memory sampler around it. */
 async function runCase(name: string, dataDir: string, attack: (service: Service, failed: () => void) => Promise<{ hostile: string; hostileMs: number[]; note?: string }>): Promise<CaseFigures> {

@@ -17,10 +17,11 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { ROOT, startCluster } from '../test/helpers/cluster.js'
 import { ownerSession } from '../test/helpers/dashboard.js'
 import { clockText, postLongRecording, type LongRecording } from '../test/helpers/long-recording.js'
+import { launchChromium } from '../test/helpers/chromium.js'
 
 const OUT = process.env.OUT || join(ROOT, 'bench', 'RESULTS.md')
 const HOURS = Number(process.env.HOURS || 4)
@@ -106,7 +107,7 @@ async function measure(page: Page, url: string, recording: LongRecording): Promi
 
 async function run(): Promise<Figures[]> {
   const cluster = await startCluster({ workers: 1 })
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] })
+  const browser = await launchChromium()
   try {
     const session = await ownerSession(cluster.url)
     const headers = { cookie: `svc_session=${session}`, 'content-type': 'application/json' }

@@ -21,13 +21,14 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { createServer, type Server } from 'node:http'
 import { extname, join, normalize } from 'node:path'
 import { gunzipSync } from 'node:zlib'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
 import { ROOT, startCluster } from '../test/helpers/cluster.js'
 import { seedProject, storeAt } from '../test/helpers/seed.js'
 import { dictionaryFigures, dictionaryTable, type DictionaryRow, type StoredJson } from './storage-apps-dictionary.js'
 import { addUp, compressionTable, kindTable, perMinute, sessionFigures, summaryTable, type Row } from './storage-apps-figures.js'
 import { APPS, visitFor, type App } from './storage-apps-visitors.js'
+import { launchChromium } from '../test/helpers/chromium.js'
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)
 const LABEL = arg('label') ?? 'run'
@@ -163,10 +164,7 @@ async function main(): Promise<void> {
         plans.push({ app, minutes, projectId: project.id, publicKey: project.publicKey, taskMs: 0 })
       }
     }
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    })
+    browser = await launchChromium()
     await Promise.all(
       [...new Set(plans.map((p) => p.app))].map(async (app) => {
         for (const plan of plans.filter((p) => p.app === app)) {

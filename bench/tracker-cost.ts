@@ -35,13 +35,14 @@
 import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
 import { DEFAULT_CAPTURE } from '../src/recordings/capture.js'
 import { DIST, ROOT, startCluster } from '../test/helpers/cluster.js'
 import { seedProject, storeAt } from '../test/helpers/seed.js'
 import { measure } from '../tracker/report-sizes.js'
 import { servePages, swagger, visitFor } from './storage-apps-visitors.js'
+import { launchChromium } from '../test/helpers/chromium.js'
 
 const RUNS = Number(process.env.RUNS || 7)
 /** Where the report goes; `-` prints it only (a smoke run must not overwrite the figures). */
@@ -259,10 +260,7 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const address = server.address()
     const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    })
+    browser = await launchChromium()
     const variants = ['bare', 'tracked', 'captured'] as const
     const runs: Record<(typeof variants)[number], Run[]> = { bare: [], tracked: [], captured: [] }
     for (const variant of variants) await once(browser, `${base}/${variant}`, variant !== 'bare') // warm-up: caches, JIT

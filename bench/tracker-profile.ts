@@ -12,11 +12,12 @@
  * prints a markdown table.
  */
 import { createServer } from 'node:http'
-import { chromium, type Browser } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
 import { startCluster } from '../test/helpers/cluster.js'
 import { seedProject } from '../test/helpers/seed.js'
 import { servePages, swagger, visitFor } from './storage-apps-visitors.js'
+import { launchChromium } from '../test/helpers/chromium.js'
 
 const VISITS = Number(process.argv.find((a) => a.startsWith('--visits='))?.slice(9) ?? 3)
 const VISIT_MS = 20_000
@@ -68,10 +69,7 @@ try {
   server.on('request', (req, res) => servePages(pages, spec, new URL(req.url ?? '/', 'http://x').pathname, res))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  })
+  browser = await launchChromium()
   await visit(browser, `${base}/swagger/bare`, 1) // warm-up
   const sums = { bare: new Map() as Split, tracked: new Map() as Split }
   for (let i = 0; i < VISITS; i++) {

@@ -8,7 +8,8 @@ import { readFileSync, existsSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
-import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core'
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
+import { launchChromium } from './chromium.js'
 import { snippetFor } from '../../src/install/snippet.js'
 import { expandedEvents, SessionContents } from '../../src/recordings/compact-mutations.js'
 import type { SignalsRecord, Store } from '../../src/store/store.js'
@@ -27,10 +28,7 @@ interface Teardown {
 
 export async function launchBrowser(t: Teardown): Promise<Browser> {
   const browser = await profiled('browser', () =>
-    chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    }),
+    launchChromium(),
   )
   t.teardown(() => browser.close())
   recordBrowserCoverage(browser)
