@@ -15,6 +15,7 @@ import { threadReads, type ReadArgs, type ReadMethod } from '../../src/control/r
 import { ApiError, statusOf } from '../../src/errors.js'
 import { openLmdbStore } from '../../src/store/lmdb/index.js'
 import { installMeter, metered, ReadMeter, ReadPastBound } from '../../src/store/lmdb/read-meter.js'
+import { READ_LIMITS, ReadBudget } from '../../src/store/read-budget.js'
 import { foldAll } from '../helpers/fold.js'
 import { chunk, signals } from '../store/insights.case.js'
 
@@ -58,7 +59,9 @@ t.test('each pool read is bounded by the entries and bytes it examines, exactly,
     listSessionPage: ['prj_meter', { limit: 200 }],
   }
   const entries = Object.keys(reads) as ReadMethod[]
-  const call = (method: ReadMethod) => (store[method] as (...a: unknown[]) => unknown).apply(store, reads[method] as unknown[])
+  // The session list also stops at its own 10 ms (read-budget.ts): here, in this process, without it, so that its cost is entries alone.
+  const untimed = (method: ReadMethod) => (method === 'listSessionPage' ? ['prj_meter', { limit: 200, budget: new ReadBudget({ ...READ_LIMITS, ms: Number.POSITIVE_INFINITY }) }] : reads[method])
+  const call = (method: ReadMethod) => (store[method] as (...a: unknown[]) => unknown).apply(store, untimed(method) as unknown[])
 
   // In this process, with the same meter a read thread installs: the exact cost of each read, and the bound at one entry less.
   installMeter(Object.values(store.tables))
@@ -81,7 +84,13 @@ t.test('each pool read is bounded by the entries and bytes it examines, exactly,
   const roomy = threadReads({ ...config, readMaxEntries: 1_000_000, readMaxBytes: 64 * 1024 * 1024 }, 1, 60_000, new URL('../../dist/read.js', import.meta.url))
   t.teardown(() => Promise.all([refusing.close(), roomy.close()]))
   for (const method of entries) {
-    const error = await refusing.run('org_a', method, reads[method] as never).then(() => undefined, (e: unknown) => e)
+    const outcome = await refusing.run('org_a', method, reads[method] as never).then((answer) => answer, (e: unknown) => e)
+    // In the thread the session list keeps its 10 ms: on a loaded machine its page may end at that first, with its cursor.
+    if (method === 'listSessionPage' && !(outcome instanceof ApiError)) {
+      t.ok((outcome as ReturnType<typeof store.listSessionPage>).next, 'the session list stopped at its own budget first, with a cursor')
+      continue
+    }
+    const error = outcome
     t.ok(error instanceof ApiError, `${method} past the bound is refused as an API error`)
     t.equal((error as ApiError).code, 'invalid_request')
     t.equal(statusOf((error as ApiError).code), 400)
