@@ -13,7 +13,9 @@
  * its data, and finishes it. Then an erasure by user id (issue 42): no entry
  * of the control log, opened with the secret, holds the user id (each request
  * names its subject by keyed hash), nor does any file of the rebuilt node,
- * which runs that request too.
+ * which runs that request too. Throughout both erasures another project's
+ * visitor records to the node that is not stopped: its compactions pause
+ * ingest, and refuse none of it.
  */
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -130,6 +132,20 @@ t.test('an erased session leaves the log, the NATS store files and every node\'s
     t.not(filesHolding(node.dataDir, Buffer.from(MARK)).length, 0, 'before: the node\'s files hold the marker')
   }
 
+  // Another project's visitor records to node B throughout both erasures: its compactions pause it, never refuse it.
+  const steady = await createProject(b.url, owner.apiKey, 'Steady')
+  const sent = { statuses: [] as number[], failures: [] as string[], on: true }
+  const sending = (async () => {
+    for (let seq = 0; sent.on; seq++) {
+      const status = await postChunk(b.url, steady.publicKey, { sk: 's-steady', seq, startedAt: NOW - 60_000, firstTs: NOW - 60_000, lastTs: NOW }, Buffer.from('[{"type":4}]')).catch((error: unknown) => {
+        sent.failures.push(String((error as Error)?.cause ?? error))
+        return 0
+      })
+      if (status) sent.statuses.push(status)
+      // One chunk every 50 ms: a steady visitor, not a load test.
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  })()
   const asked = await call(a.url, '/cli/erasures.create', { token: owner.apiKey, body: { projectId: project.id, by: { sessionKey: 's-gone' } } })
   t.equal(asked.status, 200)
   const underWay = await until(() => call(a.url, '/cli/erasures.get', { token: owner.apiKey, body: { erasureId: asked.body.erasure.id } }), (r) => r.body.erasure?.state === 'running' && r.body.erasure.phase !== 'sessions')
@@ -168,6 +184,11 @@ t.test('an erased session leaves the log, the NATS store files and every node\'s
     const done = await until(() => call(node.url, '/cli/erasures.get', { token: owner.apiKey, body: { erasureId: byUser.body.erasure.id } }), (r) => r.body.erasure?.state === 'done' && r.body.erasure.scrubbed === true)
     t.match(done?.body.erasure, { removed: { sessions: 1, chunks: 4, signalBatches: 1 } }, 'the user\'s erasure is done on each node, by the keyed hash alone')
   }
+  sent.on = false
+  await sending
+  t.same(sent.failures, [], 'through both erasures and node B\'s compactions, no request of another project was refused or cut')
+  t.same(new Set(sent.statuses), new Set([200]), `every one of its ${sent.statuses.length} chunks acknowledged`)
+  t.ok(sent.statuses.length > 5, 'sent all along: both erasures were scrubbed on node B, its compactions done, before the sender stopped')
   const control = await controlEntries(log, seal)
   const requests = control.filter((entry) => entry.op === 'startErasure')
   t.equal(requests.length, 2, `${control.length} control entries opened, two of them erasure requests`)
