@@ -35,8 +35,16 @@ const failure = (error: unknown): ReadFailure => {
   return error instanceof ApiError ? { message: error.message, code: error.code, options: error.options } : { message: String((error as Error)?.stack ?? error) }
 }
 
+/**
+ * lmdb-js ends a thread's read snapshot on a timer after it is taken: a read that comes within that tick of the
+ * one before would see the store as it was then, missing what another thread committed in between. Each read here
+ * starts a snapshot of its own, in both environments.
+ */
+const freshSnapshots = [store.tables.sessions, store.tables.derived]
+
 parentPort?.on('message', async ({ id, method, args }: ReadRequest) => {
   let reply: ReadReply
+  for (const table of freshSnapshots) table.resetReadTxn()
   try {
     const call = () => (store[method] as (...a: unknown[]) => unknown).apply(store, args)
     // A fold answers once its transaction committed; a read at once.
