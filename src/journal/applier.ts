@@ -22,6 +22,7 @@ import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import { StorageUnavailable, type IngestItem, type Store } from '../store/store.js'
 import { pastCompaction, StoreClosed } from '../store/reopenable.js'
+import { AppliedCheck, type AppliedCheckOptions } from './applied-check.js'
 import { applyLeaderCopies } from './diverged.js'
 import { decodeControl, decodeIngestMessage, type ControlEntry } from './entries.js'
 import { LogFull, type Log, type LogEntry } from './log.js'
@@ -65,6 +66,8 @@ export interface ApplierOptions {
   watchdogMs?: number
   /** Each chunk applied, whichever node took it: the live board's sessions in progress (src/live/board.ts). */
   onChunk?: (projectId: string, sessionKey: string) => void
+  /** The background check of applied messages against the leader (applied-check.ts): its budget, or false for none. */
+  check?: Pick<AppliedCheckOptions, 'periodMs' | 'readsPerPeriod' | 'bytesPerPeriod' | 'maxPending'> | false
 }
 
 export class Applier {
@@ -84,6 +87,7 @@ export class Applier {
   private readonly followers: Promise<void>[] = []
   private watchdog?: NodeJS.Timeout
   private readonly control: string
+  private readonly check?: AppliedCheck
 
   constructor(
     private readonly store: Store,
@@ -92,6 +96,9 @@ export class Applier {
     private readonly options: ApplierOptions,
   ) {
     this.control = controlStream(layout)
+    if (options.check !== false) {
+      this.check = new AppliedCheck({ ...options.check, store, log, chunkBytesInLog: options.chunkBytesInLog, open: (stream, seq, data) => this.opened('ingest', stream, { seq, data }) })
+    }
   }
 
   get streams(): string[] {
@@ -110,6 +117,7 @@ export class Applier {
         stream === this.control ? this.follow(stream, (entries) => this.applyControl(entries), 1) : this.follow(stream, (entries, after) => this.applyIngest(stream, entries, after), INGEST_IN_FLIGHT),
       )
     }
+    this.check?.start()
     const period = this.options.watchdogMs ?? WATCHDOG_MS
     if (period === 0) return
     let seen = new Map<string, number>()
@@ -134,6 +142,7 @@ export class Applier {
   async stop(): Promise<void> {
     this.stopped = true
     clearInterval(this.watchdog)
+    await this.check?.stop()
     // A follower waiting for the control log to catch up gives up now rather than hold stop() forever.
     for (const check of [...this.progress]) check()
     for (const restart of this.restarts.values()) restart()
@@ -313,6 +322,7 @@ export class Applier {
       metrics.journalApply.observe((now - entry.receivedAt) / 1000)
     }
     this.advanced(stream, last)
+    this.check?.noteApplied(stream, entries)
     // Items met again elsewhere: where a replica held another message, the leader's is applied (diverged.ts). After
     // the position moved on: batches in flight advance it in their order, and these items need no position.
     const moved = this.store.takeMovedPlaces()

@@ -39,22 +39,33 @@ export async function applyLeaderCopies(moved: MovedPlace[], copies: LeaderCopie
     const data = await copies.log.getFromLeader(from.stream, from.seq)
     const plain = data && copies.open(from.stream, from.seq, data)
     if (!plain) continue
-    const decoded = decodeIngestMessage(plain)
-    if (decoded.some((entry) => itemIdentity(entry.item) === item)) continue
-    const items: IngestItem[] = decoded.map(({ item: missed }, part) => {
-      const at = { stream: from.stream, seq: from.seq, part }
-      if (missed.kind === 'chunk') {
-        missed.journal = at
-        if (copies.chunkBytesInLog) missed.bytesInLog = true
-      } else if (missed.kind === 'signals') missed.batch.journal = at
-      return missed
-    })
-    // No position: this node's position is already past the place; each item lands once (its id makes a repeat a duplicate).
-    const outcomes = await copies.store.appendBatch(items)
-    const stored = outcomes.filter((outcome) => outcome === 'stored').length
-    applied += stored
-    metrics.journalDiverged.inc()
-    log.warn("a replica held another message where this node applied one; the leader's applied", { stream: from.stream, seq: from.seq, items: items.length, stored })
+    const items = itemsAt(from.stream, from.seq, plain, copies.chunkBytesInLog)
+    if (items.some((missed) => itemIdentity(missed) === item)) continue
+    applied += await applyAtPlace(copies.store, from.stream, from.seq, items)
   }
   return applied
+}
+
+/**
+ * Applies the leader's items of one place, with no position: this node is past the place already. Each item lands
+ * once (its identity makes a repeat a duplicate), and one this node holds elsewhere moves here. Answers those stored.
+ */
+export async function applyAtPlace(store: Pick<Store, 'appendBatch'>, stream: string, seq: number, items: IngestItem[]): Promise<number> {
+  const outcomes = await store.appendBatch(items)
+  const stored = outcomes.filter((outcome) => outcome === 'stored').length
+  metrics.journalDiverged.inc()
+  log.warn("a replica held another message where this node applied one; the leader's applied", { stream, seq, items: items.length, stored })
+  return stored
+}
+
+/** The items of the ingest message at `seq`, each with its place in the log (as the applier applies them). */
+export function itemsAt(stream: string, seq: number, plain: Uint8Array, chunkBytesInLog: boolean): IngestItem[] {
+  return decodeIngestMessage(plain).map(({ item }, part) => {
+    const at = { stream, seq, part }
+    if (item.kind === 'chunk') {
+      item.journal = at
+      if (chunkBytesInLog) item.bytesInLog = true
+    } else if (item.kind === 'signals') item.batch.journal = at
+    return item
+  })
 }
