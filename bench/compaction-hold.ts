@@ -3,7 +3,7 @@
  * store filled to about STORE_MB MB (sessions of 20 KB chunks of random,
  * incompressible bytes, written offline through the store), the built service
  * started on it, CLIENTS trackers posting 2 KB chunks one after another, and
- * one erasure of one session, compacted at once (COMPACTION_DELAY_MS=0). It
+ * one erasure of one session, compacted at once (the default, COMPACTION_INTERVAL_MS=0). It
  * reports the primary's figures for the round (pausing, compaction, held in
  * all) and what the clients saw: answers by status, connection errors, and
  * the latency of the requests before and during the round.
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   const seeded = await fill(dataDir)
   const fileMb = statSync(join(dataDir, 'data.mdb')).size / 2 ** 20
   const port = await freePort()
-  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LMDB_MAP_SIZE: String(MAP_SIZE), COMPACTION_DELAY_MS: '0', WORKERS: '1' }
+  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LMDB_MAP_SIZE: String(MAP_SIZE), COMPACTION_INTERVAL_MS: '0', WORKERS: '1' }
   const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout.on('data', (data: Buffer) => (output += data.toString()))

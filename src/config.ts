@@ -85,10 +85,12 @@ export interface Config {
   /** Pause between backfill transactions, ms: leaves the write lock to ingest. */
   backfillPauseMs: number
   /**
-   * How long after an erasure finishes the store is compacted, ms (the service stops serving for the copy,
-   * src/store/lmdb/compaction.ts): erasures finishing within it share one compaction.
+   * How long after an erasure finishes the store is compacted, ms (0: at once; every process pauses for the copy,
+   * src/supervisor/compaction-round.ts), unless the last compaction was less than compactionIntervalMs ago.
    */
   compactionDelayMs: number
+  /** The least time between two compactions, ms: erasures close together share one, and nobody's erasures hold ingest more often. */
+  compactionIntervalMs: number
   /**
    * Keep the heatmap, leaderboard, friction and page aggregates: ingest logs
    * each stored batch and the control worker's fold thread folds it in
@@ -352,7 +354,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storageBudget: storageBudget(env),
     backfillBatch: int(env, 'BACKFILL_BATCH', 500, 1, 100_000),
     backfillPauseMs: int(env, 'BACKFILL_PAUSE_MS', 5, 0, 60_000),
-    compactionDelayMs: int(env, 'COMPACTION_DELAY_MS', 60_000, 0, 24 * 60 * 60 * 1000),
+    compactionDelayMs: int(env, 'COMPACTION_DELAY_MS', 0, 0, 24 * 60 * 60 * 1000),
+    compactionIntervalMs: int(env, 'COMPACTION_INTERVAL_MS', 60_000, 0, 24 * 60 * 60 * 1000),
     aggregateSignals: int(env, 'AGGREGATE_SIGNALS', 1, 0, 1) === 1,
     foldIntervalMs: int(env, 'FOLD_INTERVAL_MS', 500, 0, 60_000),
     foldBatches: int(env, 'FOLD_BATCHES', 2_000, 1, 100_000),

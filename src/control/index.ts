@@ -67,8 +67,9 @@ const control = createControl({ store, config, reads, backfill, erasures, scrubb
 // Backfills and erasures a killed worker left running go on from their last committed step.
 backfill.resumeAll()
 erasures.resumeAll()
-// Cluster mode: an erasure another node was asked for reaches this one through the log; start it here too.
-const stopPickingUp = cluster ? erasures.pickUpEvery(2_000) : undefined
+// Cluster mode: an erasure another node was asked for reaches this one through the log; start it here too (a look at
+// the running erasures, a small table, twice a second).
+const stopPickingUp = cluster ? erasures.pickUpEvery(500) : undefined
 
 /** The log's messages holding what `erasure` names, rewritten without it (src/journal/log-scrub.ts). */
 async function scrubErasure(node: ClusterNode, erasure: ErasureRecord): Promise<void> {
@@ -81,15 +82,18 @@ async function scrubErasure(node: ClusterNode, erasure: ErasureRecord): Promise<
 
 let compactionTimer: NodeJS.Timeout | undefined
 /**
- * After COMPACTION_DELAY_MS, the primary pauses every process, compacts and resumes them (src/supervisor/compaction-round.ts);
- * noted first, so a stop meanwhile does not lose it.
+ * After COMPACTION_DELAY_MS (at once by default), and at least COMPACTION_INTERVAL_MS after the last compaction, the
+ * primary pauses every process, compacts and resumes them (src/supervisor/compaction-round.ts): a lone erasure's bytes
+ * leave the files within seconds, and however many organisations erase, the store is copied at most once an interval.
+ * Noted first, so a stop meanwhile does not lose it.
  */
 function requestCompaction(): void {
   wantCompaction(config.dataDir)
+  const wait = Math.max(config.compactionDelayMs, lastCompactionAt(config.dataDir) + config.compactionIntervalMs - Date.now())
   compactionTimer ??= setTimeout(() => {
     compactionTimer = undefined
     process.send?.({ type: 'compact' } satisfies ChildMessage)
-  }, config.compactionDelayMs)
+  }, wait)
 }
 const stopRetention = scheduleRetention(store, config.retentionDays, config.retentionIntervalMs)
 // Cluster mode: the budget is the recording streams' max_bytes (src/journal/streams.ts); the log refuses past it, and a

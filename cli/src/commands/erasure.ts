@@ -62,7 +62,7 @@ export async function erase(ctx: Context): Promise<void> {
   if (ctx.out.json) return ctx.out.data({ erasure })
   if (erasure.state !== 'done') return ctx.out.line(`Erasure ${erasure.id} is ${erasure.state}: follow it with svc erasures ${projectId}.`)
   ctx.out.line(`${ctx.out.green('Erased')}: ${removedLine(ctx, erasure)}.`)
-  ctx.out.line(erasure.scrubbed ? 'The data files no longer hold it.' : ctx.out.dim('The data files are compacted shortly (COMPACTION_DELAY_MS); svc erasures shows when.'))
+  ctx.out.line(erasure.scrubbed ? 'The data files no longer hold it.' : ctx.out.dim('The data files are compacted within a minute (COMPACTION_INTERVAL_MS); svc erasures shows when.'))
 }
 
 export async function erasures(ctx: Context): Promise<void> {
