@@ -24,6 +24,8 @@ export interface Verdict {
   doubleApplied: number
   /** Acknowledged batches missing from a node's friction feed, on the node missing the most. */
   batchesLost: number
+  /** Per node: log places where it had applied another message than the leader's, repaired; and applied messages checked against the leader. */
+  repairs: Record<string, { repaired: number; checked: number; unchecked: number }>
   /** Per node: the longest run of failed requests inside the fault window, ms; and the share of requests that failed there. */
   unavailable: Record<string, { longestMs: number; failedShare: number }>
   notes: string[]
@@ -179,7 +181,10 @@ export async function check(nodes: Target[], ownerKey: string, projectId: string
     batchesLost = Math.max(batchesLost, lost)
     doubleApplied = Math.max(doubleApplied, doubled)
   })
+  const repairs: Verdict['repairs'] = {}
+  for (const node of nodes) repairs[node.name] = await logRepairs(node)
   return {
+    repairs,
     chunksAcknowledged: chunks.length,
     chunksLost,
     chunksCorrupt,
@@ -191,4 +196,13 @@ export async function check(nodes: Target[], ownerKey: string, projectId: string
     unavailable: unavailability(history, window),
     notes,
   }
+}
+
+/** The node's counters of its log's repairs (src/journal/diverged.ts, applied-check.ts), from its /metrics. */
+async function logRepairs(node: Target): Promise<Verdict['repairs'][string]> {
+  const scrape = await fetch(`${node.url}/metrics`, { signal: AbortSignal.timeout(10_000) })
+    .then((res) => res.text())
+    .catch(() => '')
+  const value = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(scrape)?.[1] ?? NaN)
+  return { repaired: value('svc_journal_diverged_total'), checked: value('svc_journal_checked_total'), unchecked: value('svc_journal_unchecked_total') }
 }

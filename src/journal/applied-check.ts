@@ -28,6 +28,11 @@ export interface AppliedCheckOptions {
   log: Pick<Log, 'getFromLeader'>
   open(stream: string, seq: number, data: Uint8Array): Uint8Array | undefined
   chunkBytesInLog: boolean
+  /**
+   * The control stream: its entries apply in order, each changing what the next one finds, so one applied out of
+   * place is not applied again here; it is counted and logged, for the operator to rebuild the node.
+   */
+  control?: string
   /** How often the check runs, ms. */
   periodMs?: number
   /** Leader reads per period at most. */
@@ -104,7 +109,9 @@ export class AppliedCheck {
         reads--
         bytes -= leader?.byteLength ?? 0
         // Gone from the leader (an erasure rewrote it elsewhere, or it expired): nothing to compare.
-        if (leader && !(leader.byteLength >= TAG_BYTES && Buffer.from(leader.subarray(leader.byteLength - TAG_BYTES)).equals(tag))) repaired += await this.applyLeaders(stream, seq, leader)
+        const differs = leader && !(leader.byteLength >= TAG_BYTES && Buffer.from(leader.subarray(leader.byteLength - TAG_BYTES)).equals(tag))
+        if (differs && stream === this.options.control) this.controlDiverged(stream, seq)
+        else if (differs && leader) repaired += await this.applyLeaders(stream, seq, leader)
         held.delete(seq)
         metrics.journalChecked.inc()
         if (reads <= 0 || bytes <= 0) break
@@ -112,6 +119,11 @@ export class AppliedCheck {
       if (!any) break
     }
     return repaired
+  }
+
+  private controlDiverged(stream: string, seq: number): void {
+    metrics.journalControlDiverged.inc()
+    log.error("a control entry this node applied is not the leader's at its place: this node's accounts and settings may differ from the others'; rebuild it from the log (docs/cluster-mode.md)", { stream, seq })
   }
 
   private async applyLeaders(stream: string, seq: number, data: Uint8Array): Promise<number> {

@@ -97,7 +97,7 @@ export class Applier {
   ) {
     this.control = controlStream(layout)
     if (options.check !== false) {
-      this.check = new AppliedCheck({ ...options.check, store, log, chunkBytesInLog: options.chunkBytesInLog, open: (stream, seq, data) => this.opened('ingest', stream, { seq, data }) })
+      this.check = new AppliedCheck({ ...options.check, store, log, control: this.control, chunkBytesInLog: options.chunkBytesInLog, open: (stream, seq, data) => this.opened('ingest', stream, { seq, data }) })
     }
   }
 
@@ -376,6 +376,7 @@ export class Applier {
       }
       this.itemsApplied += 1
       this.advanced(this.control, seq)
+      this.check?.noteApplied(this.control, [logEntry])
       if (!entry || entry.node !== this.node) continue
       const ticket = this.tickets.get(entry.ticket)
       this.tickets.delete(entry.ticket)

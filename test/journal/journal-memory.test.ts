@@ -93,6 +93,38 @@ t.test("a replica with a gap (every message from one on a place early): the back
   t.same(b.local.takeMovedPlaces().map((moved) => moved.from.seq), [1], "s2, applied at 1 from the replica, now at the leader's 2")
 })
 
+t.test('a control entry applied from a diverged replica is not the leader\'s: counted and logged for the operator, never applied again out of order', async (t) => {
+  const { log, layout } = memoryLog()
+  const a = await startNode(t, log, layout)
+  await projectOn(a)
+  const control = controlStream(layout)
+  const second = (await log.get(control, 2))!
+  t.ok(second, 'the organisation and its project made two control entries')
+  // The replica holds, at 1, the entry the leader keeps at 2.
+  const diverged = new Proxy(log, {
+    get(target, name) {
+      if (name === 'read') {
+        return (at: string, from: number, maxBytes: number) => {
+          const reader = target.read(at, from, maxBytes)
+          return {
+            stop: () => reader.stop(),
+            async *[Symbol.asyncIterator]() {
+              for await (const entries of reader) yield entries.map((entry) => (at === control && entry.seq === 1 ? { ...entry, data: second } : entry))
+            },
+          }
+        }
+      }
+      const value = Reflect.get(target, name, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+  const counted = async () => (await metrics.journalControlDiverged.get()).values[0]?.value ?? 0
+  const before = await counted()
+  await startNode(t, diverged, layout, undefined, false, { check: { periodMs: 20 } })
+  await until('the control entry found diverged', async () => (await counted()) > before)
+  t.equal((await counted()) - before, 1, 'one control entry not the leader\'s, at seq 1')
+})
+
 t.test('a follower whose reader fails resumes from its position: the node lives on and skips nothing', async (t) => {
   const { log, layout } = memoryLog()
   const a = await startNode(t, log, layout)
