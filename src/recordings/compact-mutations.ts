@@ -1,30 +1,41 @@
 /**
- * Puts back the `adds` of mutation events the tracker wrote compactly
- * (tracker/src/compact.ts, issues 32 and 47): an added node's content is
- * written the first time its page view's dictionary takes it and is its index
- * afterwards, in that chunk or a later one; ids are differences within a chunk.
- * sessions.chunk answers the bytes as stored; sessions.events and the live
- * feed answer ordinary rrweb events.
+ * Puts back the `adds`, `texts` and `attributes` of mutation events the
+ * tracker wrote compactly (tracker/src/compact.ts, issues 32 and 47): an added
+ * node's content, or a text or attribute value of at least MIN_VALUE_JSON
+ * characters of JSON, is written the first time its page view's dictionary
+ * takes it and is its index afterwards, in that chunk or a later one; ids are
+ * differences within a chunk. sessions.chunk answers the bytes as stored;
+ * sessions.events and the live feed answer ordinary rrweb events.
  *
- * The first event with `a` in a chunk carries `d`, the index its first new
- * content takes; `d` 0 restarts the page view's dictionary (the tracker does
- * at every checkpoint), so a part read from its checkpoint expands on its own.
- * The tracker names only contents of chunks the server acknowledged, so a
- * chunk lost or late leaves no reference unread. A chunk without `d` (the
- * tracker before issue 47) is read on a dictionary of its own, as then.
+ * The first event with `a`, `t` or `at` in a chunk carries `d`, the index its
+ * first new content takes; `d` 0 restarts the page view's dictionary (the
+ * tracker does at every checkpoint), so a part read from its checkpoint expands
+ * on its own. The tracker names only contents of chunks the server
+ * acknowledged, so a chunk lost or late leaves no reference unread. A chunk
+ * without `d` (the tracker before issue 47, which wrote `a` alone) is read on a
+ * dictionary of its own, as then.
  *
  * An item of `a`: a number n (content n, id one past the last, under the node
  * added just before, no next sibling), or [content, idStep = 1, idMinusParent
  * = 1, idMinusNext = 0 (none)], content an index or new: a string (a text
  * node), [tagName, attributes?] (a childless element) or an object (the node
- * as rrweb serialized it, without its id).
+ * as rrweb serialized it, without its id). An item of `t`: [idStep, value]; of
+ * `at`: [idStep, attributes], attributes an index (a whole {name: value} object
+ * again) or {name: value}. A value is an index, or the value itself, which
+ * takes the next index when it is a string or an object whose JSON is at least
+ * MIN_VALUE_JSON characters; a {name: value} object written out takes the next
+ * index after its values by the same rule. Indexes are taken in the order `a`,
+ * `t`, `at`; `t` and `at` share a last id of their own.
  */
 
 import { MAX_EVENT_BYTES } from './limits.js'
 
 /** The start every mutation event has as the tracker serializes it. */
 const MUTATION = Buffer.from('{"type":3,"data":{"source":0,')
-const COMPACT = Buffer.from('"a":[')
+/** Where an event carries lists the tracker wrote compactly. */
+const COMPACT = ['"a":[', '"t":[', '"at":['].map((key) => Buffer.from(key))
+/** The tracker's DICT_MIN_VALUE_JSON (tracker/src/config.ts): a value this long or longer takes an index. Part of the wire form. */
+export const MIN_VALUE_JSON = 10
 /**
  * What one page view's dictionary may hold while a recording is read: 16 times the tracker's
  * DICT_MAX_CHARS and 8 times its entries, least recently used out first (the tracker names none older).
@@ -35,8 +46,10 @@ const READ_MAX_ENTRIES = 64_000
 const READ_MAX_PAGES = 8
 
 type Node = Record<string, unknown>
-/** A content and its JSON's length, to bound what an event expands to before building it. */
-type Entry = { node: Node; size: number }
+/** A node's content or a value, and its JSON's length, to bound what an event expands to before building it. */
+type Entry = { node: Node; size: number } | { value: unknown; size: number }
+/** What an item reads as: what it puts back, the index of a content not read, or undefined for what the tracker does not write. */
+type Read<T> = { put: T; size: number } | number | undefined
 
 /** An event with its adds put back, or the size it would have passed the caller's bound with. */
 export type Expanded = { event: Buffer } | { tooLarge: number }
@@ -85,57 +98,66 @@ export class SessionContents {
 
 /** Reads the events of one chunk, in order. */
 export class AddsExpander {
-  /** The dictionary this chunk reads and adds to: settled by its first event with `a`. */
+  /** The dictionary this chunk reads and adds to: settled by its first event with `a`, `t` or `at`. */
   private contents?: Contents
   private next = 0
+  /** The last id of `a`'s items, and of `t`'s and `at`'s. */
   private last = 0
+  private lastChange = 0
 
   constructor(
     private readonly maxEventBytes: number,
     private readonly dictionary: (restart: boolean) => Contents = () => new Contents(),
   ) {}
 
-  /** The event with its adds put back; as it is when it has none written compactly, or is not what the tracker writes. */
+  /** The event with its lists put back; as it is when it has none written compactly, or is not what the tracker writes. */
   expand(event: Buffer): Expanded {
-    if (!event.subarray(0, MUTATION.length).equals(MUTATION) || event.indexOf(COMPACT) < 0) return { event }
-    let parsed: { timestamp?: unknown; data: { a?: unknown; d?: unknown; [key: string]: unknown } }
+    if (!event.subarray(0, MUTATION.length).equals(MUTATION) || !COMPACT.some((key) => event.indexOf(key) >= 0)) return { event }
+    let parsed: { timestamp?: unknown; data: { a?: unknown; t?: unknown; at?: unknown; d?: unknown; [key: string]: unknown } }
     try {
       parsed = JSON.parse(event.toString('utf8'))
     } catch {
       return { event }
     }
-    const items = parsed.data?.a
-    const base = parsed.data?.d
-    if (!Array.isArray(items) || (base !== undefined && !Number.isSafeInteger(base))) return { event }
+    const { a, t, at, d: base, ...data } = parsed.data ?? {}
+    const lists = [a, t, at]
+    if (lists.every((list) => list === undefined) || !lists.every((list) => list === undefined || Array.isArray(list))) return { event }
+    if (base !== undefined && !Number.isSafeInteger(base)) return { event }
     // Without `d` (the tracker before issue 47), the chunk's first event starts a dictionary of the chunk's own.
     if (typeof base === 'number') {
       this.contents = this.dictionary(base === 0)
       this.next = base
     }
     const contents = (this.contents ??= new Contents())
-    const before = { next: this.next, last: this.last }
-    const adds: unknown[] = []
+    const before = { next: this.next, last: this.last, lastChange: this.lastChange }
     let size = event.length
-    for (const item of items) {
-      const add = this.one(item)
-      if (typeof add !== 'object') {
-        // What it defined is forgotten. Not the tracker's writing: the event is answered as stored. A content this
-        // answer never read (a part that does not start at its page view's checkpoint): a marker, which a replayer skips.
-        for (let i = before.next; i < this.next; i++) contents.delete(i)
-        Object.assign(this, before)
-        return add === undefined ? { event } : { event: unread(add, parsed) }
+    const put: Record<string, unknown[]> = {}
+    // In the tracker's order: indexes are taken as contents come.
+    for (const [i, key] of (['adds', 'texts', 'attributes'] as const).entries()) {
+      const items = lists[i] as unknown[] | undefined
+      if (!items) continue
+      const read = i === 0 ? (item: unknown) => this.one(item) : (item: unknown) => this.change(item, i === 1)
+      put[key] = []
+      for (const item of items) {
+        const got = read(item)
+        if (typeof got !== 'object') {
+          // What it defined is forgotten. Not the tracker's writing: the event is answered as stored. A content this
+          // answer never read (a part that does not start at its page view's checkpoint): a marker, which a replayer skips.
+          for (let index = before.next; index < this.next; index++) contents.delete(index)
+          Object.assign(this, before)
+          return got === undefined ? { event } : { event: unread(got, parsed) }
+        }
+        // Past the bound the rest is still read: contents it writes first are named by later events.
+        size += got.size
+        if (size <= this.maxEventBytes) put[key].push(got.put)
       }
-      // Past the bound the rest is still read: contents it writes first are named by later events.
-      size += add.size
-      if (size <= this.maxEventBytes) adds.push(add.add)
     }
     if (size > this.maxEventBytes) return { tooLarge: size }
-    const { a, d, ...data } = parsed.data
-    return { event: Buffer.from(JSON.stringify({ ...parsed, data: { ...data, adds } })) }
+    return { event: Buffer.from(JSON.stringify({ ...parsed, data: { ...data, ...put } })) }
   }
 
-  /** The add put back; undefined for what the tracker does not write, the index of a content not read. */
-  private one(item: unknown): { add: unknown; size: number } | number | undefined {
+  /** An item of `a` put back as an add. */
+  private one(item: unknown): Read<unknown> {
     const [ref, idStep = 1, minusParent = 1, minusNext = 0] = typeof item === 'number' ? [item] : Array.isArray(item) ? item : []
     if (![idStep, minusParent, minusNext].every(Number.isSafeInteger)) return undefined
     let entry: Entry | undefined
@@ -145,10 +167,67 @@ export class AddsExpander {
       if (node) this.contents!.set(this.next++, (entry = { node, size: JSON.stringify(node).length }))
     }
     if (!entry) return typeof ref === 'number' && Number.isSafeInteger(ref) ? ref : undefined
+    if (!('node' in entry)) return undefined // a value where a node belongs: not the tracker's writing
     const id = this.last + idStep
     this.last = id
     // The node's JSON and about what its ids and keys add.
-    return { add: { parentId: id - minusParent, nextId: minusNext === 0 ? null : id - minusNext, node: { ...entry.node, id } }, size: entry.size + 60 }
+    return { put: { parentId: id - minusParent, nextId: minusNext === 0 ? null : id - minusNext, node: { ...entry.node, id } }, size: entry.size + 60 }
+  }
+
+  /** An item of `t` ([idStep, value]) or `at` ([idStep, {name: value}]) put back as rrweb's text or attribute change. */
+  private change(item: unknown, text: boolean): Read<unknown> {
+    if (!Array.isArray(item) || item.length !== 2 || !Number.isSafeInteger(item[0])) return undefined
+    const id = this.lastChange + item[0]
+    let size = 20
+    let put: unknown
+    if (text) {
+      const value = this.value(item[1])
+      if (typeof value !== 'object') return value
+      put = { id, value: value.put }
+      size += value.size
+    } else {
+      const named = item[1]
+      if (typeof named === 'number') {
+        // The whole object again.
+        const whole = this.value(named)
+        if (typeof whole !== 'object') return whole
+        if (!isObject(whole.put)) return undefined
+        put = { id, attributes: whole.put }
+        size += whole.size
+      } else {
+        if (!isObject(named)) return undefined
+        const read: [string, unknown][] = []
+        for (const [name, written] of Object.entries(named)) {
+          const value = this.value(written)
+          if (typeof value !== 'object') return value
+          read.push([name, value.put])
+          size += value.size
+        }
+        const attributes = Object.fromEntries(read)
+        // After its values, the object takes the next index, as the tracker's.
+        const json = JSON.stringify(attributes)
+        if (json.length >= MIN_VALUE_JSON) this.contents!.set(this.next++, { value: attributes, size: json.length })
+        put = { id, attributes }
+      }
+    }
+    this.lastChange = id
+    return { put, size }
+  }
+
+  /** A value as written: an index, or itself (defining the next index when long enough). */
+  private value(written: unknown): Read<unknown> {
+    if (typeof written === 'number') {
+      if (!Number.isSafeInteger(written)) return undefined
+      const entry = this.contents!.get(written)
+      if (!entry) return written
+      return 'value' in entry ? { put: entry.value, size: entry.size } : undefined
+    }
+    if (written !== null && (typeof written === 'string' || typeof written === 'object')) {
+      const json = JSON.stringify(written)
+      if (json.length >= MIN_VALUE_JSON) this.contents!.set(this.next++, { value: written, size: json.length })
+    }
+    // Inline, it is counted in the event's own length.
+    return { put: written, size: 0 }
   }
 }
 
@@ -165,6 +244,8 @@ function unread(index: number, event: { timestamp?: unknown }): Buffer {
   const timestamp = typeof event.timestamp === 'number' ? event.timestamp : 0
   return Buffer.from(JSON.stringify({ type: 5, timestamp, data: { tag: 'svc.adds_unread', payload: { index } } }))
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value)
 
 /** A node's content as the tracker wrote it the first time, as rrweb's serialized node without its id. */
 function contentNode(content: unknown): Node | undefined {

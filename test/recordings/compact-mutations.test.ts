@@ -1,16 +1,18 @@
 /**
- * Added nodes written once per session (issues 32 and 47): the tracker's
+ * Added nodes, texts and attribute values written once per session (issues 32
+ * and 47): the tracker's
  * writing (tracker/src/compact.ts, with tracker/src/chunks.ts settling each
  * chunk on its answer) and the events API's reading
  * (src/recordings/compact-mutations.ts) give back the events rrweb emitted,
- * whatever the adds are, across chunks, checkpoints, evictions and chunks
+ * whatever the adds, texts and attributes are, across chunks, checkpoints, evictions and chunks
  * lost or sent again; a part read from its checkpoint reads on its own.
  */
 import { gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import t from 'tap'
 import { compactAdds, createDictionary, type Dictionary } from '../../tracker/src/compact.js'
-import { AddsExpander } from '../../src/recordings/compact-mutations.js'
+import { DICT_MIN_VALUE_JSON } from '../../tracker/src/config.js'
+import { AddsExpander, MIN_VALUE_JSON } from '../../src/recordings/compact-mutations.js'
 import { recordingEvents, type StoredChunk } from '../../src/recordings/events.js'
 
 /** A mutation event as rrweb emits it and the tracker serializes it (keys in this order). */
@@ -148,6 +150,83 @@ t.test('a chunk written before issue 47 (no `d`) reads on a dictionary of its ow
   t.same(await read([{ text: old }, { text: old }]), [...plainEvents({ parts }), ...plainEvents({ parts })])
 })
 
+/** An editor's line and cursor changing: text and attribute values that repeat, long and short. */
+const changes = (timestamp: number, line: number, extra: { id: number; value: string }[] = []) =>
+  mutation([], timestamp, {
+    texts: [{ id: 40, value: `const answer = ${line}` }, { id: 41, value: 'ok' }, ...extra],
+    attributes: [
+      { id: 50, attributes: { class: 'cursor monaco-mouse-cursor-text', style: { top: `${19 * line}px` } } },
+      { id: 51, attributes: { role: 'toolbar' } },
+    ],
+  })
+
+t.test('text and attribute values sent before are named by index in later chunks; short ones stay inline', async (t) => {
+  const dictionary = createDictionary()
+  const first = send(dictionary, [meta(1), changes(2, 1), changes(3, 2)], true, true)
+  const second = send(dictionary, [changes(10, 1), changes(11, 2)], true)
+  t.ok(first.text.includes('"t":[[40,"const answer = 1"],[1,"ok"]]'), 'the first chunk writes each text whole, ids as differences')
+  t.ok(first.text.includes('"at":[[9,{"class":"cursor monaco-mouse-cursor-text","style":{"top":"19px"}}],[1,{"role":"toolbar"}]]'), 'and each attribute value')
+  t.notOk(/"texts"|"attributes"/.test(second.text), 'the lists are written compactly')
+  t.notOk(second.text.includes('const answer') || second.text.includes('cursor monaco') || second.text.includes('toolbar'), 'the second chunk writes no long value again')
+  // Chunk 1 took 0 'const answer = 1', 1 the class, 2 {"top":"19px"}, 3 the cursor's attributes, 4 {"role":"toolbar"}; 5 to 7 for line 2.
+  t.ok(second.text.includes('"d":8,"t":[[40,0],[1,"ok"]],"at":[[9,3],[1,4]]'), 'it names them by index, the short "ok" inline')
+  t.ok(second.text.includes('"t":[[-11,5],[1,"ok"]],"at":[[9,7],[1,4]]'), 'line 2 as well (ids from the last change, 51)')
+  t.same(await read([first, second]), plainEvents(first, second), 'both read back as rrweb emitted them')
+  t.equal(dictionary.size, 8, 'each value once')
+  t.equal(MIN_VALUE_JSON, DICT_MIN_VALUE_JSON, 'the events API reads by the tracker\'s rule for what takes an index')
+})
+
+t.test('values restart at a checkpoint: a part read from it needs nothing before it', async (t) => {
+  const dictionary = createDictionary()
+  const before = send(dictionary, [meta(1), changes(2, 1)], true, true)
+  const checkpoint = send(dictionary, [meta(20), changes(21, 1)], true, true)
+  const after = send(dictionary, [changes(30, 1)], true)
+  t.ok(checkpoint.text.includes('"d":0') && checkpoint.text.includes('"const answer = 1"'), 'the checkpoint\'s chunk writes its values whole, from index 0')
+  t.notOk(after.text.includes('const answer'), 'the chunk after it names them')
+  t.same(await read([checkpoint, after]), plainEvents(checkpoint, after), 'read from the checkpoint, the part is whole')
+  t.same(await read([before, checkpoint, after]), plainEvents(before, checkpoint, after), 'and read from the start too')
+  const alone = await read([after])
+  t.same(alone.map((e) => e.data.tag), ['svc.adds_unread'], 'read without its checkpoint, a value it cannot know is a marker')
+})
+
+t.test('values at the cap: the least recently used goes and is written whole again; the characters count', async (t) => {
+  const dictionary = createDictionary(2, 10_000)
+  const texts = (from: number, values: string[]) => values.map((value, i) => mutation([], from + i, { texts: [{ id: 9, value }] }))
+  const first = send(dictionary, [meta(1), ...texts(10, ['value one', 'value two', 'value one', 'value three'])], true, true)
+  t.equal(dictionary.size, 2, 'never more than 2 values')
+  // 'value two' was the least recently used when 'value three' came: gone; 'value one' stays.
+  const second = send(dictionary, texts(20, ['value one', 'value two']), true)
+  t.ok(second.text.includes('"value two"') && !second.text.includes('"value one"'), 'an evicted value is written whole again, a kept one named')
+  t.ok(second.text.includes('"d":3'), 'under the next index')
+  const bytes = createDictionary(100, 30)
+  send(bytes, texts(1, ['value AAAA', 'value BBBB', 'value CCCC']), true) // each 12 characters of JSON: two fit in 30
+  t.ok(bytes.chars === 24 && bytes.size === 2, `the characters bound counts values (${bytes.chars} characters in ${bytes.size} values)`)
+  t.same(await read([first, second]), plainEvents(first, second), 'and the session reads back whole')
+})
+
+t.test('a value first sent by a chunk lost or unanswered is written whole again', async (t) => {
+  for (const lost of [false, undefined] as const) {
+    const dictionary = createDictionary()
+    const first = send(dictionary, [meta(1), changes(2, 1)], true, true)
+    const gone = send(dictionary, [changes(10, 1, [{ id: 42, value: 'sent by the lost chunk' }])], lost)
+    const next = send(dictionary, [changes(20, 1, [{ id: 42, value: 'sent by the lost chunk' }])], true)
+    t.notOk(gone.text.includes('const answer'), 'the lost chunk named what the first wrote')
+    t.ok(next.text.includes('"sent by the lost chunk"'), `${lost === false ? 'lost' : 'unanswered'}: the next chunk writes its value whole again`)
+    t.notOk(next.text.includes('const answer'), 'and still names what an acknowledged chunk wrote')
+    t.same(await read([first, next]), plainEvents(first, next), 'the session without the lost chunk reads back whole')
+    t.same(await read([first, gone, next]), plainEvents(first, gone, next), 'and with it, had it arrived after all')
+  }
+})
+
+t.test('chunks of the tracker before values were written once (plain texts and attributes) read as they were', async (t) => {
+  const parts = rows(1, 3, 100)
+  const plainChanges = '"texts":[{"id":7,"value":"a text long enough"}],"attributes":[{"id":7,"attributes":{"class":"a class long enough"}}]'
+  const previous = '[' + compactAdds(parts).map((p) => p.replace('"texts":[],"attributes":[]', plainChanges)).join(',') + ']'
+  const expected = plainEvents({ parts: parts.map((p) => p.replace('"texts":[],"attributes":[]', plainChanges)) })
+  t.ok(previous.includes('"d":0') && previous.includes('"a":['), 'with `d` and `a`, as the tracker of issue 47 wrote them')
+  t.same(await read([{ text: previous }]), expected, 'its adds are put back, its texts and attributes left as sent')
+})
+
 t.test('a part that does not start at its page view\'s checkpoint: a marker stands for an add it cannot read', async (t) => {
   const dictionary = createDictionary()
   send(dictionary, [meta(1), ...rows(2, 2, 100)], true, true)
@@ -157,25 +236,30 @@ t.test('a part that does not start at its page view\'s checkpoint: a marker stan
   t.equal(events[0].timestamp, 10, 'at the event\'s time')
 })
 
-t.test('any adds come back as they were, whichever chunks are lost, split or checkpoints', async (t) => {
+t.test('any adds, texts and attributes come back as they were, whichever chunks are lost, split or checkpoints', async (t) => {
   const tag = fc.constantFrom('div', 'span', 'a', 'li')
-  const attributes = fc.dictionary(fc.constantFrom('class', 'style', 'id', 'role', '_svcCss'), fc.string({ maxLength: 12 }), { maxKeys: 3 })
+  const nodeAttributes = fc.dictionary(fc.constantFrom('class', 'style', 'id', 'role', '_svcCss'), fc.string({ maxLength: 12 }), { maxKeys: 3 })
   // Unusual shapes go through as whole objects: isSVG, children, rootId, and ids in any order.
   const node = fc.oneof(
-    fc.record({ type: fc.constant(2), tagName: tag, attributes, childNodes: fc.constant([]) }),
+    fc.record({ type: fc.constant(2), tagName: tag, attributes: nodeAttributes, childNodes: fc.constant([]) }),
     fc.record({ type: fc.constant(3), textContent: fc.string({ maxLength: 10 }) }),
-    fc.record({ type: fc.constant(2), tagName: tag, attributes, childNodes: fc.constant([]), isSVG: fc.constant(true) }),
+    fc.record({ type: fc.constant(2), tagName: tag, attributes: nodeAttributes, childNodes: fc.constant([]), isSVG: fc.constant(true) }),
     fc.record({ type: fc.constant(3), textContent: fc.string({ maxLength: 10 }), rootId: fc.nat(50) }),
   )
   const add = fc.record({ parentId: fc.integer({ min: 1, max: 5000 }), nextId: fc.option(fc.integer({ min: 1, max: 5000 })), node, id: fc.integer({ min: 1, max: 5000 }) })
-  const event = fc.array(add, { minLength: 0, maxLength: 8 }).map((adds) => adds.map(({ id, node, ...rest }) => ({ ...rest, node: { ...node, id } })))
+  const adds = fc.array(add, { minLength: 0, maxLength: 8 }).map((adds) => adds.map(({ id, node, ...rest }) => ({ ...rest, node: { ...node, id } })))
+  // Values from a small pool, so that they repeat: short and long strings, null, rrweb's style objects.
+  const value = fc.oneof(fc.constantFrom('ab', 'monaco-list-row focused', 'top: 19px; height: 19px;', 'x'.repeat(8), null, { width: '1193px' }, { display: 'none' }), fc.string({ maxLength: 12 }))
+  const texts = fc.array(fc.record({ id: fc.integer({ min: 1, max: 5000 }), value: value.filter((v) => typeof v !== 'object' || v === null) }), { maxLength: 4 })
+  const attributeChanges = fc.array(fc.record({ id: fc.integer({ min: 1, max: 5000 }), attributes: fc.dictionary(fc.constantFrom('class', 'style', 'role', 'aria-label'), value, { maxKeys: 3 }) }), { maxLength: 4 })
+  const event = fc.record({ adds, texts, attributes: attributeChanges })
   // A chunk's fate: acknowledged and stored, lost, unanswered (unload) but stored, or a checkpoint.
   const fate = fc.constantFrom('ok', 'ok', 'ok', 'lost', 'unanswered', 'checkpoint')
   await fc.assert(
     fc.asyncProperty(fc.array(fc.tuple(fc.array(event, { maxLength: 6 }), fate), { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 12 }), async (chunks, cap) => {
       const dictionary = createDictionary(cap, cap * 40)
       const stored = chunks.flatMap(([events, fate], c) => {
-        const sent = send(dictionary, events.map((adds, i) => mutation(adds, c * 10 + i)), fate === 'lost' ? false : fate === 'unanswered' ? undefined : true, fate === 'checkpoint' || c === 0)
+        const sent = send(dictionary, events.map(({ adds, ...changes }, i) => mutation(adds, c * 10 + i, changes)), fate === 'lost' ? false : fate === 'unanswered' ? undefined : true, fate === 'checkpoint' || c === 0)
         return fate === 'lost' ? [] : [sent]
       })
       const back = await read(stored)
@@ -184,7 +268,7 @@ t.test('any adds come back as they were, whichever chunks are lost, split or che
     }),
     { numRuns: 300 },
   )
-  t.pass('300 sessions of random adds')
+  t.pass('300 sessions of random adds, texts and attributes')
 })
 
 t.test('an add of a shape rrweb does not emit today leaves its event as it was', async (t) => {
@@ -200,9 +284,22 @@ t.test('reading refuses what the tracker does not write, and bounds what an even
     mutation([], 1, { adds: undefined, a: [[null]] }),
     mutation([], 1, { adds: undefined, a: [[{ type: 3, textContent: 'ok' }, 1.5]] }),
     mutation([], 1, { adds: undefined, a: 'not a list' }),
+    mutation([], 1, { texts: undefined, t: [[1]] }), // no value
+    mutation([], 1, { texts: undefined, t: [[1.5, 'a value']] }),
+    mutation([], 1, { texts: undefined, t: 'not a list' }),
+    mutation([], 1, { attributes: undefined, at: [[1, 'not attributes']] }),
+    mutation([], 1, { attributes: undefined, at: [[1, ['class']]] }),
+    mutation([], 1, { attributes: undefined, at: [[1, { class: 2.5 }]] }),
+    mutation([], 1, { adds: undefined, d: 0, a: [[['div', { class: 'a node, not a value' }]]], texts: undefined, t: [[1, 0]] }), // a node where a value belongs
+    mutation([], 1, { texts: undefined, d: 0, t: [[1, 'a text long enough']], attributes: undefined, at: [[1, 0]] }), // a value where attributes belong
   ]
   for (const event of bad) t.same(expander.expand(Buffer.from(event)), { event: Buffer.from(event) }, `answered as stored: ${event.slice(30, 90)}`)
   // A node written once and named 100,000 times: a small event that would expand past the bound.
+  const sequence = new AddsExpander(1_000_000)
+  const value = mutation([], 1, { texts: undefined, d: 0, t: [[1, 'a text long enough']] })
+  const asNode = mutation([], 2, { adds: undefined, a: [0] })
+  t.same(JSON.parse((sequence.expand(Buffer.from(value)) as { event: Buffer }).event.toString()).data.texts, [{ id: 1, value: 'a text long enough' }], 'a value defined')
+  t.same(sequence.expand(Buffer.from(asNode)), { event: Buffer.from(asNode) }, 'then named where a node belongs: answered as stored')
   const big = 'x'.repeat(1000)
   const bomb = mutation([], 1, { adds: undefined, a: [[big], ...Array(100_000).fill(0)] })
   const bounded = new AddsExpander(1_000_000).expand(Buffer.from(bomb))

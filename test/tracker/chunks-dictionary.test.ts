@@ -1,6 +1,7 @@
 /**
  * The tracker's recording buffer (tracker/src/chunks.ts) and its session
- * dictionary of added nodes (tracker/src/compact.ts, issue 47), run in Node
+ * dictionary of added nodes and of text and attribute values
+ * (tracker/src/compact.ts, issue 47), run in Node
  * against a scripted transport: a chunk names only contents that an
  * acknowledged chunk wrote, and a chunk sent again at unload is the same
  * bytes. Every stored chunk read back through the events API's reader gives
@@ -135,4 +136,30 @@ t.test('at unload the chunk still unanswered is sent again as the same events, a
   t.equal(sent[2].text, sent[1].text, 'the same events, written the same')
   t.ok(sent[3].text.includes('grid-row'), 'the last chunk writes the row whole: the one before it was never acknowledged')
   t.same(await read(sent), pushed, 'read back, the events pushed')
+})
+
+/** The editor's cursor moved: an attribute change whose class repeats, and a text. */
+const cursor = (timestamp: number, value: string) => ({
+  type: 3,
+  data: { source: 0, texts: [{ id: 9, value }], attributes: [{ id: 8, attributes: { class: 'cursor monaco-mouse-cursor-text' } }], removes: [], adds: [] },
+  timestamp,
+})
+
+t.test('text and attribute values: named once acknowledged, written whole again after a failed chunk', async (t) => {
+  const { transport, sent } = scripted(['ok', 'failed', 'ok'])
+  const chunks = buffer(transport)
+  const pushed: any[] = [{ type: 4, data: { href: 'https://example.test/', width: 800, height: 600 }, timestamp: 1 }, cursor(2, 'the first line')]
+  pushed.forEach((event) => chunks.push(event))
+  for (const [n, event] of [[1, cursor(3, 'a line the failed chunk sent')], [2, cursor(4, 'a line the failed chunk sent')]] as const) {
+    chunks.flush()
+    await until(() => sent.length === n)
+    pushed.push(event)
+    chunks.push(event)
+  }
+  chunks.flush()
+  await until(() => sent.length === 3)
+  t.ok(sent[0].text.includes('"t":[[9,"the first line"]],"at":[[-1,{"class":"cursor monaco-mouse-cursor-text"}]]'), 'the first chunk writes the values whole')
+  t.ok(sent[1].text.includes('"at":[[-1,2]]') && !sent[1].text.includes('monaco-mouse-cursor'), 'the next names the acknowledged attributes by index')
+  t.ok(sent[2].text.includes('"a line the failed chunk sent"'), 'the value the failed chunk wrote is written whole again')
+  t.same(await read([sent[0], sent[2]]), pushed.filter((e) => e.timestamp !== 3), 'read back without the failed chunk, the events pushed')
 })

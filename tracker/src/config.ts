@@ -33,6 +33,12 @@ export const FLUSH_BYTES = 256 * 1024
  */
 export const DICT_MAX_ENTRIES = 8_000
 export const DICT_MAX_CHARS = 1_000_000
+/**
+ * A text or attribute value enters that dictionary when its JSON is at least this long (a string of 8 characters
+ * or more, or a style object such as {"width":"9px"}): an index is 1 to 4 digits, so a shorter value is left
+ * inline, where it costs no more and holds no room. Part of the wire form: the events API reads by the same rule.
+ */
+export const DICT_MIN_VALUE_JSON = 10
 /** While someone follows this session live (a chunk's answer says `watched`): flush this often unless the answer names another (`flushMs`), never under LIVE_FLUSH_FLOOR_MS. */
 export const LIVE_FLUSH_MS = 1_500
 export const LIVE_FLUSH_FLOOR_MS = 1_000

@@ -190,7 +190,7 @@ export function sessionOperations(store: Store, chunkBytes: ChunkBytes = storedC
       credential: 'apiKey',
       minRole: 'viewer',
       audit: ({ body }) => ({ action: 'session.replay', target: `${body.projectId}/${body.sessionKey}` }),
-      summary: `One chunk's bytes exactly as the tracker sent them (application/octet-stream, never decompressed); its encoding, gzip or json, is in the ${ENCODING_HEADER} header. A stylesheet the tracker sent once per project stays a reference here (\`"_svcCss":"<sha256>"\` in place of a node's \`_cssText\`), and a mutation event whose added nodes the tracker wrote once per page view carries \`a\` in place of \`adds\` (its format: /docs/api, "Added nodes written once per page view"); sessions.events puts back both.`,
+      summary: `One chunk's bytes exactly as the tracker sent them (application/octet-stream, never decompressed); its encoding, gzip or json, is in the ${ENCODING_HEADER} header. A stylesheet the tracker sent once per project stays a reference here (\`"_svcCss":"<sha256>"\` in place of a node's \`_cssText\`), and a mutation event whose added nodes, texts and attribute values the tracker wrote once per page view carries \`a\`, \`t\` and \`at\` in place of \`adds\`, \`texts\` and \`attributes\` (its format: /docs/api, "Added nodes written once per page view"); sessions.events puts back all of them.`,
       body: sessionChunkBody,
       response: { type: 'string', format: 'binary' },
       responseType: 'application/octet-stream',
