@@ -50,7 +50,8 @@ export class CompactionRounds {
 
   constructor(
     private readonly children: () => RoundChild[],
-    private readonly compact: () => Promise<void>,
+    /** Answers false when the store could not be compacted now (another process has it open): tried again later. */
+    private readonly compact: () => Promise<boolean>,
     private readonly stopping: () => boolean,
     private readonly timing = { pauseDeadlineMs: PAUSE_DEADLINE_MS, retryMs: RETRY_MS },
   ) {}
@@ -112,15 +113,15 @@ export class CompactionRounds {
     const ok = await allPaused
     this.wake = undefined
     const paused = Date.now()
-    if (ok) await this.compact()
-    else {
+    const compacted = ok && (await this.compact())
+    if (!ok) {
       const late = this.children().filter((unit) => unit.child && this.waitingFor.has(unit.child)).map((unit) => unit.name)
       log.error('a child did not pause for the compaction; compacting later', { round, late, retryInMs: this.timing.retryMs })
-      setTimeout(() => !this.stopping() && this.request(), this.timing.retryMs).unref()
     }
+    if (!compacted) setTimeout(() => !this.stopping() && this.request(), this.timing.retryMs).unref()
     this.waitingFor.clear()
     for (const child of this.children().map((unit) => unit.child).filter(alive)) send(child, { type: 'resume', round })
-    log.info('children resumed after the compaction', { round, compacted: ok, pausingMs: paused - started, heldMs: Date.now() - started })
+    log.info('children resumed after the compaction', { round, compacted, pausingMs: paused - started, heldMs: Date.now() - started })
   }
 
   private async untilReady(): Promise<void> {

@@ -36,16 +36,23 @@ interface Supervised {
   ready: boolean
 }
 
-/** Compacts the store while no child has it open; a failure is logged, and the erased bytes wait for the next one. */
-async function compact(config: Config): Promise<void> {
+/**
+ * Compacts the store while no child has it open. A failure is logged, and the erased bytes wait for the next one; a
+ * process outside the service holding the store open is named, for the operator to stop, and answers false: try later.
+ */
+async function compact(config: Config): Promise<boolean> {
+  // Loaded here only: the primary opens the store for this alone.
+  const { compactStore, StoreHeldElsewhere } = await import('../store/lmdb/compaction.js')
   try {
-    // Loaded here only: the primary opens the store for this alone.
-    const { compactStore } = await import('../store/lmdb/compaction.js')
     const started = Date.now()
     const sizes = await compactStore(config.dataDir, config.mapSizeBytes)
     log.info('store compacted', { bytesBefore: sizes.before, bytesAfter: sizes.after, ms: Date.now() - started })
+    return true
   } catch (error) {
-    log.error('compaction failed; erased bytes may stay in the files until the next one', { error: String(error) })
+    if (error instanceof StoreHeldElsewhere) log.error('another process has the store open: not compacted; stop it (npm run admin, a backup) and the compaction runs at the next try', { pids: error.pids })
+    else log.error('compaction failed; erased bytes may stay in the files until the next one', { error: String(error) })
+    // A failing copy (a full disk) is not tried again every minute with every process paused for it.
+    return !(error instanceof StoreHeldElsewhere)
   }
 }
 

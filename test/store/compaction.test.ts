@@ -5,11 +5,13 @@
  * here, so that the check can fail); compactStore's rebuild keeps none, and
  * every entry left reads back as it was, shared record shapes included.
  */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { open } from 'lmdb'
 import t from 'tap'
-import { compactStore } from '../../src/store/lmdb/compaction.js'
+import { compactStore, StoreHeldElsewhere } from '../../src/store/lmdb/compaction.js'
 import { STRUCTURES } from '../../src/store/lmdb/tables.js'
 import { tempDataDir } from '../helpers/cluster.js'
 
@@ -48,4 +50,23 @@ t.test('no deleted key survives a compaction, as a separator or otherwise; every
   t.equal(kept.getCount(), COUNT - COUNT / 10, 'every kept session is there')
   t.same([kept.get(key(1)), kept.get(key(19_999)), kept.get(key(10))], [{ n: 1, text: 'session 1' }, { n: 19_999, text: 'session 19999' }, undefined])
   t.same([bytes.getCount(), bytes.get(['prj_1', 49])?.equals(Buffer.alloc(100_000, 49))], [50, true], 'large values whole')
+})
+
+t.test('a process outside the service with the store open stops the compaction, named; once it is gone, the store compacts', async (t) => {
+  const dir = tempDataDir()
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const env = open({ path: dir, maxDbs: 8 })
+  await env.openDB({ name: 'sessions' }).put('k', 'v')
+  await env.close()
+  // `npm run admin` or a backup script: another process that opened the store and read from it.
+  const holder = spawn(process.execPath, ['-e', `const e = require('lmdb').open({ path: ${JSON.stringify(dir)}, maxDbs: 8 }); e.openDB('sessions').get('k'); console.log('open'); setInterval(() => {}, 1000)`], { stdio: ['ignore', 'pipe', 'inherit'] })
+  t.teardown(() => holder.kill('SIGKILL'))
+  await once(holder.stdout!, 'data')
+  const refused = await compactStore(dir, 1024 ** 3).catch((error: unknown) => error)
+  t.ok(refused instanceof StoreHeldElsewhere, 'refused while the other process holds a reader slot')
+  t.same((refused as StoreHeldElsewhere).pids, [holder.pid], 'and the holder is named')
+  holder.kill('SIGKILL')
+  await once(holder, 'exit')
+  const { after } = await compactStore(dir, 1024 ** 3)
+  t.ok(after > 0, 'once it died, its slot is freed and the store compacts')
 })

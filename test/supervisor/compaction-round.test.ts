@@ -52,6 +52,7 @@ function setUp(options: { silent?: string; pauseDeadlineMs?: number } = {}) {
     () => children.map((c) => c.unit),
     async () => {
       events.push(`compact with ${children.filter((c) => c.sent.at(-1)?.type === 'pause').length} paused`)
+      return true
     },
     () => false,
     { pauseDeadlineMs: options.pauseDeadlineMs ?? 5_000, retryMs: 60_000 },

@@ -61,6 +61,11 @@ export async function compactStore(dataDir: string, mapSize: number, now = Date.
   for (const path of environmentsOf(dataDir)) {
     const file = join(path, 'data.mdb')
     if (!existsSync(file)) continue
+    await refuseIfHeld(path, mapSize)
+  }
+  for (const path of environmentsOf(dataDir)) {
+    const file = join(path, 'data.mdb')
+    if (!existsSync(file)) continue
     const scratch = join(path, 'compacting')
     rmSync(scratch, { recursive: true, force: true })
     mkdirSync(scratch, { mode: 0o700 })
@@ -78,6 +83,31 @@ export async function compactStore(dataDir: string, mapSize: number, now = Date.
   writeFileSync(join(dataDir, MARK_FILE), String(now), { mode: 0o600 })
   rmSync(join(dataDir, WANTED_FILE), { force: true })
   return { before, after }
+}
+
+/** Another process has the store open (`npm run admin`, a backup script): the file it maps must not be replaced under it. */
+export class StoreHeldElsewhere extends Error {
+  override name = 'StoreHeldElsewhere'
+  constructor(readonly pids: number[]) {
+    super(`processes ${pids.join(', ')} have the store open; compacting later`)
+  }
+}
+
+/**
+ * Throws StoreHeldElsewhere when a process other than this one holds a reader slot of the environment at `path`.
+ * The service's own processes have closed theirs for the round; one that has not would go on reading the old file,
+ * and write into it what nobody would see again. LMDB frees the slots of processes that died (readerCheck).
+ */
+async function refuseIfHeld(path: string, mapSize: number): Promise<void> {
+  const env = open({ path, mapSize, maxDbs: 64, ...environmentOptions('flush') })
+  try {
+    env.readerCheck()
+    // Lines of "pid thread txnid" after a heading; a slot of a thread without a transaction lists its pid too.
+    const pids = [...new Set(env.readerList().split('\n').map((line) => Number(line.trim().split(/\s+/)[0])))].filter((pid) => Number.isInteger(pid) && pid > 0 && pid !== process.pid)
+    if (pids.length) throw new StoreHeldElsewhere(pids)
+  } finally {
+    await env.close()
+  }
 }
 
 /** A batch's bytes at most: chunks are up to 1 MB each, and a batch is held in memory until its transaction. */
