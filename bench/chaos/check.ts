@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { acknowledged, type Op, type Target } from './workload.js'
+import { CHAOS_METRICS_TOKEN } from './processes.js'
 
 export interface Verdict {
   chunksAcknowledged: number
@@ -200,7 +201,7 @@ export async function check(nodes: Target[], ownerKey: string, projectId: string
 
 /** The node's counters of its log's repairs (src/journal/diverged.ts, applied-check.ts), from its /metrics. */
 async function logRepairs(node: Target): Promise<Verdict['repairs'][string]> {
-  const scrape = await fetch(`${node.url}/metrics`, { signal: AbortSignal.timeout(10_000) })
+  const scrape = await fetch(`${node.url}/metrics`, { headers: { authorization: `Bearer ${CHAOS_METRICS_TOKEN}` }, signal: AbortSignal.timeout(10_000) })
     .then((res) => res.text())
     .catch(() => '')
   const value = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(scrape)?.[1] ?? NaN)

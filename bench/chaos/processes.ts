@@ -18,6 +18,9 @@ import { NATS_DEPLOY_DIR } from '../../src/journal/nats-servers.js'
 import { layoutOf } from '../../src/journal/node.js'
 import { inNamespace, NATS_HOSTS, NODE_HOSTS, type Host } from './net.js'
 
+/** The bearer token of every node's /metrics in a chaos run (bench/chaos/check.ts reads them). */
+export const CHAOS_METRICS_TOKEN = 'chaos-metrics-token-not-a-secret'
+
 export const NODE_PORT = 8787
 const DIST = new URL('../../dist/', import.meta.url).pathname
 
@@ -125,6 +128,8 @@ export async function deploy(dir: string): Promise<Deployment> {
       DATA_DIR: join(dir, `${host.name}-data`),
       WORKERS: '1',
       READ_THREADS: '1',
+      // The checker reads each node's counters of its log's repairs from another namespace: not loopback.
+      METRICS_TOKEN: CHAOS_METRICS_TOKEN,
     }
     return launcher(host, dir, [process.execPath, join(DIST, 'main.js')], env)
   })
