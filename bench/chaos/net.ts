@@ -4,10 +4,12 @@
  * address on a bridge in the root namespace, where the clients run. Faults are
  * iptables rules inside the namespaces (partitions: both directions dropped
  * between two addresses; loss: a random share of packets dropped), healed by
- * flushing them. Needs root; `iproute2` and `iptables` are Debian packages
- * (the script installs what is missing). `tc netem` needs the kernel's
- * sch_netem module, which a container may not have: latency is then reported
- * as not run, rather than faked.
+ * flushing them; slow links are a token bucket (`tc qdisc ... tbf`). Needs
+ * root; `iproute2` and `iptables` are Debian packages (the script installs
+ * what is missing). `tc netem` needs the kernel's sch_netem, which this
+ * machine's kernel is built without (as it is without sch_fq, which an eBPF
+ * delay would need): a fixed latency is then reported as not run, rather than
+ * faked in user space.
  */
 import { execFileSync } from 'node:child_process'
 
@@ -119,6 +121,24 @@ export function loss(share: number): void {
   for (const host of ALL) iptables(host, ['-A', 'INPUT', '-m', 'statistic', '--mode', 'random', '--probability', String(share), '-j', 'DROP'])
 }
 
+/**
+ * Caps what each of `hosts` sends at `kbit` a second: a token bucket (tbf, in this kernel where netem is not) that
+ * queues up to `queueMs` and drops past it. Under load a congested link: messages are delayed by the queue, not by a
+ * fixed latency.
+ */
+export function slowLinks(hosts: Host[], kbit: number, queueMs: number): void {
+  for (const host of hosts) run('ip', ['netns', 'exec', ns(host), 'tc', 'qdisc', 'add', 'dev', insideLink(host), 'root', 'tbf', 'rate', `${kbit}kbit`, 'burst', '4kb', 'latency', `${queueMs}ms`])
+}
+
+const insideLink = (host: Host) => `svcc${ALL.indexOf(host)}i`
+
 export function heal(): void {
-  for (const host of ALL) iptables(host, ['-F'])
+  for (const host of ALL) {
+    iptables(host, ['-F'])
+    try {
+      run('ip', ['netns', 'exec', ns(host), 'tc', 'qdisc', 'del', 'dev', insideLink(host), 'root'], true)
+    } catch {
+      // no qdisc of ours there
+    }
+  }
 }
