@@ -35,7 +35,7 @@ import { recorderScript, recordingPage, servePage } from '../helpers/recorder-bu
 const require = createRequire(import.meta.url)
 const REPLAY_DIR = dirname(require.resolve('@rrweb/replay'))
 
-// One browser for the file's three cases: each opens pages of its own.
+// One browser for the file's cases: each opens pages of its own.
 const browser = await launchBrowser(t)
 
 /** One of the dashboard's player modules, as a script exposing its exports on `playersStep`. */
@@ -241,4 +241,25 @@ t.test('a pause shows the focus on a field added after the snapshot (made by rrw
   const look = `(replayer, resolve) => setTimeout(() => resolve(getComputedStyle(replayer.iframe.contentDocument.getElementById('later')).borderTopColor), 300)`
   const border = await replayToEnd<string>(viewer, helper, events, 'playersStep.showFocusOnPause(replayer, () => events)', look)
   t.equal(border, 'rgb(255, 0, 0)', 'the field added and focused after the full snapshot has the site\'s :focus rule')
+})
+
+t.test('a field focused before the recording started (autofocus) is said to be focused after each full snapshot, and a pause shows it', async (t) => {
+  const url = await servePage(t, `<!doctype html><html><head><style>input:focus { border-color: rgb(255, 0, 0) }</style></head><body><input id="first" autofocus><input id="other"></body></html>`)
+  const { context, page } = await recordingPage(browser, url, await recorderScript(editRrweb))
+  t.teardown(() => context.close())
+  await page.waitForFunction('recorded.some((e) => e.type === 2)')
+  await page.evaluate('recorder.snapshot()')
+  await page.waitForFunction('recorded.filter((e) => e.type === 2).length === 2')
+  const events = (await page.evaluate('recorded')) as any[]
+  const focusAfter = events.flatMap((e, i) => (e.type === 2 ? [events[i + 1]] : []))
+  t.equal(focusAfter.length, 2, 'two full snapshots')
+  t.ok(focusAfter.every((e) => e?.type === 3 && e.data.source === 2 && e.data.type === 5 && e.data.id > 0 && e.timestamp === events[events.indexOf(e) - 1].timestamp), 'each followed by a Focus interaction at its time')
+  t.ok(focusAfter.every((e) => e.data.id === focusAfter[0].data.id), 'on the same field')
+
+  const viewer = await browser.newPage()
+  t.teardown(() => viewer.close())
+  const helper = await playersStep('focus.ts')
+  const look = `(replayer, resolve) => setTimeout(() => resolve(getComputedStyle(replayer.iframe.contentDocument.getElementById('first')).borderTopColor), 300)`
+  const border = await replayToEnd<string>(viewer, helper, events, 'playersStep.showFocusOnPause(replayer, () => events)', look)
+  t.equal(border, 'rgb(255, 0, 0)', 'the autofocused field has the site\'s :focus rule in the paused replay')
 })

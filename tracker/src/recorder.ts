@@ -67,6 +67,13 @@ export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => 
     },
   })
   let pointer: PointerEnd | undefined
+  /** rrweb's id of the element that has the focus (inside shadow roots too), or 0 for none or the document's body. */
+  const focusedId = (): number => {
+    let element = document.activeElement
+    while (element?.shadowRoot?.activeElement) element = element.shadowRoot.activeElement
+    if (!element || element === document.body || element === document.documentElement) return 0
+    return Math.max(0, record.mirror.getId(element))
+  }
   const options: Parameters<typeof record>[0] = {
     emit: guard.wrap((event: any) => {
       if (event.type === 3 && event.data.source === 1) {
@@ -74,8 +81,12 @@ export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => 
         if (last) pointer?.recorded(last.x, last.y)
       }
       if (event.type !== 2 || event.data.node !== scrubbed) scrubEvent(event, lookup)
-      if (walker.busy) held.push(event)
-      else onEvent(event)
+      const hand = (out: RecordedEvent) => (walker.busy ? held.push(out) : onEvent(out))
+      hand(event)
+      // A replay knows the focus only from Focus interactions, and a page load or checkpoint starts with none: the
+      // field focused before (autofocus, or before the tracker loaded) is said again after each full snapshot.
+      const focused = event.type === 2 && focusedId()
+      if (focused) hand({ type: 3, timestamp: event.timestamp, data: { source: 2, type: 5, id: focused } })
     }),
     blockClass: BLOCK_CLASS,
     blockSelector: '[data-svc-block]',
