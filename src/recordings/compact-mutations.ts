@@ -4,10 +4,10 @@
  * node's content, or a text or attribute value of at least MIN_VALUE_JSON
  * characters of JSON, is written the first time its page view's dictionary
  * takes it and is its index afterwards, in that chunk or a later one; ids are
- * differences within a chunk. sessions.chunk answers the bytes as stored;
+ * differences within a chunk, parents and next siblings against the item before. sessions.chunk answers the bytes as stored;
  * sessions.events and the live feed answer ordinary rrweb events.
  *
- * The first event with `a`, `t` or `at` in a chunk carries `d`, the index its
+ * The first event with `A` (or `a`), `t` or `at` in a chunk carries `d`, the index its
  * first new content takes; `d` 0 restarts the page view's dictionary (the
  * tracker does at every checkpoint), so a part read from its checkpoint expands
  * on its own. The tracker names only contents of chunks the server
@@ -15,16 +15,21 @@
  * without `d` (the tracker before issue 47, which wrote `a` alone) is read on a
  * dictionary of its own, as then.
  *
- * An item of `a`: a number n (content n, id one past the last, under the node
- * added just before, no next sibling), or [content, idStep = 1, idMinusParent
- * = 1, idMinusNext = 0 (none)], content an index or new: a string (a text
+ * An item of `A`: a number n (content n, id one past the last, under the parent
+ * of the item before and just before it, as rrweb adds a node's children), or
+ * [content, idStep = 1, idMinusParent = 0 (the parent of the item before, none
+ * at the chunk's start), idMinusNext = idStep (the item before) when
+ * idMinusParent is 0, else 0 (none)]. An item of `a` (the tracker up to
+ * f4c9884, read as then): the same with idMinusParent = 1, always a
+ * difference, and idMinusNext = 0; an event with both is not the tracker's.
+ * Content is an index or new: a string (a text
  * node), [tagName, attributes?] (a childless element) or an object (the node
  * as rrweb serialized it, without its id). An item of `t`: [idStep, value]; of
  * `at`: [idStep, attributes], attributes an index (a whole {name: value} object
  * again) or {name: value}. A value is an index, or the value itself, which
  * takes the next index when it is a string or an object whose JSON is at least
  * MIN_VALUE_JSON characters; a {name: value} object written out takes the next
- * index after its values by the same rule. Indexes are taken in the order `a`,
+ * index after its values by the same rule. Indexes are taken in the order `A`,
  * `t`, `at`; `t` and `at` share a last id of their own.
  */
 
@@ -33,7 +38,7 @@ import { MAX_EVENT_BYTES } from './limits.js'
 /** The start every mutation event has as the tracker serializes it. */
 const MUTATION = Buffer.from('{"type":3,"data":{"source":0,')
 /** Where an event carries lists the tracker wrote compactly. */
-const COMPACT = ['"a":[', '"t":[', '"at":['].map((key) => Buffer.from(key))
+const COMPACT = ['"a":[', '"A":[', '"t":[', '"at":['].map((key) => Buffer.from(key))
 /** The tracker's DICT_MIN_VALUE_JSON (tracker/src/config.ts): a value this long or longer takes an index. Part of the wire form. */
 export const MIN_VALUE_JSON = 10
 /**
@@ -101,8 +106,9 @@ export class AddsExpander {
   /** The dictionary this chunk reads and adds to: settled by its first event with `a`, `t` or `at`. */
   private contents?: Contents
   private next = 0
-  /** The last id of `a`'s items, and of `t`'s and `at`'s. */
+  /** The last id and parent of `a`'s (or `A`'s) items, and the last id of `t`'s and `at`'s. */
   private last = 0
+  private lastParent?: number
   private lastChange = 0
 
   constructor(
@@ -113,14 +119,16 @@ export class AddsExpander {
   /** The event with its lists put back; as it is when it has none written compactly, or is not what the tracker writes. */
   expand(event: Buffer): Expanded {
     if (!event.subarray(0, MUTATION.length).equals(MUTATION) || !COMPACT.some((key) => event.indexOf(key) >= 0)) return { event }
-    let parsed: { timestamp?: unknown; data: { a?: unknown; t?: unknown; at?: unknown; d?: unknown; [key: string]: unknown } }
+    let parsed: { timestamp?: unknown; data: { a?: unknown; A?: unknown; t?: unknown; at?: unknown; d?: unknown; [key: string]: unknown } }
     try {
       parsed = JSON.parse(event.toString('utf8'))
     } catch {
       return { event }
     }
-    const { a, t, at, d: base, ...data } = parsed.data ?? {}
-    const lists = [a, t, at]
+    const { a, A, t, at, d: base, ...data } = parsed.data ?? {}
+    // `A` is `a` with ids written against the item before (since issue 47's ids); both at once is not the tracker's.
+    const lists = [A ?? a, t, at]
+    if (a !== undefined && A !== undefined) return { event }
     if (lists.every((list) => list === undefined) || !lists.every((list) => list === undefined || Array.isArray(list))) return { event }
     if (base !== undefined && !Number.isSafeInteger(base)) return { event }
     // Without `d` (the tracker before issue 47), the chunk's first event starts a dictionary of the chunk's own.
@@ -129,14 +137,14 @@ export class AddsExpander {
       this.next = base
     }
     const contents = (this.contents ??= new Contents())
-    const before = { next: this.next, last: this.last, lastChange: this.lastChange }
+    const before = { next: this.next, last: this.last, lastParent: this.lastParent, lastChange: this.lastChange }
     let size = event.length
     const put: Record<string, unknown[]> = {}
     // In the tracker's order: indexes are taken as contents come.
     for (const [i, key] of (['adds', 'texts', 'attributes'] as const).entries()) {
       const items = lists[i] as unknown[] | undefined
       if (!items) continue
-      const read = i === 0 ? (item: unknown) => this.one(item) : (item: unknown) => this.change(item, i === 1)
+      const read = i === 0 ? (item: unknown) => this.one(item, A !== undefined) : (item: unknown) => this.change(item, i === 1)
       put[key] = []
       for (const item of items) {
         const got = read(item)
@@ -156,10 +164,15 @@ export class AddsExpander {
     return { event: Buffer.from(JSON.stringify({ ...parsed, data: { ...data, ...put } })) }
   }
 
-  /** An item of `a` put back as an add. */
-  private one(item: unknown): Read<unknown> {
-    const [ref, idStep = 1, minusParent = 1, minusNext = 0] = typeof item === 'number' ? [item] : Array.isArray(item) ? item : []
+  /**
+   * An item of `a` or (`sibling`) of `A` put back as an add. In `A`, idMinusParent 0 (the default) is the parent of
+   * the item before, and idMinusNext's default is then the item before (rrweb adds siblings last first), else none.
+   */
+  private one(item: unknown, sibling: boolean): Read<unknown> {
+    const written = typeof item === 'number' ? [item] : Array.isArray(item) ? item : []
+    const [ref, idStep = 1, minusParent = sibling ? 0 : 1, minusNext = sibling && minusParent === 0 ? idStep : 0] = written
     if (![idStep, minusParent, minusNext].every(Number.isSafeInteger)) return undefined
+    if (sibling && minusParent === 0 && this.lastParent === undefined) return undefined // no item before in the chunk
     let entry: Entry | undefined
     if (typeof ref === 'number') entry = this.contents!.get(ref)
     else {
@@ -169,9 +182,11 @@ export class AddsExpander {
     if (!entry) return typeof ref === 'number' && Number.isSafeInteger(ref) ? ref : undefined
     if (!('node' in entry)) return undefined // a value where a node belongs: not the tracker's writing
     const id = this.last + idStep
+    const parentId = sibling && minusParent === 0 ? this.lastParent! : id - minusParent
     this.last = id
+    this.lastParent = parentId
     // The node's JSON and about what its ids and keys add.
-    return { put: { parentId: id - minusParent, nextId: minusNext === 0 ? null : id - minusNext, node: { ...entry.node, id } }, size: entry.size + 60 }
+    return { put: { parentId, nextId: minusNext === 0 ? null : id - minusNext, node: { ...entry.node, id } }, size: entry.size + 60 }
   }
 
   /** An item of `t` ([idStep, value]) or `at` ([idStep, {name: value}]) put back as rrweb's text or attribute change. */

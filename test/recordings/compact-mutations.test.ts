@@ -46,12 +46,13 @@ t.test('a re-rendered row is written once per chunk and read back as rrweb emitt
   for (let i = 0; i < 50; i++) parts.push(mutation(row(100 + i * 4, 7, i % 2 ? 'const' : 'let'), 10 + i, { removes: i ? [{ parentId: 7, id: 96 + i * 4 }] : [] }))
   const written = compactAdds(parts)
   t.equal(written[0], parts[0], 'other events are left as they are')
-  t.notOk(written[1].includes('"adds"'), 'mutations carry `a` instead of `adds`')
+  t.notOk(written[1].includes('"adds"') || written[1].includes('"a"'), 'mutations carry `A` instead of `adds`')
   const before = parts.join(',').length
   const after = written.join(',').length
   t.ok(after < before / 3, `the JSON shrinks to under a third (${before} to ${after} bytes)`)
-  t.ok(written[2].includes('"a":[[0,1,97],1,[2,1,2,1],["const"]]'), 'the second row names the first row\'s nodes by index and writes its new text')
-  t.ok(written[3].includes('"a":[[0,1,101],1,[2,1,2,1],3]'), 'the third row is indexes alone')
+  // The row under 7; the icon under the row; the label under the row too (its parent, 0), before the icon (the item before).
+  t.ok(written[2].includes('"A":[[0,1,97],[1,1,1],2,["const",1,1]]'), 'the second row names the first row\'s nodes by index and writes its new text')
+  t.ok(written[3].includes('"A":[[0,1,101],[1,1,1],2,[3,1,1]]'), 'the third row is indexes alone')
   t.same(await readBack([parts, parts.slice(3)]), [...parts, ...parts.slice(3)].map((p) => JSON.parse(p)), 'both chunks read back whole, the second on its own state')
 })
 
@@ -144,10 +145,38 @@ t.test('the page views of two tabs interleave their chunks: each names its own c
   t.same(await read([a1, b1, a2, b2]), plainEvents(a1, b1, a2, b2), 'read in seq order, each page view on its own dictionary')
 })
 
-t.test('a chunk written before issue 47 (no `d`) reads on a dictionary of its own', async (t) => {
-  const parts = rows(1, 3, 100)
-  const old = '[' + compactAdds(parts).map((p) => p.replace('"d":0,', '')).join(',') + ']'
-  t.same(await read([{ text: old }, { text: old }]), [...plainEvents({ parts }), ...plainEvents({ parts })])
+/** Monaco's hint line: a text and spans under one parent, last first (each before the add before it), then texts in two spans. */
+const line = (b: number, p: number, word: string) => [text(b, p, word), element(b + 1, p, b), text(b + 2, p, 'x'), element(b + 3, p, b + 2), text(b + 4, b + 3, 'i'), text(b + 5, b + 1, 'f')]
+const lines = (timestamp: number, ...at: [number, number, string][]) => at.map(([b, p, word], i) => mutation(line(b, p, word), timestamp + i))
+/** `a` as the tracker wrote it up to f4c9884 (ids against the item's own id) for lines(2, [100, 7, 'const'], [106, 9, 'let']), then lines(10, [200, 7, 'const']). */
+const f4c9884 = [
+  [[['const', 100, 93], [['span'], 1, 94, 1], ['x', 1, 95], [1, 1, 96, 1], ['i'], ['f', 1, 4]], [['let', 1, 97], [1, 1, 98, 1], [2, 1, 99], [1, 1, 100, 1], 3, [4, 1, 4]]],
+  [[[0, 200, 193], [1, 1, 194, 1], [2, 1, 195], [1, 1, 196, 1], 3, [4, 1, 4]]],
+]
+const oldChunk = (chunk: number, d: boolean) =>
+  '[' + (chunk ? [] : [meta(1)]).concat(f4c9884[chunk].map((a, i) => mutation([], (chunk ? 10 : 2) + i, { adds: undefined, ...(d && !i ? { d: chunk ? 6 : 0 } : {}), a }))).join(',') + ']'
+
+t.test('siblings under one parent: `A` names the parent of the item before, and the item before as their next sibling', async (t) => {
+  const dictionary = createDictionary()
+  const first = send(dictionary, [meta(1), ...lines(2, [100, 7, 'const'], [106, 9, 'let'])], true, true)
+  const lost = send(dictionary, lines(5, [150, 7, 'lost']), false)
+  const second = send(dictionary, lines(10, [200, 7, 'const']), true)
+  t.ok(first.text.includes('"A":[["const",100,93],[["span"]],["x",1,0,0],1,["i",1,1],["f",1,4]]'), 'a span after a text under 7 is a bare content; the text after it ends its run (next sibling none)')
+  t.ok(first.text.includes('"A":[["let",1,97],1,[2,1,0,0],1,[3,1,1],[4,1,4]]'), 'the same line under 9, by indexes')
+  t.ok(second.text.includes('"d":7,"A":[[0,200,193],1,[2,1,0,0],1,[3,1,1],[4,1,4]]'), 'the next chunk names them; the lost chunk\'s word took index 6, not named again')
+  t.same(await read([first, second]), plainEvents(first, second), 'read back without the lost chunk')
+  t.same(await read([first, lost, second]), plainEvents(first, lost, second), 'and with it')
+  const checkpoint = send(dictionary, [meta(20), ...lines(21, [300, 7, 'let'])], true, true)
+  const after = send(dictionary, lines(30, [400, 9, 'const'], [406, 9, 'const']), true)
+  t.ok(checkpoint.text.includes('"d":0,"A":[["let",300,293]'), 'a checkpoint starts the dictionary again')
+  t.same(await read([checkpoint, after]), plainEvents(checkpoint, after), 'a part read from its checkpoint alone is whole')
+})
+
+t.test('chunks of f4c9884 and before (`a`, ids against the item\'s own id) read as then', async (t) => {
+  const plain = [[meta(1), ...lines(2, [100, 7, 'const'], [106, 9, 'let'])], lines(10, [200, 7, 'const'])].map((parts) => ({ parts }))
+  t.same(await read([{ text: oldChunk(0, true) }, { text: oldChunk(1, true) }]), plainEvents(...plain), 'with `d`: the second chunk names the first\'s contents')
+  // Before issue 47 (no `d`): each chunk on a dictionary of its own.
+  t.same(await read([{ text: oldChunk(0, false) }, { text: oldChunk(0, false) }]), plainEvents(plain[0], plain[0]), 'without `d`')
 })
 
 /** An editor's line and cursor changing: text and attribute values that repeat, long and short. */
@@ -219,10 +248,9 @@ t.test('a value first sent by a chunk lost or unanswered is written whole again'
 })
 
 t.test('chunks of the tracker before values were written once (plain texts and attributes) read as they were', async (t) => {
-  const parts = rows(1, 3, 100)
   const plainChanges = '"texts":[{"id":7,"value":"a text long enough"}],"attributes":[{"id":7,"attributes":{"class":"a class long enough"}}]'
-  const previous = '[' + compactAdds(parts).map((p) => p.replace('"texts":[],"attributes":[]', plainChanges)).join(',') + ']'
-  const expected = plainEvents({ parts: parts.map((p) => p.replace('"texts":[],"attributes":[]', plainChanges)) })
+  const previous = oldChunk(0, true).replaceAll('"texts":[],"attributes":[]', plainChanges)
+  const expected = plainEvents({ parts: [meta(1), ...lines(2, [100, 7, 'const'], [106, 9, 'let'])].map((p) => p.replace('"texts":[],"attributes":[]', plainChanges)) })
   t.ok(previous.includes('"d":0') && previous.includes('"a":['), 'with `d` and `a`, as the tracker of issue 47 wrote them')
   t.same(await read([{ text: previous }]), expected, 'its adds are put back, its texts and attributes left as sent')
 })
@@ -247,7 +275,23 @@ t.test('any adds, texts and attributes come back as they were, whichever chunks 
     fc.record({ type: fc.constant(3), textContent: fc.string({ maxLength: 10 }), rootId: fc.nat(50) }),
   )
   const add = fc.record({ parentId: fc.integer({ min: 1, max: 5000 }), nextId: fc.option(fc.integer({ min: 1, max: 5000 })), node, id: fc.integer({ min: 1, max: 5000 }) })
-  const adds = fc.array(add, { minLength: 0, maxLength: 8 }).map((adds) => adds.map(({ id, node, ...rest }) => ({ ...rest, node: { ...node, id } })))
+  const scattered = fc.array(add, { minLength: 0, maxLength: 8 }).map((adds) => adds.map(({ id, node, ...rest }) => ({ ...rest, node: { ...node, id } })))
+  // As rrweb adds a subtree: runs of siblings under one parent, last first (or not), children of earlier adds, ids mostly in sequence.
+  const family = fc
+    .record({ parentId: fc.integer({ min: 1, max: 5000 }), id: fc.integer({ min: 1, max: 5000 }), shape: fc.array(fc.tuple(fc.nat(4), fc.constantFrom(1, 1, 1, 2, -3), fc.nat(2), node), { maxLength: 10 }) })
+    .map(({ parentId, id, shape }) => {
+      const out: { parentId: number; nextId: number | null; node: Record<string, unknown> }[] = []
+      let previous: (typeof out)[number] | undefined
+      for (const [under, step, next, node] of shape) {
+        id += step
+        // 0: a sibling of the add before; 1: its child; 2: a child of an earlier add; else the first parent. Next: none, the add before, id - 1.
+        const parent = under === 0 && previous ? previous.parentId : under === 1 && previous ? (previous.node.id as number) : under === 2 && out.length ? (out[0].node.id as number) : parentId
+        const nextId = next === 1 && previous ? (previous.node.id as number) : next === 2 ? id - 1 : null
+        out.push((previous = { parentId: parent, nextId, node: { ...node, id } }))
+      }
+      return out
+    })
+  const adds = fc.oneof(scattered, family)
   // Values from a small pool, so that they repeat: short and long strings, null, rrweb's style objects.
   const value = fc.oneof(fc.constantFrom('ab', 'monaco-list-row focused', 'top: 19px; height: 19px;', 'x'.repeat(8), null, { width: '1193px' }, { display: 'none' }), fc.string({ maxLength: 12 }))
   const texts = fc.array(fc.record({ id: fc.integer({ min: 1, max: 5000 }), value: value.filter((v) => typeof v !== 'object' || v === null) }), { maxLength: 4 })
@@ -292,6 +336,8 @@ t.test('reading refuses what the tracker does not write, and bounds what an even
     mutation([], 1, { attributes: undefined, at: [[1, { class: 2.5 }]] }),
     mutation([], 1, { adds: undefined, d: 0, a: [[['div', { class: 'a node, not a value' }]]], texts: undefined, t: [[1, 0]] }), // a node where a value belongs
     mutation([], 1, { texts: undefined, d: 0, t: [[1, 'a text long enough']], attributes: undefined, at: [[1, 0]] }), // a value where attributes belong
+    mutation([], 1, { adds: undefined, a: [[['div']]], A: [[['div'], 1, 5]] }), // both forms in one event
+    mutation([], 1, { adds: undefined, A: [[['div'], 1, 0]] }), // the parent of the item before the first
   ]
   for (const event of bad) t.same(expander.expand(Buffer.from(event)), { event: Buffer.from(event) }, `answered as stored: ${event.slice(30, 90)}`)
   // A node written once and named 100,000 times: a small event that would expand past the bound.

@@ -93,7 +93,7 @@ t.test('a chunk names what an acknowledged chunk wrote, and writes again what a 
   const [first, second, third, fourth] = sent.map((s) => s.text)
   t.ok(first.includes('grid-row') && first.includes('"d":0'), 'the first chunk writes the row whole')
   t.notOk(second.includes('grid-row'), 'the second, after the first was acknowledged, names it')
-  t.ok(second.includes('"a":[[0,200,193],1]'), 'by its indexes alone (ids as differences: 200, under 7; 201, under 200)')
+  t.ok(second.includes('"A":[[0,200,193],[1,1,1]]'), 'by its indexes alone (ids as differences: 200, under 7; 201, under 200, not its sibling)')
   t.notOk(third.includes('grid-row'), 'a failed chunk wrote nothing new: the third names the first\'s row too')
   t.notOk(fourth.includes('grid-row'), 'and so does the fourth')
   const stored = sent.filter((_, i) => i !== 1)
@@ -161,5 +161,40 @@ t.test('text and attribute values: named once acknowledged, written whole again 
   t.ok(sent[0].text.includes('"t":[[9,"the first line"]],"at":[[-1,{"class":"cursor monaco-mouse-cursor-text"}]]'), 'the first chunk writes the values whole')
   t.ok(sent[1].text.includes('"at":[[-1,2]]') && !sent[1].text.includes('monaco-mouse-cursor'), 'the next names the acknowledged attributes by index')
   t.ok(sent[2].text.includes('"a line the failed chunk sent"'), 'the value the failed chunk wrote is written whole again')
+  t.same(await read([sent[0], sent[2]]), pushed.filter((e) => e.timestamp !== 3), 'read back without the failed chunk, the events pushed')
+})
+
+/** A grid row's cells, as rrweb adds them: siblings under the row, last first, each before the add before it. */
+const cells = (id: number, timestamp: number) => ({
+  type: 3,
+  data: {
+    source: 0,
+    texts: [],
+    attributes: [],
+    removes: [],
+    adds: [
+      { parentId: 7, nextId: null, node: { type: 2, tagName: 'div', attributes: { class: 'grid-row' }, childNodes: [], id } },
+      ...['Ada', 'Lovelace', '1815'].map((label, i) => ({ parentId: id, nextId: i ? id + i : null, node: { type: 3, textContent: label, id: id + 1 + i } })),
+    ],
+  },
+  timestamp,
+})
+
+t.test('siblings under one parent are written `A`: one index each, across chunks, a failed one aside', async (t) => {
+  const { transport, sent } = scripted(['ok', 'failed', 'ok'])
+  const chunks = buffer(transport)
+  const pushed: any[] = [{ type: 4, data: { href: 'https://example.test/', width: 800, height: 600 }, timestamp: 1 }, cells(100, 2)]
+  pushed.forEach((event) => chunks.push(event))
+  for (const [n, event] of [[1, cells(200, 3)], [2, cells(300, 4)]] as const) {
+    chunks.flush()
+    await until(() => sent.length === n)
+    pushed.push(event)
+    chunks.push(event)
+  }
+  chunks.flush()
+  await until(() => sent.length === 3)
+  t.ok(sent[0].text.includes('"A":[[["div",{"class":"grid-row"}],100,93],["Ada",1,1],["Lovelace"],["1815"]]'), 'the first chunk: the row, its first cell under it, the others its siblings')
+  t.ok(sent[2].text.includes('"A":[[0,300,293],[1,1,1],2,3]'), 'a later one names them, the cells after the first by a bare index')
+  t.notOk(sent.some((s) => s.text.includes('"a":')), 'never the old `a`')
   t.same(await read([sent[0], sent[2]]), pushed.filter((e) => e.timestamp !== 3), 'read back without the failed chunk, the events pushed')
 })

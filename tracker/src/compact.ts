@@ -4,16 +4,17 @@
  * keystroke, a grid's rows as it scrolls) makes rrweb add the same nodes again
  * and again under new ids, and set the same texts and attribute values again,
  * in every chunk of the session. So, when a chunk is sent, each mutation
- * event's `adds` becomes `a`: a node's content (without its id) is written the
+ * event's `adds` becomes `A`: a node's content (without its id) is written the
  * first time and takes the next index of the page view's dictionary; later adds
  * of the same content, in this chunk or a later one, name the index; ids are
- * differences, mostly 1. Its `texts` become `t` and its `attributes` `at` the
+ * differences, mostly 1, and parents and next siblings are written against the
+ * item before. Its `texts` become `t` and its `attributes` `at` the
  * same way: a value whose JSON is at least DICT_MIN_VALUE_JSON characters (a
  * string, or rrweb's style object) is written the first time and takes the next
  * index of the same dictionary, and is named by it afterwards; a shorter value,
  * null, or any value of a list that is not rrweb's plain shape, stays inline.
  * rrweb masks before it emits, so what enters is what the chunk would carry.
- * The first event with `a`, `t` or `at` in each chunk carries `d`, the index
+ * The first event with `A`, `t` or `at` in each chunk carries `d`, the index
  * its first new content takes, so a lost chunk shifts nothing.
  *
  * The rule that keeps every reference readable: a chunk names only contents
@@ -24,16 +25,20 @@
  * and keeps at most DICT_MAX_ENTRIES contents and DICT_MAX_CHARS of their
  * JSON, values included, the least recently used out first.
  *
- * Item of `a`: a number n (content n, id + 1, under the node added just
- * before, no next sibling), or [content, idStep = 1, idMinusParent = 1,
- * idMinusNext = 0 (none)], content an index or new: a string (a text node),
+ * Item of `A`: a number n (content n, id + 1, under the parent of the item
+ * before, just before it), or [content, idStep = 1, idMinusParent = 0 (the
+ * parent of the item before; never so for a chunk's first item), idMinusNext
+ * = idStep (the item before) when idMinusParent is 0, else 0 (none)]: rrweb
+ * adds a node's children last first, one after another. (`a`, up to f4c9884:
+ * idMinusParent = 1, always a difference, and idMinusNext = 0; still read by
+ * the server.) Content is an index or new: a string (a text node),
  * [tagName, attributes?] (a childless element) or the node as rrweb
  * serialized it, without `id`. Item of `t`: [idStep, value]; of `at`:
  * [idStep, attributes], attributes an index (the whole {name: value} object
  * again) or {name: value}, which, when its JSON is long enough, takes the next
  * index after its values; a value is an index (a number) or the value itself.
  * `t` and `at` share a last id of their own (0 at the chunk's start), taken in
- * that order, after `a`. The events API (src/recordings/compact-mutations.ts)
+ * that order, after `A`. The events API (src/recordings/compact-mutations.ts)
  * puts back `adds`, `texts` and `attributes`.
  */
 import { DICT_MAX_CHARS, DICT_MAX_ENTRIES, DICT_MIN_VALUE_JSON } from './config.js'
@@ -75,8 +80,9 @@ function content(node: Record<string, unknown>): unknown {
   return node
 }
 
-// A next sibling that is the node itself (never from rrweb) would read as none.
-const plain = (add: Add) => Object.keys(add).length === 3 && typeof add.parentId === 'number' && typeof add.node?.id === 'number' && add.nextId !== add.node.id
+// A parent or next sibling that is the node itself (never from rrweb) would read as the same parent, or none.
+const plain = (add: Add) =>
+  Object.keys(add).length === 3 && typeof add.parentId === 'number' && typeof add.node?.id === 'number' && add.parentId !== add.node.id && add.nextId !== add.node.id
 
 /** rrweb's text and attribute changes, exactly; a number as a value would read as an index. */
 const plainText = (x: Change) => Object.keys(x).join() === 'id,value' && typeof x.id === 'number' && typeof x.value !== 'number'
@@ -114,6 +120,7 @@ export function createDictionary(maxEntries = DICT_MAX_ENTRIES, maxChars = DICT_
       const map = entries
       const defined: string[] = []
       let last = 0
+      let lastParent: number | undefined
       let lastChange = 0
       let base: number | undefined = next
       /** The entry of `key`, known (defined by this write or an acknowledged one) or defined now, as the last used. */
@@ -135,9 +142,14 @@ export function createDictionary(maxEntries = DICT_MAX_ENTRIES, maxChars = DICT_
         const { id, ...node } = add.node
         const key = JSON.stringify(node)
         const [entry, known] = use(key, key.length)
-        const item = [known ? entry.i : content(node), id - last, id - add.parentId, add.nextId === null ? 0 : id - add.nextId]
+        const step = id - last
+        const sibling = add.parentId === lastParent
+        const item = [known ? entry.i : content(node), step, sibling ? 0 : id - add.parentId, add.nextId === null ? 0 : id - add.nextId]
         last = id
-        while (item.length > 1 && item[item.length - 1] === (item.length > 3 ? 0 : 1)) item.pop()
+        lastParent = add.parentId
+        // Defaults of idStep, parent and next: 1, the same parent, the item before (a sibling's) or none.
+        const defaults = [1, 0, sibling ? step : 0]
+        while (item.length > 1 && item[item.length - 1] === defaults[item.length - 2]) item.pop()
         return item.length === 1 && known ? item[0] : item
       }
       // A value's key starts with `v`, a whole attributes object's with `o`, a node's with `{`: they never meet.
@@ -173,7 +185,7 @@ export function createDictionary(maxEntries = DICT_MAX_ENTRIES, maxChars = DICT_
         if (!lists.some(Boolean)) return part
         const compact: Record<string, unknown> = { d: base }
         // In this order, which the reader follows: indexes are taken as contents come.
-        if (lists[0]) compact.a = (data.adds as Add[]).map(one)
+        if (lists[0]) compact.A = (data.adds as Add[]).map(one)
         if (lists[1]) compact.t = (data.texts as Change[]).map((x) => [step(x.id), value(x.value)])
         if (lists[2]) compact.at = (data.attributes as Change[]).map(attributes)
         for (const [i, key] of ['adds', 'texts', 'attributes'].entries()) if (lists[i]) delete data[key]
