@@ -103,8 +103,9 @@ export async function dictionaryFigures(session: StoredJson[]): Promise<Dictiona
   for (const parts of plain) {
     for (const part of parts) {
       if (!part.startsWith('{"type":3,"data":{"source":0,')) continue
-      const data = JSON.parse(part).data as { texts: { value: unknown }[]; attributes: { attributes: unknown }[] }
-      for (const value of [...data.texts.map((x) => x.value), ...data.attributes.map((x) => x.attributes)]) {
+      // A mutation the reader could not put back (an `svc.adds_unread` marker's neighbour) may lack either list.
+      const data = JSON.parse(part).data as { texts?: { value: unknown }[]; attributes?: { attributes: unknown }[] }
+      for (const value of [...(data.texts ?? []).map((x) => x.value), ...(data.attributes ?? []).map((x) => x.attributes)]) {
         const text = JSON.stringify(value)
         figures.values += text.length
         if (seen.has(text)) figures.repeatedValues += text.length
