@@ -6,9 +6,10 @@
  * a gap, every later message one place early, where no item is ever met twice
  * (the chaos harness saw both: bench/RESULTS.md, "Chaos"). The check compares
  * each applied message's seal tag with the leader's message at the same
- * sequence; where they differ, the leader's message is applied there: the
- * items this node lacks are stored, and those it holds at another place move
- * to the leader's (the store moves a record met again elsewhere).
+ * sequence; where they differ, and the leader answers the same again a moment
+ * later, the leader's message is applied there: the items this node lacks are
+ * stored, and those it holds at another place move to the leader's (the store
+ * moves a record met again elsewhere).
  *
  * The check reads each message again from the leader, so it runs under a
  * budget (messages and bytes a second); past what it can keep up with, the
@@ -41,11 +42,36 @@ export interface AppliedCheckOptions {
   bytesPerPeriod?: number
   /** Unchecked positions held per stream at most; older ones are dropped. */
   maxPending?: number
+  /** How long after a first different answer the leader is asked again, ms (CONFIRM_MS). */
+  confirmMs?: number
 }
+
+/**
+ * A difference is acted on only when the leader answers the same message again this much later: during an election
+ * a server that still believes it leads can answer from a log the new leader will not keep.
+ */
+const CONFIRM_MS = 2_000
+/** Answers that keep changing (a stream without a settled leader) are given up after this many, counted unchecked. */
+const CONFIRM_TRIES = 10
+const MAX_SUSPECTS = 10_000
+
+interface Suspect {
+  stream: string
+  seq: number
+  /** This node's message's tag, and the leader's at the last look. */
+  tag: Buffer
+  leaderTag: Buffer
+  at: number
+  tries: number
+}
+
+const tagOf = (data: Uint8Array) => Buffer.from(data.subarray(data.byteLength - TAG_BYTES))
 
 export class AppliedCheck {
   /** Per stream, the tag of each applied message not yet checked, in sequence order. */
   private readonly pending = new Map<string, Map<number, Buffer>>()
+  /** Places where the leader answered another message: looked at again CONFIRM_MS later. */
+  private suspects: Suspect[] = []
   private timer?: NodeJS.Timeout
   private running?: Promise<unknown>
 
@@ -86,10 +112,32 @@ export class AppliedCheck {
   }
 
   /** Checks the oldest pending positions of every stream, in turns, within one period's budget. Answers the places repaired. */
-  async round(): Promise<number> {
+  async round(now = Date.now()): Promise<number> {
     let reads = this.options.readsPerPeriod ?? 25
     let bytes = this.options.bytesPerPeriod ?? 2 * 1024 * 1024
     let repaired = 0
+    // Suspects first: each is a read the leader already answered once differently.
+    const due = this.suspects.filter((suspect) => now - suspect.at >= (this.options.confirmMs ?? CONFIRM_MS))
+    for (const suspect of due) {
+      if (reads <= 0 || bytes <= 0) return repaired
+      let leader: Uint8Array | undefined
+      try {
+        leader = await this.options.log.getFromLeader(suspect.stream, suspect.seq)
+      } catch {
+        return repaired
+      }
+      reads--
+      bytes -= leader?.byteLength ?? 0
+      this.suspects.splice(this.suspects.indexOf(suspect), 1)
+      if (!leader || leader.byteLength < TAG_BYTES || tagOf(leader).equals(suspect.tag)) continue
+      if (tagOf(leader).equals(suspect.leaderTag)) {
+        if (suspect.stream === this.options.control) this.controlDiverged(suspect.stream, suspect.seq)
+        else repaired += await this.applyLeaders(suspect.stream, suspect.seq, leader)
+      } else if (suspect.tries + 1 < CONFIRM_TRIES) this.suspects.push({ ...suspect, leaderTag: tagOf(leader), at: now, tries: suspect.tries + 1 })
+      else metrics.journalUnchecked.inc()
+    }
+    // A partition that makes every answer differ fills this no further than the pending positions would.
+    if (this.suspects.length > MAX_SUSPECTS) metrics.journalUnchecked.inc(this.suspects.splice(0, this.suspects.length - MAX_SUSPECTS).length)
     const streams = [...this.pending.keys()]
     while (reads > 0 && bytes > 0) {
       let any = false
@@ -109,9 +157,7 @@ export class AppliedCheck {
         reads--
         bytes -= leader?.byteLength ?? 0
         // Gone from the leader (an erasure rewrote it elsewhere, or it expired): nothing to compare.
-        const differs = leader && !(leader.byteLength >= TAG_BYTES && Buffer.from(leader.subarray(leader.byteLength - TAG_BYTES)).equals(tag))
-        if (differs && stream === this.options.control) this.controlDiverged(stream, seq)
-        else if (differs && leader) repaired += await this.applyLeaders(stream, seq, leader)
+        if (leader && leader.byteLength >= TAG_BYTES && !tagOf(leader).equals(tag)) this.suspects.push({ stream, seq, tag, leaderTag: tagOf(leader), at: now, tries: 0 })
         held.delete(seq)
         metrics.journalChecked.inc()
         if (reads <= 0 || bytes <= 0) break

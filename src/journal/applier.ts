@@ -67,7 +67,7 @@ export interface ApplierOptions {
   /** Each chunk applied, whichever node took it: the live board's sessions in progress (src/live/board.ts). */
   onChunk?: (projectId: string, sessionKey: string) => void
   /** The background check of applied messages against the leader (applied-check.ts): its budget, or false for none. */
-  check?: Pick<AppliedCheckOptions, 'periodMs' | 'readsPerPeriod' | 'bytesPerPeriod' | 'maxPending'> | false
+  check?: Pick<AppliedCheckOptions, 'periodMs' | 'readsPerPeriod' | 'bytesPerPeriod' | 'maxPending' | 'confirmMs'> | false
 }
 
 export class Applier {

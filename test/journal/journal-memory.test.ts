@@ -83,7 +83,7 @@ t.test("a replica with a gap (every message from one on a place early): the back
   })
   const repairs = async () => (await metrics.journalDiverged.get()).values[0]?.value ?? 0
   const before = await repairs()
-  const b = await startNode(t, gapped, layout, undefined, false, { behind: true, check: { periodMs: 20 } })
+  const b = await startNode(t, gapped, layout, undefined, false, { behind: true, check: { periodMs: 20, confirmMs: 20 } })
   await until('both places checked and repaired', async () => (await repairs()) - before >= 2)
   await b.local.applyDerivations()
   const feed = b.local.listFriction(project.id, { since: 0, until: now + 60_000, limit: 100 }).items
@@ -120,7 +120,7 @@ t.test('a control entry applied from a diverged replica is not the leader\'s: co
   })
   const counted = async () => (await metrics.journalControlDiverged.get()).values[0]?.value ?? 0
   const before = await counted()
-  await startNode(t, diverged, layout, undefined, false, { check: { periodMs: 20 } })
+  await startNode(t, diverged, layout, undefined, false, { check: { periodMs: 20, confirmMs: 20 } })
   await until('the control entry found diverged', async () => (await counted()) > before)
   t.equal((await counted()) - before, 1, 'one control entry not the leader\'s, at seq 1')
 })

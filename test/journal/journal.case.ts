@@ -44,7 +44,7 @@ export interface Node {
 /** `behind`: the node reads a replica that never reaches the log's head (a gap), so it is not waited for. */
 export async function startNode(t: Test, log: Log, layout: JournalLayout, path = mkdtempSync(join(tmpdir(), 'svc-node-')), chunkBytesInLog = false, options: { check?: ApplierOptions['check']; behind?: boolean } = {}): Promise<Node> {
   const local = openLmdbStore({ path, mapSize: 256 * 1024 * 1024, durability: 'commit' })
-  const applier = new Applier(local, log, layout, { seal: testLogSeal, chunkBytesInLog, resumePauseMs: 20, watchdogMs: 0, check: options.check ?? { periodMs: 20 } })
+  const applier = new Applier(local, log, layout, { seal: testLogSeal, chunkBytesInLog, resumePauseMs: 20, watchdogMs: 0, check: options.check ?? { periodMs: 20, confirmMs: 20 } })
   applier.start()
   if (!options.behind && !(await applier.caughtUp(30_000))) throw new Error('node did not catch up with the log')
   let stopped = false
