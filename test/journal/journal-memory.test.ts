@@ -13,6 +13,7 @@ import { openLmdbStore } from '../../src/store/lmdb/index.js'
 import { ensureOrgAndUser } from '../../src/accounts/credentials.js'
 import { JournalIngestSink } from '../../src/ingest-sink/journal-sink.js'
 import { MemoryLog } from '../../src/journal/memory-log.js'
+import type { LogEntry } from '../../src/journal/log.js'
 import { controlStream, DEFAULT_LAYOUT, recordingStream, signalsGroupSubject, signalsStream, streamConfigs, type JournalLayout } from '../../src/journal/streams.js'
 import { journalChunkBytes } from '../../src/journal/chunk-bytes.js'
 import { decodeIngestMessage, encodeIngest, encodeIngestGroup } from '../../src/journal/entries.js'
@@ -31,6 +32,31 @@ let logs = 0
 function memoryLog(): { log: MemoryLog; layout: JournalLayout } {
   const layout = { ...DEFAULT_LAYOUT, partitions: 2, replicas: 1, namespace: `m${++logs}` }
   return { log: new MemoryLog(streamConfigs(layout).map((s) => ({ name: s.name, subjects: s.subjects ?? [] }))), layout }
+}
+
+/**
+ * `log` as a node reads it through a replica that diverged: each batch of `stream` from `read` passes through
+ * `replica` (which may also move where reading starts, `from`); everything else is the log's own.
+ */
+function readingReplica(log: MemoryLog, stream: string, replica: { from?: (from: number) => number; entries: (entries: LogEntry[]) => LogEntry[] }): MemoryLog {
+  return new Proxy(log, {
+    get(target, name) {
+      if (name === 'read') {
+        return (at: string, from: number, maxBytes: number) => {
+          if (at !== stream) return target.read(at, from, maxBytes)
+          const reader = target.read(at, replica.from?.(from) ?? from, maxBytes)
+          return {
+            stop: () => reader.stop(),
+            async *[Symbol.asyncIterator]() {
+              for await (const entries of reader) yield replica.entries(entries)
+            },
+          }
+        }
+      }
+      const value = Reflect.get(target, name, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
 }
 
 journalSuite(t, async (t) => {
@@ -64,23 +90,7 @@ t.test("a replica with a gap (every message from one on a place early): the back
   for (const sk of ['s1', 's2', 's3']) t.equal(await sink.enqueue({ kind: 'signals-body', projectId: project.id, receivedAt: now, body: frictionBatch(sk, now - 60_000, 2) }), 'stored')
   const stream = signalsStream(layout)
   // As node3 read REC_0 in the chaos harness's bridge run: the leader's 1 is missing, its 2 is held at 1, its 3 at 2.
-  const gapped = new Proxy(log, {
-    get(target, name) {
-      if (name === 'read') {
-        return (at: string, from: number, maxBytes: number) => {
-          const reader = target.read(at, at === stream ? from + 1 : from, maxBytes)
-          return {
-            stop: () => reader.stop(),
-            async *[Symbol.asyncIterator]() {
-              for await (const entries of reader) yield at === stream ? entries.map((entry) => ({ ...entry, seq: entry.seq - 1 })) : entries
-            },
-          }
-        }
-      }
-      const value = Reflect.get(target, name, target)
-      return typeof value === 'function' ? value.bind(target) : value
-    },
-  })
+  const gapped = readingReplica(log, stream, { from: (from) => from + 1, entries: (entries) => entries.map((entry) => ({ ...entry, seq: entry.seq - 1 })) })
   const repairs = async () => (await metrics.journalDiverged.get()).values[0]?.value ?? 0
   const before = await repairs()
   const b = await startNode(t, gapped, layout, undefined, false, { behind: true, check: { periodMs: 20, confirmMs: 20 } })
@@ -101,23 +111,7 @@ t.test('a control entry applied from a diverged replica is not the leader\'s: co
   const second = (await log.get(control, 2))!
   t.ok(second, 'the organisation and its project made two control entries')
   // The replica holds, at 1, the entry the leader keeps at 2.
-  const diverged = new Proxy(log, {
-    get(target, name) {
-      if (name === 'read') {
-        return (at: string, from: number, maxBytes: number) => {
-          const reader = target.read(at, from, maxBytes)
-          return {
-            stop: () => reader.stop(),
-            async *[Symbol.asyncIterator]() {
-              for await (const entries of reader) yield entries.map((entry) => (at === control && entry.seq === 1 ? { ...entry, data: second } : entry))
-            },
-          }
-        }
-      }
-      const value = Reflect.get(target, name, target)
-      return typeof value === 'function' ? value.bind(target) : value
-    },
-  })
+  const diverged = readingReplica(log, control, { entries: (entries) => entries.map((entry) => (entry.seq === 1 ? { ...entry, data: second } : entry)) })
   const counted = async () => (await metrics.journalControlDiverged.get()).values[0]?.value ?? 0
   const before = await counted()
   await startNode(t, diverged, layout, undefined, false, { check: { periodMs: 20, confirmMs: 20 } })
@@ -320,23 +314,7 @@ t.test("a replica that held another message where a batch was applied: the leade
   t.equal((await log.heads([stream])).get(stream), 2, 'two messages, both acknowledged')
   // As the chaos harness found after a bridge partition: the replica a node reads holds, at 1, the message the leader keeps at 2.
   const second = (await log.get(stream, 2))!
-  const diverged = new Proxy(log, {
-    get(target, name) {
-      if (name === 'read') {
-        return (at: string, from: number, maxBytes: number) => {
-          const reader = target.read(at, from, maxBytes)
-          return {
-            stop: () => reader.stop(),
-            async *[Symbol.asyncIterator]() {
-              for await (const entries of reader) yield entries.map((entry) => (at === stream && entry.seq === 1 ? { ...entry, data: second } : entry))
-            },
-          }
-        }
-      }
-      const value = Reflect.get(target, name, target)
-      return typeof value === 'function' ? value.bind(target) : value
-    },
-  })
+  const diverged = readingReplica(log, stream, { entries: (entries) => entries.map((entry) => (entry.seq === 1 ? { ...entry, data: second } : entry)) })
   const repairs = async () => (await metrics.journalDiverged.get()).values[0]?.value ?? 0
   const before = await repairs()
   // The background check would find it too (the test after this one): here the repair of an item met twice, alone.

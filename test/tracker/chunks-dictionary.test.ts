@@ -138,6 +138,26 @@ t.test('at unload the chunk still unanswered is sent again as the same events, a
   t.same(await read(sent), pushed, 'read back, the events pushed')
 })
 
+/**
+ * Three chunks, one event each after the page's Meta: the first acknowledged, the second failed, the third
+ * acknowledged. Answers what was sent and every event pushed.
+ */
+async function acknowledgedFailedAcknowledged(events: any[]): Promise<{ sent: ReturnType<typeof scripted>['sent']; pushed: any[] }> {
+  const { transport, sent } = scripted(['ok', 'failed', 'ok'])
+  const chunks = buffer(transport)
+  const pushed: any[] = [{ type: 4, data: { href: 'https://example.test/', width: 800, height: 600 }, timestamp: 1 }, events[0]]
+  pushed.forEach((event) => chunks.push(event))
+  for (const [n, event] of [[1, events[1]], [2, events[2]]] as const) {
+    chunks.flush()
+    await until(() => sent.length === n)
+    pushed.push(event)
+    chunks.push(event)
+  }
+  chunks.flush()
+  await until(() => sent.length === 3)
+  return { sent, pushed }
+}
+
 /** The editor's cursor moved: an attribute change whose class repeats, and a text. */
 const cursor = (timestamp: number, value: string) => ({
   type: 3,
@@ -146,18 +166,7 @@ const cursor = (timestamp: number, value: string) => ({
 })
 
 t.test('text and attribute values: named once acknowledged, written whole again after a failed chunk', async (t) => {
-  const { transport, sent } = scripted(['ok', 'failed', 'ok'])
-  const chunks = buffer(transport)
-  const pushed: any[] = [{ type: 4, data: { href: 'https://example.test/', width: 800, height: 600 }, timestamp: 1 }, cursor(2, 'the first line')]
-  pushed.forEach((event) => chunks.push(event))
-  for (const [n, event] of [[1, cursor(3, 'a line the failed chunk sent')], [2, cursor(4, 'a line the failed chunk sent')]] as const) {
-    chunks.flush()
-    await until(() => sent.length === n)
-    pushed.push(event)
-    chunks.push(event)
-  }
-  chunks.flush()
-  await until(() => sent.length === 3)
+  const { sent, pushed } = await acknowledgedFailedAcknowledged([cursor(2, 'the first line'), cursor(3, 'a line the failed chunk sent'), cursor(4, 'a line the failed chunk sent')])
   t.ok(sent[0].text.includes('"t":[[9,"the first line"]],"at":[[-1,{"class":"cursor monaco-mouse-cursor-text"}]]'), 'the first chunk writes the values whole')
   t.ok(sent[1].text.includes('"at":[[-1,2]]') && !sent[1].text.includes('monaco-mouse-cursor'), 'the next names the acknowledged attributes by index')
   t.ok(sent[2].text.includes('"a line the failed chunk sent"'), 'the value the failed chunk wrote is written whole again')
@@ -181,18 +190,7 @@ const cells = (id: number, timestamp: number) => ({
 })
 
 t.test('siblings under one parent are written `A`: one index each, across chunks, a failed one aside', async (t) => {
-  const { transport, sent } = scripted(['ok', 'failed', 'ok'])
-  const chunks = buffer(transport)
-  const pushed: any[] = [{ type: 4, data: { href: 'https://example.test/', width: 800, height: 600 }, timestamp: 1 }, cells(100, 2)]
-  pushed.forEach((event) => chunks.push(event))
-  for (const [n, event] of [[1, cells(200, 3)], [2, cells(300, 4)]] as const) {
-    chunks.flush()
-    await until(() => sent.length === n)
-    pushed.push(event)
-    chunks.push(event)
-  }
-  chunks.flush()
-  await until(() => sent.length === 3)
+  const { sent, pushed } = await acknowledgedFailedAcknowledged([cells(100, 2), cells(200, 3), cells(300, 4)])
   t.ok(sent[0].text.includes('"A":[[["div",{"class":"grid-row"}],100,93],["Ada",1,1],["Lovelace"],["1815"]]'), 'the first chunk: the row, its first cell under it, the others its siblings')
   t.ok(sent[2].text.includes('"A":[[0,300,293],[1,1,1],2,3]'), 'a later one names them, the cells after the first by a bare index')
   t.notOk(sent.some((s) => s.text.includes('"a":')), 'never the old `a`')
