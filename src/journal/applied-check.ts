@@ -1,6 +1,6 @@
 /**
- * Every ingest message this node applied, checked against the stream's
- * leader in the background. A replica that diverged under a partition can
+ * Every log message this node applied, checked against the stream's leader
+ * in the background. A replica that diverged under a partition can
  * hold, at a sequence, another message than the leader: one the leader keeps
  * elsewhere (diverged.ts repairs that when the item is met again), or, after
  * a gap, every later message one place early, where no item is ever met twice
@@ -98,7 +98,7 @@ export class AppliedCheck {
     if (!held) this.pending.set(stream, (held = new Map()))
     for (const entry of entries) {
       if (entry.data.byteLength < TAG_BYTES) continue
-      held.set(entry.seq, Buffer.from(entry.data.subarray(entry.data.byteLength - TAG_BYTES)))
+      held.set(entry.seq, tagOf(entry.data))
     }
     const max = this.options.maxPending ?? 20_000
     if (held.size <= max) return
