@@ -186,7 +186,11 @@ t.test('the CLI lists sessions in progress and follows one to its end', async (t
       meta: { sk: 'ended-visit', vid: 'v', seq: 0, encoding: 'json', url, startedAt: old, firstTs: old, lastTs: old + 5, checkpoint: true },
     },
   ])
-  const followed = await svc(['sessions', 'follow', project.id, 'ended-visit'])
+  // Written by this process, behind the service's back: its next read sees it, one a moment ago may not (a 404).
+  const followed = await until('the follow finds the visit', async () => {
+    const answer = await svc(['sessions', 'follow', project.id, 'ended-visit'])
+    return answer.code === 0 && answer
+  }, 5_000)
   t.equal(followed.code, 0)
   t.match(followed.stdout, /page https:\/\/shop\.test\/[\s\S]*snapshot of the page[\s\S]*click/, 'a line per event')
   t.match(followed.stderr, /The follow ended: the visitor sent nothing for 5 minutes/)
