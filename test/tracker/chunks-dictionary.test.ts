@@ -47,21 +47,15 @@ function buffer(transport: Transport) {
   return createChunks({ transport, guard: createGuard(), nextSeq: () => ++seq, identity: () => undefined, ctx, verdict: () => 0, keep: (_: Batch[]) => {}, lost: () => {} })
 }
 
+/** A mutation event that only adds nodes, as rrweb writes one. */
+const adding = (timestamp: number, adds: unknown[]) => ({ type: 3, data: { source: 0, texts: [], attributes: [], removes: [], adds }, timestamp })
+
 /** A re-rendered row: the same four nodes under new ids. */
-const row = (id: number, timestamp: number) => ({
-  type: 3,
-  data: {
-    source: 0,
-    texts: [],
-    attributes: [],
-    removes: [],
-    adds: [
-      { parentId: 7, nextId: null, node: { type: 2, tagName: 'div', attributes: { class: 'grid-row', role: 'row' }, childNodes: [], id } },
-      { parentId: id, nextId: null, node: { type: 3, textContent: 'Ada Lovelace', id: id + 1 } },
-    ],
-  },
-  timestamp,
-})
+const row = (id: number, timestamp: number) =>
+  adding(timestamp, [
+    { parentId: 7, nextId: null, node: { type: 2, tagName: 'div', attributes: { class: 'grid-row', role: 'row' }, childNodes: [], id } },
+    { parentId: id, nextId: null, node: { type: 3, textContent: 'Ada Lovelace', id: id + 1 } },
+  ])
 
 const until = async (what: () => boolean) => {
   for (let i = 0; i < 200 && !what(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
@@ -174,20 +168,11 @@ t.test('text and attribute values: named once acknowledged, written whole again 
 })
 
 /** A grid row's cells, as rrweb adds them: siblings under the row, last first, each before the add before it. */
-const cells = (id: number, timestamp: number) => ({
-  type: 3,
-  data: {
-    source: 0,
-    texts: [],
-    attributes: [],
-    removes: [],
-    adds: [
-      { parentId: 7, nextId: null, node: { type: 2, tagName: 'div', attributes: { class: 'grid-row' }, childNodes: [], id } },
-      ...['Ada', 'Lovelace', '1815'].map((label, i) => ({ parentId: id, nextId: i ? id + i : null, node: { type: 3, textContent: label, id: id + 1 + i } })),
-    ],
-  },
-  timestamp,
-})
+const cells = (id: number, timestamp: number) =>
+  adding(timestamp, [
+    { parentId: 7, nextId: null, node: { type: 2, tagName: 'div', attributes: { class: 'grid-row' }, childNodes: [], id } },
+    ...['Ada', 'Lovelace', '1815'].map((label, i) => ({ parentId: id, nextId: i ? id + i : null, node: { type: 3, textContent: label, id: id + 1 + i } })),
+  ])
 
 t.test('siblings under one parent are written `A`: one index each, across chunks, a failed one aside', async (t) => {
   const { sent, pushed } = await acknowledgedFailedAcknowledged([cells(100, 2), cells(200, 3), cells(300, 4)])
