@@ -258,8 +258,15 @@ export const COMMANDS: CommandHelp[] = [
       { name: 'canvas', type: 'string', value: 'on|off', help: 'Record what visible <canvas> elements show, as sampled image frames (never inside masked or blocked elements).' },
       { name: 'canvas-fps', type: 'string', value: '<rate>', help: 'Canvas frames a second, 0.1 to 10 (default 2); an unchanged canvas sends none.' },
       { name: 'canvas-quality', type: 'string', value: '<q>', help: 'WebP/JPEG quality of canvas frames, 0 to 1 (default 0.6).' },
+      { name: 'frame-parent', type: 'strings', value: '<origin>', help: 'A page origin (https://shop.example) that may show this site\'s frames in place: where the tracker runs in a frame of another origin and in that page, the frame records into the page\'s recording (repeat for several).' },
+      { name: 'clear-frame-parents', type: 'boolean', help: 'Remove every frame parent before applying --frame-parent.' },
     ],
-    examples: ['svc projects capture prj_123', 'svc projects capture prj_123 --sample 0.25 --min-duration 5 --exclude "/account/*" --console on', 'svc projects capture prj_123 --canvas on --canvas-fps 1'],
+    examples: [
+      'svc projects capture prj_123',
+      'svc projects capture prj_123 --sample 0.25 --min-duration 5 --exclude "/account/*" --console on',
+      'svc projects capture prj_123 --canvas on --canvas-fps 1',
+      'svc projects capture prj_123 --frame-parent https://shop.example',
+    ],
     needsKey: true,
   },
   {

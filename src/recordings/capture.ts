@@ -20,6 +20,8 @@ export const DEFAULT_CAPTURE: CaptureSettings = {
   // A change shows within half a second; unchanged samples send nothing, so the bytes follow the canvas's changes (bench/RESULTS.md, "Canvas capture").
   canvasFps: 2,
   canvasQuality: 0.6,
+  // A frame's recording goes to no other origin's page until the project names it.
+  frameParents: [],
 }
 
 export function captureOf(project: ProjectRecord): CaptureSettings {

@@ -29,6 +29,7 @@ import { createGunzip } from 'node:zlib'
 import { log } from '../log.js'
 import { ArraySplitter } from './array-splitter.js'
 import { SessionContents } from './compact-mutations.js'
+import { frameEventInPlace, isFrameEvent } from './frame-events.js'
 import { MAX_CHUNK_INFLATED_BYTES, MAX_EVENT_BYTES } from './limits.js'
 import { MAX_RESTORED_BYTES_PER_ANSWER, RestoreBudget, restoreStyles, type StyleText } from './styles.js'
 
@@ -201,7 +202,8 @@ async function* eventBytes(chunks: Iterable<StoredChunk>, limits: Required<Omit<
     // The splitter hands events over as it finds them; stylesheets are put back after, awaiting zlib in libuv's pool.
     const found: Array<{ event: Buffer; tail: Buffer } | { dropped: number; tail: Buffer }> = []
     const add = (stored: Buffer) => {
-      const expanded = expander.expand(stored)
+      // A frame's event (another origin, recorded in place) is put where the replayer reads a frame's document.
+      const expanded = isFrameEvent(stored) ? frameEventInPlace(stored, limits.maxEventBytes) : expander.expand(stored)
       const tail = stored.subarray(-48)
       found.push('event' in expanded ? { event: expanded.event, tail } : { dropped: expanded.tooLarge, tail })
     }

@@ -18,7 +18,7 @@ t.test('projects capture shows the defaults, changes only the flags given, and r
 
   const shown = await svc(['projects', 'capture', projectId, '--json'], { env })
   t.equal(shown.code, 0, shown.stderr)
-  t.same(shown.json.capture, { sampleRate: 1, minDurationMs: 0, triggerUrls: [], excludeUrls: [], console: false, network: false, networkQuery: false, canvas: false, canvasFps: 2, canvasQuality: 0.6 }, 'off and everything recorded by default')
+  t.same(shown.json.capture, { sampleRate: 1, minDurationMs: 0, triggerUrls: [], excludeUrls: [], console: false, network: false, networkQuery: false, canvas: false, canvasFps: 2, canvasQuality: 0.6, frameParents: [] }, 'off and everything recorded by default')
 
   const changed = await svc(['projects', 'capture', projectId, '--sample', '0.25', '--min-duration', '5', '--exclude', '/account/*', '--console', 'on', '--json'], { env })
   t.equal(changed.code, 0, changed.stderr)
@@ -31,14 +31,20 @@ t.test('projects capture shows the defaults, changes only the flags given, and r
   const canvas = await svc(['projects', 'capture', projectId, '--canvas', 'on', '--canvas-fps', '1', '--canvas-quality', '0.5', '--json'], { env })
   t.match(canvas.json.capture, { canvas: true, canvasFps: 1, canvasQuality: 0.5, sampleRate: 0.25 }, 'canvas capture on, at its rate and quality')
 
+  const frames = await svc(['projects', 'capture', projectId, '--frame-parent', 'https://shop.example', '--frame-parent', 'http://127.0.0.1:8080', '--json'], { env })
+  t.same(frames.json.capture.frameParents, ['https://shop.example', 'http://127.0.0.1:8080'], 'frame parents named')
+  const noFrames = await svc(['projects', 'capture', projectId, '--clear-frame-parents', '--frame-parent', 'https://shop.example', '--json'], { env })
+  t.same(noFrames.json.capture.frameParents, ['https://shop.example'], '--clear-frame-parents empties the list first')
+
   const cleared = await svc(['projects', 'capture', projectId, '--clear-urls', '--json'], { env })
   t.match(cleared.json.capture, { triggerUrls: [], excludeUrls: [] }, '--clear-urls empties both lists')
 
   const text = await svc(['projects', 'capture', projectId], { env })
   t.match(text.stdout, /Sampling +25% of sessions/, 'a readable summary')
   t.match(text.stdout, /Canvas +on, at most 1 fps, quality 0.5/, 'canvas capture in it')
+  t.match(text.stdout, /Frames shown in +https:\/\/shop\.example/, 'and the frame parents')
 
-  for (const bad of [['--sample', '2'], ['--console', 'yes'], ['--exclude', 'no-slash'], ['--canvas-fps', '11'], ['--canvas-quality', '1.5']]) {
+  for (const bad of [['--sample', '2'], ['--console', 'yes'], ['--exclude', 'no-slash'], ['--canvas-fps', '11'], ['--canvas-quality', '1.5'], ['--frame-parent', 'https://shop.example/checkout']]) {
     const refused = await svc(['projects', 'capture', projectId, ...bad, '--json'], { env })
     t.equal(refused.code, 2, `${bad.join(' ')} is a usage error`)
   }

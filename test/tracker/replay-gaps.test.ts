@@ -22,45 +22,14 @@
  * element focused at the moment and mirror the focus rules onto that mark
  * (dashboard/src/player/focus.ts).
  */
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { build } from 'esbuild'
-import type { Page } from 'playwright-core'
 import t from 'tap'
 import { editRrweb } from '../../tracker/tsup.config.js'
 import { launchBrowser } from '../helpers/browser.js'
 import { recorderScript, recordingPage, servePage } from '../helpers/recorder-bundle.js'
-
-const require = createRequire(import.meta.url)
-const REPLAY_DIR = dirname(require.resolve('@rrweb/replay'))
+import { playersStep, replayToEnd } from '../helpers/replay.js'
 
 // One browser for the file's cases: each opens pages of its own.
 const browser = await launchBrowser(t)
-
-/** One of the dashboard's player modules, as a script exposing its exports on `playersStep`. */
-async function playersStep(file: string): Promise<string> {
-  const entry = fileURLToPath(new URL(`../../dashboard/src/player/${file}`, import.meta.url))
-  return (await build({ entryPoints: [entry], bundle: true, format: 'iife', globalName: 'playersStep', write: false })).outputFiles[0].text
-}
-
-/**
- * Replays `events` to their end in `viewer` (a seek, as the dashboard's players make) with rrweb's replayer and
- * a players' module (`step`, from playersStep) loaded; `before` is what the players do with it first ('' for rrweb
- * alone), and `look(replayer, resolve)`, written for the page, answers what the test reads.
- */
-async function replayToEnd<T>(viewer: Page, step: string, events: any[], before: string, look = '(replayer, resolve) => resolve()'): Promise<T> {
-  await viewer.setContent('<div id="root"></div>')
-  await viewer.addScriptTag({ path: join(REPLAY_DIR, 'replay.umd.min.cjs') })
-  await viewer.addScriptTag({ content: step })
-  return viewer.evaluate(`new Promise((resolve) => {
-    const events = ${JSON.stringify(events)}
-    const replayer = new rrwebReplay.Replayer(events, { root: document.getElementById('root'), showWarning: false })
-    ${before}
-    replayer.pause(events[events.length - 1].timestamp - events[0].timestamp + 1)
-    ;(${look})(replayer, resolve)
-  })`) as Promise<T>
-}
 
 const PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>components</title>

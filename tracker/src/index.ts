@@ -4,9 +4,10 @@
  * records nothing), then starts the tracker and replays the commands the stub
  * queued on `svc.q`. Afterwards `svc(command, ...args)` runs commands directly.
  */
-import { cachedCapture, captureKey } from './capture.js'
+import { cachedCapture, captureKey, loadCapture } from './capture.js'
 import { hookConsole, type HandOver } from './early-console.js'
-import { createGuard } from './guard.js'
+import { inForeignFrame, joinPage } from './frames.js'
+import { createGuard, listen } from './guard.js'
 import { openStorage } from './storage.js'
 import { startTracker, type Tracker } from './tracker.js'
 
@@ -62,15 +63,32 @@ function main(): void {
   svc.v = typeof __TRACKER_VERSION__ === 'string' ? __TRACKER_VERSION__ : 'dev'
   w.svc = svc
 
+  const origin = serviceOrigin(script.src)
+  let offAsks = () => {}
   const start = guard.wrap(() => {
     if (tracker) return
-    for (const type of INTERACTIONS) removeEventListener(type, start, true)
-    tracker = startTracker({ origin: serviceOrigin(script.src), publicKey, guard, nonce: script.nonce, early })
+    offAsks()
+    for (const type of INTERACTIONS) removeEventListener(type, interacted, true)
+    tracker = startTracker({ origin, publicKey, guard, nonce: script.nonce, early })
     for (const args of queued.splice(0)) guard.run(() => tracker!.command(String(args[0]), Array.prototype.slice.call(args, 1)))
   })
+  // In a frame of another origin the page around may record this frame in place (frames.ts): it decides first.
+  const frame = inForeignFrame()
+    ? joinPage(guard, publicKey, (onKnown) => loadCapture(openStorage(), captureKey(publicKey), `${origin}/api/capture?pk=${encodeURIComponent(publicKey)}`, guard, onKnown), start)
+    : undefined
+  const interacted = guard.wrap(() => {
+    for (const type of INTERACTIONS) removeEventListener(type, interacted, true)
+    if (frame) frame.interacted()
+    else start()
+  })
+  // The visitor's first interaction in one of this page's frames starts the tracker as one in the page does.
+  offAsks = listen(guard, window, 'message', (message: MessageEvent) => {
+    const data = message.data
+    if (data && data.svc === 'f?' && data.i && data.k === publicKey && Array.from(document.getElementsByTagName('iframe')).some((f) => f.contentWindow === message.source)) start()
+  })
 
-  if (previous && previous.i) start()
-  else for (const type of INTERACTIONS) addEventListener(type, start, { capture: true, passive: true })
+  if (previous && previous.i) interacted()
+  else for (const type of INTERACTIONS) addEventListener(type, interacted, { capture: true, passive: true })
 }
 
 try {

@@ -12,6 +12,7 @@ import { liveFlushing } from './live.js'
 import { CHECKPOINT_BYTES, FLUSH_INTERVAL_MS, INTERNAL_NAV_MS, MAX_URL, QUICK_BACK_MS } from './config.js'
 import type { HandOver } from './early-console.js'
 import { trackErrors } from './errors.js'
+import { hostFrames } from './frames.js'
 import { listen, type Guard, type Off } from './guard.js'
 import { heldChunks } from './held.js'
 import { createRecorder } from './recorder.js'
@@ -156,8 +157,10 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
   const recorder = createRecorder(guard, (event) => {
     if (event.type === 3 && ANSWERS.has(event.data.source)) clicks.answered()
     chunks.push(event)
-    // A replay rebuilds each full snapshot with blank canvases: canvas capture sends every canvas again.
+    // A replay rebuilds each full snapshot with blank canvases: canvas capture sends every canvas again; frames
+    // of other origins recorded in place send their documents again.
     if (event.type === 2 && host?.onSnapshot) guard.run(host.onSnapshot)
+    if (event.type === 2) frames.snapshot()
     // A busy page reaches the byte bound first; the snapshot is taken after this event's handler, never inside rrweb's.
     if (chunks.sinceCheckpoint > CHECKPOINT_BYTES && !checkpointPending) {
       checkpointPending = true
@@ -169,6 +172,8 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
       )
     }
   })
+  const frames = hostFrames(guard, publicKey, recorder, (event) => chunks.push(event))
+  offs.push(frames.off)
   syncRecorder()
 
   const referrer = document.referrer && sameSite(document.referrer) ? document.referrer.split('#')[0] : undefined

@@ -36,6 +36,10 @@ export function capturePatch(flags: Context['flags'], current: CaptureSettings |
   const clear = flags['clear-urls'] === true
   if (clear || triggers.length) patch.triggerUrls = [...(clear ? [] : current?.triggerUrls ?? []), ...triggers]
   if (clear || excludes.length) patch.excludeUrls = [...(clear ? [] : current?.excludeUrls ?? []), ...excludes]
+  const parents = (flags['frame-parent'] as string[] | undefined) ?? []
+  for (const origin of parents) if (!/^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?$/.test(origin)) throw usage(`--frame-parent takes an origin such as https://shop.example (no path), not ${origin}.`)
+  const clearParents = flags['clear-frame-parents'] === true
+  if (clearParents || parents.length) patch.frameParents = [...new Set([...(clearParents ? [] : current?.frameParents ?? []), ...parents])]
   // The server's bounds (src/schemas/capture.ts), checked here so that a bad value sends nothing.
   const fps = number('canvas-fps', flags['canvas-fps'], 10, 0.1)
   if (fps !== undefined) patch.canvasFps = fps
@@ -70,5 +74,7 @@ export async function capture(ctx: Context): Promise<void> {
     ['Network', settings.network ? `on${settings.networkQuery ? ', with query strings' : ''}` : 'off'],
     // Older servers answer no canvas fields: off.
     ['Canvas', settings.canvas ? `on, at most ${settings.canvasFps} fps, quality ${settings.canvasQuality}` : 'off'],
+    // Older servers answer no frame parents: none.
+    ['Frames shown in', settings.frameParents?.length ? list(settings.frameParents) : ctx.out.dim('no other origin')],
   ])
 }

@@ -7,6 +7,8 @@
  * frame's own srcdoc, so rrweb's tree is left as it built it. (A frame added
  * after the snapshot keeps its address too since the tracker's build mends
  * rrweb: tracker/tsup.config.ts; recordings made before stay blank there.)
+ * A frame whose own tracker recorded it in place (tracker/src/frames.ts)
+ * replays its document and gets no label.
  */
 
 const LABEL_STYLE = 'margin:0;height:100%;display:flex;align-items:center;justify-content:center;font:13px system-ui,sans-serif;color:#475467;background:repeating-linear-gradient(45deg,#f2f4f7,#f2f4f7 8px,#eaecf0 8px,#eaecf0 16px);text-align:center'
@@ -24,7 +26,10 @@ export function placeholderOf(src: string): string {
   return `<!doctype html><body style="${LABEL_STYLE}"><div>Frame from <b>${escape(origin.slice(0, 200))}</b><br>not recorded (another origin)</div></body>`
 }
 
-/** Node id → the address each frame the recording could not see into showed (snapshots and later additions). */
+/**
+ * Node id → the address each frame the recording could not see into showed (snapshots and later additions), less
+ * those whose own tracker recorded them in place (their document added under them: src/recordings/frame-events.ts).
+ */
 export function unrecordedFrames(events: any[], into = new Map<number, string>()): Map<number, string> {
   const visit = (n: any) => {
     if (!n || typeof n !== 'object') return
@@ -35,6 +40,7 @@ export function unrecordedFrames(events: any[], into = new Map<number, string>()
     if (event?.type === 2) visit(event.data?.node)
     else if (event?.type === 3 && event.data?.source === 0 && Array.isArray(event.data.adds)) for (const add of event.data.adds) visit(add?.node)
   }
+  for (const event of events) if (event?.type === 3 && event.data?.isAttachIframe) for (const add of event.data.adds ?? []) into.delete(add?.parentId)
   return into
 }
 

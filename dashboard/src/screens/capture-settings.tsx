@@ -11,7 +11,7 @@ import type { CaptureSettings } from '../../../src/schemas/types.js'
 import { loadProjects, type Project } from '../model.js'
 import { splitLines } from './rules-editor.js'
 
-const DEFAULTS: CaptureSettings = { sampleRate: 1, minDurationMs: 0, triggerUrls: [], excludeUrls: [], console: false, network: false, networkQuery: false, canvas: false, canvasFps: 2, canvasQuality: 0.6 }
+const DEFAULTS: CaptureSettings = { sampleRate: 1, minDurationMs: 0, triggerUrls: [], excludeUrls: [], console: false, network: false, networkQuery: false, canvas: false, canvasFps: 2, canvasQuality: 0.6, frameParents: [] }
 
 export function CaptureForm({ project, onSaved }: { project: Project; onSaved: () => void }) {
   const initial = { ...DEFAULTS, ...project.capture }
@@ -22,6 +22,7 @@ export function CaptureForm({ project, onSaved }: { project: Project; onSaved: (
   const [flags, setFlags] = useState({ console: initial.console, network: initial.network, networkQuery: initial.networkQuery, canvas: initial.canvas })
   const [fps, setFps] = useState(String(initial.canvasFps))
   const [quality, setQuality] = useState(String(initial.canvasQuality))
+  const [parents, setParents] = useState(initial.frameParents.join('\n'))
   const [error, setError] = useState<unknown>()
   const [saved, setSaved] = useState(false)
   const [busy, setBusy] = useState(false)
@@ -40,6 +41,7 @@ export function CaptureForm({ project, onSaved }: { project: Project; onSaved: (
         // Sent as typed: the server refuses what is out of bounds, and the form shows its answer.
         canvasFps: Number(fps),
         canvasQuality: Number(quality),
+        frameParents: splitLines(parents),
       }
       await api.post('/cli/projects.capture', { projectId: project.id, capture })
       await loadProjects(true)
@@ -88,6 +90,10 @@ export function CaptureForm({ project, onSaved }: { project: Project; onSaved: (
           </label>
         </div>
       )}
+      <label>
+        Pages of other origins that may show this site's frames in place (one origin a line, as https://shop.example; where the tracker runs in both, the frame records into the page's recording)
+        <textarea rows={2} name="frameParents" value={parents} onInput={(e) => setParents((e.currentTarget as HTMLTextAreaElement).value)} placeholder="https://shop.example" />
+      </label>
       <ErrorNote error={error} />
       {saved && (
         <p class="note success" role="status">
