@@ -20,6 +20,8 @@ import { servePages, swagger, visitFor } from './storage-apps-visitors.js'
 import { launchChromium } from '../test/helpers/chromium.js'
 
 const VISITS = Number(process.argv.find((a) => a.startsWith('--visits='))?.slice(9) ?? 3)
+/** --functions: also list tracker.js's functions by self time (build it unminified for names: SVC_TRACKER_UNMINIFIED=1). */
+const FUNCTIONS = process.argv.includes('--functions')
 const VISIT_MS = 20_000
 /** Browser APIs the tracker calls itself: their samples are its time (the page without it calls them far less). */
 const TRACKER_APIS = new Set(['Blob', 'fetch'])
@@ -52,6 +54,10 @@ async function visit(browser: Browser, url: string, seed: number): Promise<Split
     for (const node of profile.nodes) {
       const name = node.callFrame.url.replace(/^.*\//, '') || node.callFrame.functionName || '(native)'
       split.set(name, (split.get(name) ?? 0) + (byNode.get(node.id) ?? 0))
+      if (FUNCTIONS && name === 'tracker.js') {
+        const fn = `tracker.js ${node.callFrame.functionName || '(anonymous)'}:${(node.callFrame as { lineNumber?: number }).lineNumber ?? 0}`
+        split.set(fn, (split.get(fn) ?? 0) + (byNode.get(node.id) ?? 0))
+      }
     }
     return split
   } finally {
@@ -79,7 +85,7 @@ try {
     process.stderr.write('.')
   }
   process.stderr.write('\n')
-  const busy = (split: Split) => [...split].filter(([name]) => name !== '(idle)').reduce((sum, [, ms]) => sum + ms, 0)
+  const busy = (split: Split) => [...split].filter(([name]) => name !== '(idle)' && !name.startsWith('tracker.js ')).reduce((sum, [, ms]) => sum + ms, 0)
   const get = (split: Split, name: string) => split.get(name) ?? 0
   const apis = [...TRACKER_APIS].reduce((sum, name) => sum + get(sums.tracked, name) - get(sums.bare, name), 0)
   const gc = get(sums.tracked, '(garbage collector)') - get(sums.bare, '(garbage collector)')
@@ -95,6 +101,18 @@ try {
       ...rows.map((name) => `| ${name} | ${ms(get(sums.bare, name))} | ${ms(get(sums.tracked, name))} |`),
       `| All but idle | ${ms(busy(sums.bare))} | ${ms(busy(sums.tracked))} |`,
       '',
+      ...(FUNCTIONS
+        ? [
+            '| tracker.js function (self time) | ms per visit |',
+            '| --- | ---: |',
+            ...[...sums.tracked]
+              .filter(([name]) => name.startsWith('tracker.js '))
+              .sort((a, b) => b[1] - a[1])
+              .slice(0, 30)
+              .map(([name, ms]) => `| ${name.slice(11)} | ${ms.toFixed(1)} |`),
+            '',
+          ]
+        : []),
       `The tracker's share: tracker.js ${ms(get(sums.tracked, 'tracker.js'))}, the browser APIs it calls ${ms(apis)}, garbage collection beyond the visit without it ${ms(gc)}: ${ms(tracker)}, ${((tracker / busy(sums.bare)) * 100).toFixed(1)} % of the page's main-thread time without it. The totals differ by ${(((busy(sums.tracked) - busy(sums.bare)) / busy(sums.bare)) * 100).toFixed(1)} %.`,
       '',
     ].join('\n'),

@@ -313,7 +313,8 @@ export default defineConfig({
   target: 'es2020',
   outDir: 'dist/public',
   outExtension: () => ({ js: '.js' }),
-  minify: true,
+  // Unminified only for bench/tracker-profile.ts --functions, which lists the tracker's functions by name.
+  minify: process.env.SVC_TRACKER_UNMINIFIED !== '1',
   // Only for `npm run coverage`, which maps what Chromium ran back to the sources (test/support/browser-coverage.ts).
   sourcemap: process.env.SVC_SOURCE_MAPS === '1',
   clean: false,

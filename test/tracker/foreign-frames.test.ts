@@ -116,10 +116,12 @@ t.test('the project does not list the page: the frame records on its own, the pa
     await until('the frame\'s click in its own session', () => storedChunks(store, projectId).some((c) => c.sk === own && c.text.includes('thank you'))),
     'the frame\'s session holds its own recording',
   )
-  const read = await call(cluster.url, '/cli/sessions.events', { token: seeded.apiKey, body: { projectId, sessionKey: sk } })
+  const events = await until('the page\'s recording stored', async () => {
+    const read = await call(cluster.url, '/cli/sessions.events', { token: seeded.apiKey, body: { projectId, sessionKey: sk } })
+    return read.status === 200 && (read.body as any[]).some((e) => e.type === 2) && (read.body as any[])
+  })
   const viewer = await browser.newPage()
   t.teardown(() => viewer.close())
-  const events = read.body as any[]
   const replayed = await replayToEnd<{ text: string }>(viewer, await playersStep('frames.ts'), events, 'playersStep.labelUnrecordedFrames(replayer.iframe, replayer.getMirror(), events)', viewerLook)
   t.match(replayed.text, /Frame from http:\/\/localhost:\d+ ?not recorded/, 'the page\'s replay shows the placeholder naming the frame\'s origin')
 })
