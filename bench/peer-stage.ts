@@ -98,6 +98,8 @@ export async function abStage(env: Record<string, string>, rounds: number): Prom
   const label = Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')
   const runs: { a: PeerPair; b: PeerPair }[] = []
   const run = async (variant: Record<string, string>, name: string) => {
+    // --ab=PEER=fastify: B is the fastify peer, interleaved with the service run by run (issue 44's comparison).
+    if (variant.PEER === 'fastify') return peerPair(true)
     progress(`service: ${name}`)
     const cluster = await startBenchCluster(undefined, { DURABILITY: 'commit', ...variant }, SERVICE_NODE_ARGS)
     try {
@@ -115,8 +117,14 @@ export async function abStage(env: Record<string, string>, rounds: number): Prom
   }
   const us = (pairs: PeerPair[], kind: 'ingest' | 'signals') => pairs.map((p) => Math.round(cpuPerRequestUs(p[kind]))).join(', ')
   const rate = (pairs: PeerPair[], kind: 'ingest' | 'signals') => pairs.map((p) => Math.round(p[kind].answersPerSec)).join(', ')
+  const median = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 1]
   for (const kind of ['ingest', 'signals'] as const) {
     progress(`  A/B /${kind}: defaults ${us(runs.map((r) => r.a), kind)} µs/req (${rate(runs.map((r) => r.a), kind)} req/s) | ${label} ${us(runs.map((r) => r.b), kind)} µs/req (${rate(runs.map((r) => r.b), kind)} req/s)`)
+    // Each round's two runs are neighbours: their ratio carries less of the machine's drift than either figure.
+    const rates = runs.map((r) => r.a[kind].answersPerSec / r.b[kind].answersPerSec)
+    const cpus = runs.map((r) => cpuPerRequestUs(r.a[kind]) / cpuPerRequestUs(r.b[kind]))
+    const p99s = runs.map((r) => `${r.a[kind].p99}/${r.b[kind].p99}`)
+    progress(`  A/B /${kind}, defaults ÷ ${label} per round: req/s ${rates.map((x) => x.toFixed(2)).join(', ')} (median ${median(rates).toFixed(2)}); CPU per request ${cpus.map((x) => x.toFixed(2)).join(', ')} (median ${median(cpus).toFixed(2)}); p99 ms ${p99s.join(', ')}`)
   }
   return runs
 }

@@ -34,7 +34,7 @@
  * machine to use less than a third of a core before starting),
  * --ab=NAME=VALUE,… [--rounds=N] (only the service's defaults against those
  * settings, alternating, printed; BENCH_MAIN=PATH runs another build's
- * main.js as B), --profile=DIR (the service writes V8 CPU
+ * main.js as B; PEER=fastify makes B the fastify peer), --profile=DIR (the service writes V8 CPU
  * profiles there in the peer and A/B stages), --no-pin (pin nothing).
  */
 import { execFileSync, execSync } from 'node:child_process'
