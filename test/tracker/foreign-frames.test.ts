@@ -13,13 +13,14 @@
 import type { Frame, Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { call } from '../helpers/api.js'
-import { flushTracker, openPage, storedChunks, trackerStarted, until } from '../helpers/browser.js'
+import { flushTracker, openPage, storedChunks, storedSignals, trackerStarted, until } from '../helpers/browser.js'
 import { recordingHarness } from '../helpers/recording.js'
 import { playersStep, replayToEnd } from '../helpers/replay.js'
 
 const { cluster, seeded, store, fixtures, browser } = await recordingHarness(t)
 const projectId = seeded.project.id
-const setParents = (frameParents: string[]) => call(cluster.url, '/cli/projects.capture', { token: seeded.apiKey, body: { projectId, capture: { frameParents } } })
+const setCapture = (capture: Record<string, unknown>) => call(cluster.url, '/cli/projects.capture', { token: seeded.apiKey, body: { projectId, capture } })
+const setParents = (frameParents: string[]) => setCapture({ frameParents })
 const sessionsNow = () => new Set(Array.from(store.listSessions(projectId), (s) => s.sk))
 
 /** Opens the checkout page in a fresh context, starts its tracker, and answers the page, its payment frame and the session. */
@@ -124,4 +125,23 @@ t.test('the project does not list the page: the frame records on its own, the pa
   t.teardown(() => viewer.close())
   const replayed = await replayToEnd<{ text: string }>(viewer, await playersStep('frames.ts'), events, 'playersStep.labelUnrecordedFrames(replayer.iframe, replayer.getMirror(), events)', viewerLook)
   t.match(replayed.text, /Frame from http:\/\/localhost:\d+ ?not recorded/, 'the page\'s replay shows the placeholder naming the frame\'s origin')
+})
+
+t.test('the page is listed but not recorded (its session sampled out): the frame records nothing either', async (t) => {
+  t.equal((await setCapture({ frameParents: [fixtures.url], sampleRate: 0 })).status, 200)
+  t.teardown(() => setCapture({ sampleRate: 1 }))
+  const before = sessionsNow()
+  const { page, frame, sk } = await checkout(t)
+  await page.waitForFunction('window.svc("stats").recording === false')
+  await page.evaluate(`window.frameEvents = 0; addEventListener('message', (e) => { if (e.data && e.data.svc === 'f') window.frameEvents++ })`)
+  await pay(frame)
+  // Longer than the frame waits for a page before it records on its own (JOIN_WAIT_MS, 1 s).
+  await page.waitForTimeout(1500)
+  t.equal(await frame.evaluate('window.svc("stats").started'), false, 'the frame\'s own tracker never started')
+  t.equal(await page.evaluate('window.frameEvents'), 0, 'and the frame stopped recording when the page did: its typing and click never left it')
+  await page.click('h1') // a click: the page's flush then sends signals, which show when it was answered
+  await flushTracker(page)
+  await until('the page\'s flush answered (its signals stored)', () => storedSignals(store, projectId).some((b) => b.sk === sk))
+  const chunks = storedChunks(store, projectId).filter((c) => !before.has(c.sk))
+  t.same(chunks.map((c) => c.sk), [], 'no recording stored since the page opened: nothing of the frame, in any session, nor of the page')
 })

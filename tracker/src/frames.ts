@@ -9,6 +9,7 @@
  * - frame to page, `{svc: 'f?'}`: record me (at load; `i` at the visitor's first interaction in the frame, which
  *   starts the page's tracker as one in the page would);
  * - page to frame, `{svc: 'f!'}`: record into me, from a full snapshot (the answer, and at each of the page's own);
+ *   `{svc: 'f-'}` instead while the page view is not recorded (sampled out, excluded): record nothing;
  * - frame to page, `{svc: 'f', e, r}`: one rrweb event, `r` the id of the frame's document in the frame's recording.
  *
  * The frame's recording goes only to a page whose origin the project lists in `frameParents`, posted to that origin
@@ -30,22 +31,25 @@ interface Message {
   r?: number
 }
 
-/** The page's side: answers frames that ask, asks every frame at each full snapshot, and keeps what they send. */
-export function hostFrames(guard: Guard, key: string, recorder: Pick<Recorder, 'id' | 'running'>, push: (event: RecordedEvent) => void): { snapshot(): void; off: Off } {
-  const ask = (target: MessageEventSource | null, origin = '*') => target && (target as Window).postMessage({ svc: 'f!', k: key }, origin)
+/** The page's side: answers frames that ask, tells every frame at each full snapshot and when recording stops, and keeps what they send. */
+export function hostFrames(guard: Guard, key: string, recorder: Pick<Recorder, 'id' | 'running'>, push: (event: RecordedEvent) => void): { tell(recording: boolean): void; off: Off } {
+  // `f-` while this page view is not recorded: a frame of it records nothing either.
+  const ask = (target: MessageEventSource | null, origin = '*', recording = recorder.running) => target && (target as Window).postMessage({ svc: recording ? 'f!' : 'f-', k: key }, origin)
   const frames = () => Array.from(document.getElementsByTagName('iframe'))
   const off = listen(guard, window, 'message', (message: MessageEvent<Message>) => {
     const data = message.data
-    if (!data || data.k !== key || !recorder.running) return
+    if (!data || data.k !== key) return
     const frame = frames().find((f) => f.contentWindow === message.source)
     if (!frame) return
     if (data.svc === 'f?') ask(message.source, message.origin)
+    if (!recorder.running) return
     const e = data.e
     const id = recorder.id(frame)
     if (data.svc === 'f' && id > 0 && e && typeof e.type === 'number' && typeof e.timestamp === 'number') push({ type: 5, timestamp: e.timestamp, data: { tag: 'svc.frame', payload: { f: id, r: data.r, e } } })
   })
-  // A checkpoint replays on its own: each frame sends its document again after the page's.
-  return { snapshot: () => frames().forEach((frame) => guard.run(() => ask(frame.contentWindow))), off }
+  // A checkpoint replays on its own: each frame sends its document again after the page's. (Said by the caller:
+  // rrweb emits the first full snapshot before the recorder counts as running.)
+  return { tell: (recording) => frames().forEach((frame) => guard.run(() => ask(frame.contentWindow, '*', recording))), off }
 }
 
 /** Whether this document is a frame the page around it cannot read (another origin). */
@@ -60,13 +64,16 @@ export function inForeignFrame(): boolean {
 
 /**
  * The frame's side: records into the page when the page asks and the project lists its origin (the settings are
- * read at the page's first ask); `own` starts the frame's own tracker instead when the visitor interacts in the
- * frame and no allowed page has asked within JOIN_WAIT_MS.
+ * read at the page's first answer); `own` starts the frame's own tracker instead when the visitor interacts in the
+ * frame and no allowed page has answered within JOIN_WAIT_MS. A page that answers but does not record (its session
+ * sampled out, the page excluded) keeps the frame from recording too: the frame is part of the page's session.
  */
 export function joinPage(guard: Guard, key: string, settings: (onKnown: () => void) => CaptureSource, own: () => void): { interacted(): void } {
   /** The page's origin once joined; 'own' once the frame records on its own. */
   let origin = ''
   let asked = ''
+  /** The page's last answer: record (f!) or not (f-). */
+  let wanted = false
   let interacted = false
   let capture: CaptureSource | undefined
   let recorder: Recorder | undefined
@@ -76,24 +83,31 @@ export function joinPage(guard: Guard, key: string, settings: (onKnown: () => vo
     origin = 'own'
     own()
   }
-  const join = () => {
+  const decide = () => {
     const allowed = capture?.current?.frameParents
     if (origin || !allowed) return
     // Known not to be allowed: the visitor who interacted is recorded without waiting out JOIN_WAIT_MS.
     if (allowed.indexOf(asked) < 0) return interacted && alone()
     origin = asked
-    recorder = createRecorder(guard, (e) => {
+    record()
+  }
+  const record = () => {
+    if (!wanted) return recorder?.stop()
+    recorder ??= createRecorder(guard, (e) => {
       // Meta and the viewport are the page's; the frame's size is its element's.
       if (e.type === 2 || (e.type === 3 && e.data.source !== 4)) post({ svc: 'f', e, r: recorder!.id(document) }, origin)
     })
-    recorder.start()
+    if (recorder.running) recorder.snapshot()
+    else recorder.start() // which begins with a full snapshot
   }
   listen(guard, window, 'message', (message: MessageEvent<Message>) => {
-    if (message.source !== parent || message.data?.svc !== 'f!' || message.data.k !== key) return
-    if (origin) return message.origin === origin && recorder?.snapshot()
+    const svc = message.data?.svc
+    if (message.source !== parent || (svc !== 'f!' && svc !== 'f-') || message.data.k !== key) return
+    wanted = svc === 'f!'
+    if (origin) return message.origin === origin && record()
     asked = message.origin
-    capture ??= settings(join)
-    join()
+    capture ??= settings(decide)
+    decide()
   })
   post({ svc: 'f?' })
   return {
@@ -101,7 +115,7 @@ export function joinPage(guard: Guard, key: string, settings: (onKnown: () => vo
       if (origin) return
       interacted = true
       post({ svc: 'f?', i: 1 })
-      if (asked) join()
+      if (asked) decide()
       setTimeout(guard.wrap(alone), JOIN_WAIT_MS)
     },
   }

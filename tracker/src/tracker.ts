@@ -132,7 +132,10 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
   const syncRecorder = () => {
     if (stopped) return
     if (!recorded()) {
-      recorder.stop()
+      if (recorder.running) {
+        recorder.stop()
+        frames.tell(false) // their recordings stop with the page's
+      }
       chunks.flush() // the pump drops what this page view holds
     } else if (!recorder.running) recorder.start()
   }
@@ -160,7 +163,7 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
     // A replay rebuilds each full snapshot with blank canvases: canvas capture sends every canvas again; frames
     // of other origins recorded in place send their documents again.
     if (event.type === 2 && host?.onSnapshot) guard.run(host.onSnapshot)
-    if (event.type === 2) frames.snapshot()
+    if (event.type === 2) frames.tell(true)
     // A busy page reaches the byte bound first; the snapshot is taken after this event's handler, never inside rrweb's.
     if (chunks.sinceCheckpoint > CHECKPOINT_BYTES && !checkpointPending) {
       checkpointPending = true
