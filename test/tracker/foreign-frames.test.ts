@@ -24,12 +24,12 @@ const setParents = (frameParents: string[]) => setCapture({ frameParents })
 const sessionsNow = () => new Set(Array.from(store.listSessions(projectId), (s) => s.sk))
 
 /** Opens the checkout page in a fresh context, starts its tracker, and answers the page, its payment frame and the session. */
-async function checkout(t: Test): Promise<{ page: Page; frame: Frame; sk: string; pageErrors: Error[] }> {
+async function checkout(t: Test, query = ''): Promise<{ page: Page; frame: Frame; sk: string; pageErrors: Error[] }> {
   // With idle time: each frame's stub loads tracker.js when the browser is idle, and it starts at an interaction.
   const visitor = await openPage(browser)
   t.teardown(visitor.close)
   const { page } = visitor
-  await page.goto(`${fixtures.url}/frame-page.html`, { waitUntil: 'load' })
+  await page.goto(`${fixtures.url}/frame-page.html${query}`, { waitUntil: 'load' })
   const frame = await until('the payment frame loaded', () => page.frames().find((f) => f.url().endsWith('/frame-child.html') && f.url().includes('localhost')))
   await frame.waitForFunction('typeof window.svc === "function" && !!window.svc.v')
   await page.mouse.move(5, 5)
@@ -144,4 +144,24 @@ t.test('the page is listed but not recorded (its session sampled out): the frame
   await until('the page\'s flush answered (its signals stored)', () => storedSignals(store, projectId).some((b) => b.sk === sk))
   const chunks = storedChunks(store, projectId).filter((c) => !before.has(c.sk))
   t.same(chunks.map((c) => c.sk), [], 'no recording stored since the page opened: nothing of the frame, in any session, nor of the page')
+})
+
+t.test('the page blocks the frame (data-svc-block): nothing of it is recorded, in place or on its own', async (t) => {
+  t.equal((await setParents([fixtures.url])).status, 200)
+  const before = sessionsNow()
+  const { page, frame, sk } = await checkout(t, '?blocked')
+  await page.evaluate(`window.frameEvents = 0; addEventListener('message', (e) => { if (e.data && e.data.svc === 'f') window.frameEvents++ })`)
+  await pay(frame)
+  // Longer than the frame waits for a page before it records on its own (JOIN_WAIT_MS, 1 s).
+  await page.waitForTimeout(1500)
+  t.equal(await page.evaluate('window.frameEvents'), 0, 'the frame sent the page none of its events')
+  t.equal(await frame.evaluate('window.svc("stats").started'), false, 'nor recorded on its own')
+  await page.click('h1')
+  await flushTracker(page)
+  const chunks = await until('the page\'s recording stored', () => {
+    const found = storedChunks(store, projectId).filter((c) => !before.has(c.sk))
+    return found.length > 0 && found
+  })
+  t.same([...new Set(chunks.map((c) => c.sk))], [sk], 'the page\'s session alone')
+  t.notOk(chunks.some((c) => c.text.includes('svc.frame') || c.text.includes('Card holder')), 'with nothing of the frame')
 })

@@ -18,6 +18,7 @@
  */
 import type { CaptureSource } from './capture.js'
 import { listen, type Guard, type Off } from './guard.js'
+import { isBlocked, isMasked } from './mask.js'
 import { createRecorder, type RecordedEvent, type Recorder } from './recorder.js'
 
 /** How long a frame waits, after the visitor's first interaction in it, for its page to ask before it records on its own. */
@@ -33,23 +34,26 @@ interface Message {
 
 /** The page's side: answers frames that ask, tells every frame at each full snapshot and when recording stops, and keeps what they send. */
 export function hostFrames(guard: Guard, key: string, recorder: Pick<Recorder, 'id' | 'running'>, push: (event: RecordedEvent) => void): { tell(recording: boolean): void; off: Off } {
+  // A frame the page blocks or masks (svc-block, svc-mask, on it or around it) stays out of the recording, as its
+  // element's content would.
+  const hidden = (frame: Element) => isBlocked(frame) || isMasked(frame)
   // `f-` while this page view is not recorded: a frame of it records nothing either.
-  const ask = (target: MessageEventSource | null, origin = '*', recording = recorder.running) => target && (target as Window).postMessage({ svc: recording ? 'f!' : 'f-', k: key }, origin)
+  const ask = (frame: HTMLIFrameElement, origin = '*', recording = recorder.running) => frame.contentWindow?.postMessage({ svc: recording && !hidden(frame) ? 'f!' : 'f-', k: key }, origin)
   const frames = () => Array.from(document.getElementsByTagName('iframe'))
   const off = listen(guard, window, 'message', (message: MessageEvent<Message>) => {
     const data = message.data
     if (!data || data.k !== key) return
     const frame = frames().find((f) => f.contentWindow === message.source)
     if (!frame) return
-    if (data.svc === 'f?') ask(message.source, message.origin)
-    if (!recorder.running) return
+    if (data.svc === 'f?') ask(frame, message.origin)
+    if (!recorder.running || hidden(frame)) return
     const e = data.e
     const id = recorder.id(frame)
     if (data.svc === 'f' && id > 0 && e && typeof e.type === 'number' && typeof e.timestamp === 'number') push({ type: 5, timestamp: e.timestamp, data: { tag: 'svc.frame', payload: { f: id, r: data.r, e } } })
   })
   // A checkpoint replays on its own: each frame sends its document again after the page's. (Said by the caller:
   // rrweb emits the first full snapshot before the recorder counts as running.)
-  return { tell: (recording) => frames().forEach((frame) => guard.run(() => ask(frame.contentWindow, '*', recording))), off }
+  return { tell: (recording) => frames().forEach((frame) => guard.run(() => ask(frame, '*', recording))), off }
 }
 
 /** Whether this document is a frame the page around it cannot read (another origin). */
