@@ -33,7 +33,10 @@ t.test('page views', async (t) => {
     await page.goto('about:blank') // leaving the site: pagehide ends the last view, the session's exit
 
     const views = await until('six views', () => {
-      const found = batchesOf(sk).flatMap((b) => b.views)
+      // In the order they began: each route's batch is its own fetch, and two in flight at once may land in either order.
+      const found = batchesOf(sk)
+        .flatMap((b) => b.views)
+        .sort((a, b) => a.startedAt - b.startedAt)
       return found.length >= 5 ? found : false
     })
     const paths = views.map((v) => new URL(v.url).pathname + new URL(v.url).search)
