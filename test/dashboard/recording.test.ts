@@ -291,7 +291,18 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
     await page.getByLabel('Clicked').fill('Pay')
     await page.getByRole('button', { name: 'Filter' }).click()
     const rows = page.getByTestId('sessions').locator('tbody tr')
-    await until('the search to narrow the list', async () => page.url().includes('clicked=Pay') && (await rows.count()) === 1)
+    let asked = Date.now()
+    await until('the search to narrow the list', async () => {
+      if (!page.url().includes('clicked=Pay')) return false
+      if ((await rows.count()) === 1) return true
+      // Sessions by element come from the fold's index, behind the acknowledgement: on a loaded machine the first
+      // answer can come before it (CI, once); the user asks again, here every 2 s.
+      if (Date.now() - asked > 2000) {
+        asked = Date.now()
+        await page.reload()
+      }
+      return false
+    })
     t.match(await rows.first().textContent(), /Ada Lovelace/, 'the session that clicked "Pay", and neither the other visitor nor the planted one')
     t.match(await rows.first().getByTestId('match').textContent(), /First match \d+:\d\d: clicked Pay \(#pay\)/, 'the row says what matched and when')
     // The first matching moment is the click itself: the error click on #pay the friction feed holds.
