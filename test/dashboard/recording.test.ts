@@ -135,6 +135,12 @@ t.test('a recorded session, seen in the dashboard', async (t) => {
     await page.getByRole('button', { name: 'Filter' }).click()
     await page.getByRole('heading', { name: 'No sessions match' }).waitFor()
     t.ok(page.url().includes('user=usr_nobody'), 'filters live in the address')
+    // A page of a search that ended at its read budget before any match (a large project): the server's answer stood in.
+    await page.route('**/api/v1/cli/sessions.list', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ sessions: [], nextCursor: 'c1' }) }), { times: 1 })
+    await page.getByLabel('User id').fill('usr_budget')
+    await page.getByRole('button', { name: 'Filter' }).click()
+    await page.getByRole('heading', { name: 'None found on this page' }).waitFor()
+    t.ok(await page.getByRole('button', { name: 'Older' }).isEnabled(), 'an empty page that has a cursor says so, not "No sessions match", and Older looks further')
     await page.getByLabel('User id').fill('usr_42')
     await page.getByLabel('With rage clicks').check()
     await page.getByRole('button', { name: 'Filter' }).click()

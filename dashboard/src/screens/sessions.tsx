@@ -99,7 +99,13 @@ export function Sessions({ project, query }: { project: Project; query: URLSearc
       <Filters project={project} filters={filters} />
       <ErrorNote error={page.error} />
       {page.loading && !page.data ? <Loading what="Loading sessions" /> : null}
-      {page.data && sessions.length === 0 && (
+      {page.data && sessions.length === 0 && next && (
+        // A page of a search ends at its read budget (time, entries) with a cursor, matches or not: on a large project it may hold none.
+        <Empty title="None found on this page">
+          <p>This page of the search ended before it found a match. Older looks further.</p>
+        </Empty>
+      )}
+      {page.data && sessions.length === 0 && !next && (
         <Empty title="No sessions match">
           <p>{key === JSON.stringify(filtersOf(new URLSearchParams())) ? 'No session in this range yet.' : 'Loosen the filters, or clear them.'}</p>
         </Empty>
