@@ -44,6 +44,10 @@ const ALONE = [
   'test/tracker/snapshot-slices.test.ts',
   // The chunks lost with a closing tab, reported by beacon at pagehide.
   'test/tracker/completeness.test.ts',
+  // A recorded session through every dashboard screen: its search by clicked element failed two clean-clone CI runs
+  // in five on 2026-11-29 with another file's browser beside it, never alone (the list did not narrow in 30 s; the
+  // test prints what the list and the API held when it times out).
+  'test/dashboard/recording.test.ts',
 ]
 
 function run(command, args, capture) {
