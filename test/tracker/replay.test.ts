@@ -53,7 +53,7 @@ t.test('a replay of the stored events matches the original page', async (t) => {
   await visitor.page.mouse.move(0, 0)
   // A fast movement: rrweb keeps one sample per 50 ms and would lose where it ended; the tracker adds the rest.
   await visitor.page.mouse.move(700, 500, { steps: 4 })
-  await visitor.page.waitForTimeout(250) // past the tracker's 100 ms of rest, after which it records where the pointer stopped
+  await visitor.page.waitForTimeout(750) // past the tracker's 600 ms of rest, after which it records where the pointer stopped
   const original = await visitor.page.screenshot()
   writeFileSync(join(ARTIFACTS, 'replay-original.png'), original)
   await flushTracker(visitor.page)

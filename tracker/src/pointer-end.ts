@@ -9,7 +9,12 @@
 import type { Guard } from './guard.js'
 import { listen, type Off } from './guard.js'
 
-const REST_MS = 100
+/**
+ * After rrweb's own batch of the same movement: rrweb sends the positions it sampled up to 500 ms after the batch's
+ * first (its mousemoveCallback default), and a paused replay applies mouse moves in the order they were sent, so a
+ * rest sent before that batch was overridden by the batch's last, earlier, position.
+ */
+const REST_MS = 600
 /** rrweb's IncrementalSnapshot event, MouseMove source. */
 const INCREMENTAL = 3
 const MOUSE_MOVE = 1
