@@ -7,7 +7,7 @@
  * nearly once per batch (the read bench, bench/read-results.md).
  *
  * It runs at a lower scheduling priority than the rest of the machine's
- * processes (nice +10, on Linux a thread's own): under a burst the fronts
+ * processes (nice +19, on Linux a thread's own): under a burst the fronts
  * and their writers acknowledge first and the aggregates catch up behind,
  * which is the order a tracker and a dashboard user want. Its lag is what
  * `store.derivationLag()` reports; bench/read-queries.ts measures how long a

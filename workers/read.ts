@@ -15,7 +15,7 @@ import { openStore } from '../src/store/open.js'
 import type { LmdbStore } from '../src/store/lmdb/index.js'
 
 const init = workerData as ReadThreadInit
-/** Added to the thread's niceness: above the fold thread's 10, so a read's answer still comes before the next fold. */
+/** Added to the thread's niceness: less than the fold thread's +19, so a read's answer still comes before the next fold. */
 const READ_THREAD_NICE = 5
 // The pool opens readers only on an LMDB store (a memory store reads inline).
 const store = openStore(init) as LmdbStore

@@ -4,8 +4,12 @@ import { log } from '../log.js'
 import type { Config } from '../config.js'
 import type { FoldThreadInit, FoldThreadMessage } from '../supervisor/messages.js'
 
-/** Nice +10: behind the fronts and their writers, still ahead of idle work. */
-const FOLD_THREAD_NICE = 10
+/**
+ * Nice +19, the lowest: under a saturating burst the fold takes about 1% of a
+ * busy core rather than the 10% nice +10 left it, and that core acknowledges
+ * more instead (bench/RESULTS.md, issue 44). A read folds what is pending first.
+ */
+const FOLD_THREAD_NICE = 19
 const RESTART_DELAY_MS = 1_000
 
 export interface FoldThreadHandle {
