@@ -9,7 +9,9 @@
  * How the same events would compress otherwise, as an A/B that needs no second
  * run: each chunk's JSON with brotli instead of the browser's gzip, and the
  * whole session's JSON as one brotli stream with a 16 MiB window (what storing
- * a session as one longer segment, compacted on the server, would keep).
+ * a session as one longer segment, compacted on the server, would keep), and
+ * as one gzip stream: the most any sharing of the browser's own compressor
+ * across chunks could keep (CompressionStream offers gzip and deflate only).
  * And how much of the mutations repeats: the JSON of added nodes (as rrweb
  * emitted them, before the tracker wrote them compactly) that, ids left out,
  * the session already added before. Event JSON is counted as sent.
@@ -43,6 +45,8 @@ export interface SessionFigures {
   /** Bytes with brotli (quality 9): each chunk on its own, and the session as one stream. */
   brotliChunks: number
   brotliSession: number
+  /** The session's JSON as one gzip stream (level 6, as the browser's). */
+  gzipSession: number
   /** JSON of mutation adds, and of those the session had added before (ids left out). */
   addedJson: number
   repeatedJson: number
@@ -56,7 +60,7 @@ const brotli = (text: string, window: number) =>
   brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_LGWIN]: window, [constants.BROTLI_PARAM_SIZE_HINT]: text.length } }).byteLength
 
 export function sessionFigures(store: Store, projectId: string, sk: string): SessionFigures {
-  const figures: SessionFigures = { recordedMs: 0, chunks: 0, stored: 0, largestChunk: 0, json: 0, fullSnapshots: 0, byKind: {}, brotliChunks: 0, brotliSession: 0, addedJson: 0, repeatedJson: 0 }
+  const figures: SessionFigures = { recordedMs: 0, chunks: 0, stored: 0, largestChunk: 0, json: 0, fullSnapshots: 0, byKind: {}, brotliChunks: 0, brotliSession: 0, gzipSession: 0, addedJson: 0, repeatedJson: 0 }
   const session: string[] = []
   const added = new Set<string>()
   const contents = new SessionContents()
@@ -106,6 +110,7 @@ export function sessionFigures(store: Store, projectId: string, sk: string): Ses
   }
   figures.recordedMs = last > first ? last - first : 0
   figures.brotliSession = brotli(session.join('\n'), 24)
+  figures.gzipSession = gzipSync(session.join('\n')).byteLength
   return figures
 }
 
@@ -125,12 +130,13 @@ export interface Row {
   byKind: Record<string, KindFigure>
   brotliChunks: number
   brotliSession: number
+  gzipSession: number
   addedJson: number
   repeatedJson: number
 }
 
 export function addUp(app: string, minutes: number, sessions: SessionFigures[], styles: number): Row {
-  const row: Row = { app, minutes, sessions: sessions.length, recordedMinutes: 0, stored: 0, styles, json: 0, fullSnapshots: 0, snapshotStored: 0, largestChunk: 0, byKind: {}, brotliChunks: 0, brotliSession: 0, addedJson: 0, repeatedJson: 0 }
+  const row: Row = { app, minutes, sessions: sessions.length, recordedMinutes: 0, stored: 0, styles, json: 0, fullSnapshots: 0, snapshotStored: 0, largestChunk: 0, byKind: {}, brotliChunks: 0, brotliSession: 0, gzipSession: 0, addedJson: 0, repeatedJson: 0 }
   for (const s of sessions) {
     row.recordedMinutes += s.recordedMs / 60_000
     row.stored += s.stored
@@ -139,6 +145,7 @@ export function addUp(app: string, minutes: number, sessions: SessionFigures[], 
     row.largestChunk = Math.max(row.largestChunk, s.largestChunk)
     row.brotliChunks += s.brotliChunks
     row.brotliSession += s.brotliSession
+    row.gzipSession += s.gzipSession
     row.addedJson += s.addedJson
     row.repeatedJson += s.repeatedJson
     for (const [kind, f] of Object.entries(s.byKind)) {
@@ -187,13 +194,13 @@ export function kindTable(rows: Row[]): string[] {
 
 export function compressionTable(rows: Row[]): string[] {
   const lines = [
-    '| App | Session | As stored (gzip per chunk, by the browser) kB / min | brotli per chunk | brotli, the session as one stream | Mutation adds, JSON kB / min | of which added before (ids aside) |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+    '| App | Session | As stored (gzip per chunk, by the browser) kB / min | brotli per chunk | brotli, the session as one stream | gzip, the session as one stream | Mutation adds, JSON kB / min | of which added before (ids aside) |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
   for (const r of rows) {
     const minutes = Math.max(r.recordedMinutes, 1e-9)
     const cell = (bytes: number) => `${kB((bytes + r.styles) / minutes)} (${pct(bytes, r.stored)})`
-    lines.push(`| ${r.app} | ${r.minutes} min | ${kB(perMinute(r))} | ${cell(r.brotliChunks)} | ${cell(r.brotliSession)} | ${kB(r.addedJson / minutes)} | ${pct(r.repeatedJson, r.addedJson)} |`)
+    lines.push(`| ${r.app} | ${r.minutes} min | ${kB(perMinute(r))} | ${cell(r.brotliChunks)} | ${cell(r.brotliSession)} | ${cell(r.gzipSession)} | ${kB(r.addedJson / minutes)} | ${pct(r.repeatedJson, r.addedJson)} |`)
   }
   return lines
 }
