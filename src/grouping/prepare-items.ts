@@ -8,7 +8,7 @@
  */
 import { parseSignals } from '../contract/signals-checks.js'
 import type { WriteItem } from '../supervisor/messages.js'
-import type { IngestItem, PageRecord, Store } from '../store/store.js'
+import type { IngestItem, PageRecord, SignalsRecord, Store } from '../store/store.js'
 import { groupUrl, RulesCache, type Page } from './group.js'
 import type { CompiledRule } from './rules.js'
 
@@ -105,13 +105,19 @@ function toIngestItem(item: WriteItem): IngestItem | { invalid: string } {
   if (item.kind === 'chunk') return { ...item, body }
   // A front checks a stylesheet before it is queued (styles.ts checkStyle, zlib off its loop); nothing else makes one.
   if (item.kind === 'style') return item.checked ? { ...item, body } : { invalid: 'The stylesheet was not checked.' }
+  const parsed = item.batch ? { batch: item.batch } : parseSignalsBody(body, item.receivedAt)
+  if ('invalid' in parsed) return parsed
+  return { kind: 'signals', projectId: item.projectId, receivedAt: item.receivedAt, batch: parsed.batch }
+}
+
+/** A signals body parsed and checked, or why it is no batch. */
+export function parseSignalsBody(body: Uint8Array, receivedAt: number): { batch: SignalsRecord } | { invalid: string } {
   let parsed: ReturnType<typeof parseSignals>
   try {
-    parsed = parseSignals(body, item.receivedAt)
+    parsed = parseSignals(body, receivedAt)
   } catch {
     // Whatever a hostile body does to the parser stays with that body: a throw here would fail its batch-mates too.
     return { invalid: 'The body is not a signals batch.' }
   }
-  if (!parsed.ok) return { invalid: parsed.error }
-  return { kind: 'signals', projectId: item.projectId, receivedAt: item.receivedAt, batch: parsed.batch }
+  return parsed.ok ? { batch: parsed.batch } : { invalid: parsed.error }
 }

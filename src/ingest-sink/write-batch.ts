@@ -9,8 +9,9 @@
  * before that.
  *
  * Signals bodies arrive as bytes and are parsed and validated here (AJV,
- * compiled once per thread): a body that is no batch is answered `invalid`
- * and stored nowhere, while its batch-mates are written.
+ * compiled once per thread), unless the front did as they arrived: a body
+ * that is no batch is answered `invalid` and stored nowhere, while its
+ * batch-mates are written.
  *
  * Page identity is decided here too (src/grouping/prepare-items.ts).
  *
@@ -64,8 +65,8 @@ export function createWriteBatch(store: Store): WriteBatch {
     const prepare = preparer.forBatch()
     for (let i = 0; i < task.items.length; i++) {
       const raw = task.items[i]
-      // Only a signals body is parsed here; a chunk's preparing is a page key.
-      const parsed = raw.kind === 'signals-body'
+      // Only a signals body not parsed on arrival is parsed here; a chunk's preparing is a page key.
+      const parsed = raw.kind === 'signals-body' && !raw.batch
       const turn = parsed ? turnIfLong() : undefined
       if (turn) await turn
       const item = prepare(raw)

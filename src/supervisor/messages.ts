@@ -1,5 +1,5 @@
 /** Messages between the processes and threads of the cluster, in one place. */
-import type { IngestItem, IngestOutcome } from '../store/store.js'
+import type { IngestItem, IngestOutcome, SignalsRecord } from '../store/store.js'
 import type { StoreConfig } from '../store/open.js'
 import type { MetricObjectWithValues, MetricValue } from 'prom-client'
 
@@ -13,15 +13,19 @@ export type FoldThreadInit = StoreConfig & { nice: number; intervalMs: number; b
 export type FoldThreadMessage = { type: 'stop' } | { type: 'stopped' }
 
 /**
- * A signals body as it arrived. The writer thread parses and validates it:
- * its bytes cross to the thread by transfer, where a parsed batch would be
- * copied by structured clone, and the front's event loop is left to HTTP.
+ * A signals body as it arrived. A writer thread parses and validates it: its
+ * bytes cross to the thread by transfer, where a parsed batch would be copied
+ * by structured clone. A front that writes on its own thread parses an
+ * ordinary body as it arrives instead (`batch`), so that the work is spread
+ * over the requests rather than gathered into each transaction's turn.
  */
 export interface SignalsBodyItem {
   kind: 'signals-body'
   projectId: string
   receivedAt: number
   body: Uint8Array
+  /** Parsed and checked already by the front (src/front/ingest.ts); the body stays for the queue's byte bounds and the body pool. */
+  batch?: SignalsRecord
 }
 
 export type WriteItem = Exclude<IngestItem, { kind: 'signals' }> | SignalsBodyItem

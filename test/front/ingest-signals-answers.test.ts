@@ -63,6 +63,19 @@ t.test('valid and invalid bodies sent together are each answered for themselves,
   t.same(stored, bodies.flatMap((_, i) => (i % 3 === 0 ? [] : [`s${i}`])).sort())
 })
 
+t.test('a body past 64 KB, parsed by a writer thread rather than as it arrives, is answered and stored the same way', async (t) => {
+  const { cluster, pk, projectId, store } = await ingestCluster(t)
+  const clicks = Array.from({ length: 700 }, (_, i) => ({ ...click, selector: `button.buy-${i}` }))
+  const large = JSON.stringify({ sk: 'large', vid: 'v', clicks })
+  t.ok(large.length > 64 * 1024, `${large.length} bytes`)
+  t.same([(await postSignals(cluster.url, pk, large)).status], [200], 'a large batch acknowledged')
+  const notBatch = JSON.stringify({ vid: 'v', clicks })
+  isIngestError(t, await postSignals(cluster.url, pk, notBatch), 400, 'invalid_request', 'a large body with no sk')
+  isIngestError(t, await postSignals(cluster.url, pk, `${large.slice(0, -1)},`), 400, 'invalid_request', 'a large body that is not JSON')
+  const stored = Array.from(store.listSignals(projectId))
+  t.same(stored.map((s) => [s.batch.sk, s.batch.clicks.length]), [['large', 700]], 'only the batch stored, whole')
+})
+
 t.test('answers 404 not_found with a hint for an unknown key, and 400 invalid_request for a malformed one', async (t) => {
   const { cluster } = await ingestCluster(t)
   const unknown = await postSignals(cluster.url, 'svc_pk_0123456789abcdef0123456789abcdef', { sk: 's', vid: 'v' })
