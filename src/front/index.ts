@@ -88,6 +88,7 @@ const writeQueue = sink
       void stop()
     },
     recycle: bodies && ((body) => bodies.give(body)),
+    parseOnArrival: config.writerThreads === 0,
   })
 const queue: IngestSink = sink ?? writeQueue!
 
@@ -132,7 +133,7 @@ onScrape(() => {
 answerScrapes()
 const artifacts = loadArtifacts(new URL('./public/', import.meta.url), { ...config, http: engine.name })
 const lateProject = sink && ((pk: string) => sink.lateProject(pk))
-const app = createFrontApp(uws, { store, whenStoreOpen: () => reopenable.whenOpen(), queue, counters, artifacts, proxy, proxies, metrics: createMetricsRoute(config.metricsToken, config.trustProxy, proxies), lateProject, bodies, parseSignalsOnArrival: config.writerThreads === 0, live, liveFlushMs: config.liveFlushMs })
+const app = createFrontApp(uws, { store, whenStoreOpen: () => reopenable.whenOpen(), queue, counters, artifacts, proxy, proxies, metrics: createMetricsRoute(config.metricsToken, config.trustProxy, proxies), lateProject, bodies, live, liveFlushMs: config.liveFlushMs })
 
 // An online compaction: the listening socket stays and requests are taken; batches wait in the queue, under its
 // bounds, until the store is open again, and nothing is acknowledged before its commit.

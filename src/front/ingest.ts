@@ -16,8 +16,6 @@ import type { CounterSeries } from '../metrics/local.js'
 import { log } from '../log.js'
 import { metrics } from '../metrics/registry.js'
 import type { WriteItem } from '../supervisor/messages.js'
-import { parseSignalsBody } from '../grouping/prepare-items.js'
-import { BIG_SIGNALS_BYTES } from '../ingest-sink/write-queue.js'
 import type { ChunkMeta, RecordingLoss, Store } from '../store/store.js'
 import { declaredLength, readBody } from './body.js'
 import type { BodyPool } from './body-pool.js'
@@ -55,8 +53,6 @@ export interface IngestDeps {
   whenStoreOpen?: () => Promise<void> | undefined
   /** Buffers for bodies of known length, given back by the queue once committed (WRITER_THREADS=0, body-pool.ts). */
   bodies?: BodyPool
-  /** Signals bodies under BIG_SIGNALS_BYTES are parsed as they arrive: this thread writes them (WRITER_THREADS=0) or publishes them. */
-  parseSignalsOnArrival?: boolean
   /** Sessions in progress and the ones being watched (src/live/board.ts); absent only in tests of the ingest path alone. */
   live?: LiveBoard
   /** What a followed session's chunk answer asks of its tracker: send every this many ms (LIVE_FLUSH_MS). */
@@ -233,18 +229,8 @@ export function handleSignals(deps: IngestDeps, res: HttpResponse, req: HttpRequ
     const known = typeof projectId === 'string' ? projectId : await projectId
     if (!known) return refuseUnknownKey(deps, res)
     BYTES_IN.signals.inc(read.body.byteLength)
-    const receivedAt = Date.now()
-    // Parsed and validated (AJV) here when this thread writes, else by the writer thread, which answers `invalid`.
-    // A large body goes to a thread of its own unparsed (write-queue.ts, bigSignalsAside).
-    if (!deps.parseSignalsOnArrival || read.body.byteLength >= BIG_SIGNALS_BYTES) {
-      return commit(deps, res, { kind: 'signals-body', projectId: known, receivedAt, body: read.body })
-    }
-    const parsed = parseSignalsBody(read.body, receivedAt)
-    if ('invalid' in parsed) {
-      deps.bodies?.give(read.body)
-      return refuse(deps, res, 'invalid_request', parsed.invalid, SIGNALS_HINT)
-    }
-    return commit(deps, res, { kind: 'signals-body', projectId: known, receivedAt, body: read.body, batch: parsed.batch })
+    // Parsed and validated (AJV) by the sink, which answers `invalid` for a body that is no batch.
+    return commit(deps, res, { kind: 'signals-body', projectId: known, receivedAt: Date.now(), body: read.body })
   })
 }
 

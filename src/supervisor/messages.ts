@@ -24,7 +24,7 @@ export interface SignalsBodyItem {
   projectId: string
   receivedAt: number
   body: Uint8Array
-  /** Parsed and checked already by the front (src/front/ingest.ts); the body stays for the queue's byte bounds and the body pool. */
+  /** Parsed and checked already as it was queued (write-queue.ts, parseOnArrival); the body stays for the queue's byte bounds and the body pool. */
   batch?: SignalsRecord
 }
 
