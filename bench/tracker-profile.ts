@@ -6,7 +6,9 @@
  * main-thread time is split by script. The tracker's share is what runs in
  * tracker.js (Blink work it calls, forced layouts included, is sampled under
  * its frames), the browser APIs it calls itself (Blob, fetch), and the garbage
- * collector's time beyond the visit without it. Comparing totals instead
+ * collector's time beyond the visit without it. A third variant serves the
+ * stylesheet `no-store`, so that the tracker cannot read it from the cache
+ * (styles.ts) and takes rrweb's text of it, as it did before. Comparing totals instead
  * (bench/tracker-cost.ts) carries the page's own run-to-run spread: what a
  * click finds depends on timing. `npm run bench:tracker-profile -- [--visits=N]`;
  * prints a markdown table.
@@ -71,15 +73,20 @@ let browser: Browser | undefined
 try {
   const { project } = await seedProject(cluster.dataDir, 'Profile', 'profile@bench.test')
   const spec = await (await fetch(`${cluster.url}/openapi.json`)).text()
-  const pages: Record<string, string> = { '/swagger/tracked': swagger.html(snippetFor(project.publicKey, cluster.url)), '/swagger/bare': swagger.html('') }
-  server.on('request', (req, res) => servePages(pages, spec, new URL(req.url ?? '/', 'http://x').pathname, res))
+  const tracked = swagger.html(snippetFor(project.publicKey, cluster.url))
+  const pages: Record<string, string> = { '/swagger/tracked': tracked, '/swagger/bare': swagger.html(''), '/swagger/uncached': tracked.replace('swagger-ui.css"', 'swagger-ui.css?no-store"') }
+  server.on('request', (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x')
+    if (url.search === '?no-store') res.setHeader('cache-control', 'no-store')
+    servePages(pages, spec, url.pathname, res)
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`
   browser = await launchChromium()
   await visit(browser, `${base}/swagger/bare`, 1) // warm-up
-  const sums = { bare: new Map() as Split, tracked: new Map() as Split }
+  const sums = { bare: new Map() as Split, tracked: new Map() as Split, uncached: new Map() as Split }
   for (let i = 0; i < VISITS; i++) {
-    for (const variant of ['bare', 'tracked'] as const) {
+    for (const variant of ['bare', 'tracked', 'uncached'] as const) {
       for (const [name, ms] of await visit(browser, `${base}/swagger/${variant}`, 33 + i)) sums[variant].set(name, (sums[variant].get(name) ?? 0) + ms / VISITS)
     }
     process.stderr.write('.')
@@ -87,19 +94,26 @@ try {
   process.stderr.write('\n')
   const busy = (split: Split) => [...split].filter(([name]) => name !== '(idle)' && !name.startsWith('tracker.js ')).reduce((sum, [, ms]) => sum + ms, 0)
   const get = (split: Split, name: string) => split.get(name) ?? 0
-  const apis = [...TRACKER_APIS].reduce((sum, name) => sum + get(sums.tracked, name) - get(sums.bare, name), 0)
-  const gc = get(sums.tracked, '(garbage collector)') - get(sums.bare, '(garbage collector)')
-  const tracker = get(sums.tracked, 'tracker.js') + apis + gc
+  /** A tracked variant's share: tracker.js, the APIs it calls and the garbage collection, each beyond the visit without it. */
+  const shareOf = (split: Split) => {
+    const apis = [...TRACKER_APIS].reduce((sum, name) => sum + get(split, name) - get(sums.bare, name), 0)
+    const gc = get(split, '(garbage collector)') - get(sums.bare, '(garbage collector)')
+    return { apis, gc, total: get(split, 'tracker.js') + apis + gc }
+  }
+  const { apis, gc, total: tracker } = shareOf(sums.tracked)
+  const uncached = shareOf(sums.uncached).total
   const ms = (n: number) => `${n.toFixed(1)} ms`
+  const pct = (n: number) => `${((n / busy(sums.bare)) * 100).toFixed(1)} %`
   const rows = ['(program)', 'swagger-ui-bundle.js', 'tracker.js', '(garbage collector)', ...TRACKER_APIS]
   process.stdout.write(
     [
       `Swagger UI, ${VISITS} seeded visits of ${VISIT_MS / 1000} s per variant (seeds 33 to ${32 + VISITS}), interleaved; CPU profile sampled every 0.2 ms; per visit, averaged:`,
       '',
-      '| Main-thread time by script | Without tracker | With tracker |',
-      '| --- | ---: | ---: |',
-      ...rows.map((name) => `| ${name} | ${ms(get(sums.bare, name))} | ${ms(get(sums.tracked, name))} |`),
-      `| All but idle | ${ms(busy(sums.bare))} | ${ms(busy(sums.tracked))} |`,
+      '| Main-thread time by script | Without tracker | With tracker | With tracker, stylesheet `no-store` |',
+      '| --- | ---: | ---: | ---: |',
+      ...rows.map((name) => `| ${name} | ${ms(get(sums.bare, name))} | ${ms(get(sums.tracked, name))} | ${ms(get(sums.uncached, name))} |`),
+      `| All but idle | ${ms(busy(sums.bare))} | ${ms(busy(sums.tracked))} | ${ms(busy(sums.uncached))} |`,
+      `| The tracker's share | | **${ms(tracker)}, ${pct(tracker)}** | ${ms(uncached)}, ${pct(uncached)} |`,
       '',
       ...(FUNCTIONS
         ? [
@@ -113,7 +127,7 @@ try {
             '',
           ]
         : []),
-      `The tracker's share: tracker.js ${ms(get(sums.tracked, 'tracker.js'))}, the browser APIs it calls ${ms(apis)}, garbage collection beyond the visit without it ${ms(gc)}: ${ms(tracker)}, ${((tracker / busy(sums.bare)) * 100).toFixed(1)} % of the page's main-thread time without it. The totals differ by ${(((busy(sums.tracked) - busy(sums.bare)) / busy(sums.bare)) * 100).toFixed(1)} %.`,
+      `The tracker's share: tracker.js ${ms(get(sums.tracked, 'tracker.js'))}, the browser APIs it calls ${ms(apis)}, garbage collection beyond the visit without it ${ms(gc)}: ${ms(tracker)}, ${pct(tracker)} of the page's main-thread time without it (${pct(uncached)} with the stylesheet \`no-store\`). The totals differ by ${(((busy(sums.tracked) - busy(sums.bare)) / busy(sums.bare)) * 100).toFixed(1)} %.`,
       '',
     ].join('\n'),
   )

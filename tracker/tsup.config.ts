@@ -172,6 +172,14 @@ const rrwebEdits: RrwebEdit[] = [
     replace: '',
   },
   {
+    // A `<link>`ed stylesheet's text: the tracker reads the file from the browser's cache where it can
+    // (tracker/src/styles.ts, through `record.linkText`, set by the recorder) instead of rrweb turning every rule
+    // back into text; rrweb's stringify and URL fix are handed over for where it cannot.
+    what: "serializeElementNode: a linked stylesheet's text",
+    find: /^ {6}cssText = stringifyStylesheet\(stylesheet\);\n/m,
+    replace: '      cssText = record.linkText ? record.linkText(stylesheet, stringifyStylesheet, absolutifyURLs) : stringifyStylesheet(stylesheet);\n',
+  },
+  {
     // The full snapshot in time slices (tracker/src/snapshot.ts, issue 33). takeFullSnapshot keeps its order
     // (managers reset, buffers locked, the tree, Meta and the full snapshot, buffers unlocked) but hands the tree
     // to `record.walk`, which serializes it over several tasks and then calls the rest; Meta moves to just before

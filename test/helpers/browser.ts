@@ -61,7 +61,8 @@ export const NONCE = 'svcTestNonce123'
  * from src/install/snippet.ts (the one the server prints), {{KEY}} the public key,
  * {{CLUSTER}} the service address and {{NONCE}} the CSP nonce. `csp-*.html`
  * pages are served with a strict CSP (nonce and strict-dynamic), `csp-nonce-*.html`
- * with a nonce-only one. Any path under /spa/ serves spa.html.
+ * with a nonce-only one. Any path under /spa/ serves spa.html. Everything is
+ * served `no-store` but for a path asked with `?cached`.
  */
 export async function fixtureServer(t: Teardown, options: FixtureOptions): Promise<FixtureServer> {
   const requests: string[] = []
@@ -76,7 +77,9 @@ export async function fixtureServer(t: Teardown, options: FixtureOptions): Promi
     }
     let body = readFileSync(file, 'utf8')
     const type = name.endsWith('.js') ? 'text/javascript' : name.endsWith('.css') ? 'text/css' : 'text/html; charset=utf-8'
-    const headers: Record<string, string> = { 'content-type': type, 'cache-control': 'no-store' }
+    // `?cached`: a file the browser keeps, as a site's stylesheets usually are (the tracker reads those from the cache).
+    const cached = new URL(req.url ?? '/', 'http://x').search === '?cached'
+    const headers: Record<string, string> = { 'content-type': type, 'cache-control': cached ? 'max-age=600' : 'no-store' }
     if (name.endsWith('.html')) {
       let snippet = snippetFor(options.publicKey, options.clusterUrl)
       if (name.startsWith('csp-nonce-')) {

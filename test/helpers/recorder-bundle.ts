@@ -28,7 +28,7 @@ export async function recorderScript(edit: (source: string) => string, recorderA
         'const w = window as any',
         'w.recorded = []',
         'w.guard = createGuard()',
-        `w.recorder = createRecorder(w.guard, (event) => w.recorded.push(JSON.parse(JSON.stringify(event)))${extra})`,
+        `w.recorder = createRecorder(w.guard, (event) => w.recorded.push(JSON.parse(JSON.stringify(event))), undefined${extra})`,
       ].join('\n'),
       resolveDir: fileURLToPath(new URL('../../', import.meta.url)),
       loader: 'ts',

@@ -31,7 +31,7 @@ import { CHUNK_CAP_BYTES, FLUSH_BYTES, MAX_QUEUED_BYTES, MAX_URL, px } from './c
 import type { Verdict } from './capture.js'
 import type { Guard } from './guard.js'
 import type { Identity } from './session.js'
-import { createStyles } from './styles.js'
+import { createStyles, type LinkTexts } from './styles.js'
 import type { Transport } from './transport.js'
 
 /** Where the events of a chunk belong. */
@@ -86,6 +86,8 @@ export interface Chunks {
   /** Queues chunks an earlier page load held (held.ts), ahead of this page's. */
   restore(batches: Batch[]): void
   stats: ChunkStats
+  /** Where rrweb gets a linked stylesheet's text, and hears of one changed (styles.ts). */
+  links: LinkTexts
 }
 
 export interface ChunkDeps {
@@ -246,6 +248,7 @@ export function createChunks(deps: ChunkDeps): Chunks {
   }
 
   return {
+    links: { link: styles.link, changed: styles.changed },
     push(event, mark = 0) {
       if (transport.stopped) return
       styles.take(event)

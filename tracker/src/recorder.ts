@@ -11,6 +11,7 @@ import { CHECKPOINT_MS, SNAPSHOT_SLICE_MS, SNAPSHOT_SMALL_PAGE } from './config.
 import { BLOCK_CLASS, IGNORE_CLASS, IGNORE_SELECTOR, maskInput, scrubEvent } from './mask.js'
 import { createWalker, type Slicing } from './snapshot.js'
 import { recordPointerEnd, type PointerEnd } from './pointer-end.js'
+import type { LinkTexts } from './styles.js'
 
 export interface RecordedEvent {
   type: number
@@ -38,8 +39,17 @@ export interface Recorder {
 const EVERY_INPUT: Record<string, boolean> = { input: true, textarea: true, select: true, password: true }
 for (const type of 'color date datetime-local email month number range search tel text time url week'.split(' ')) EVERY_INPUT[type] = true
 
-/** `sliceMs` and `smallPage`: the walk's time slice and the page size it walks in one go (a test makes both 0). */
-export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => void, sliceMs = SNAPSHOT_SLICE_MS, smallPage = SNAPSHOT_SMALL_PAGE): Recorder {
+/** The edited rrweb's hook for a linked stylesheet's text (tracker/tsup.config.ts). */
+type LinkHook = typeof record & { linkText?: LinkTexts['link'] }
+
+/** rrweb's StyleSheetRule and StyleDeclaration events: a sheet changed through the CSSOM. */
+const SHEET_CHANGES = new Set([8, 13])
+
+/**
+ * `links`: where linked stylesheets' texts come from (styles.ts; without it, rrweb's own). `sliceMs` and `smallPage`:
+ * the walk's time slice and the page size it walks in one go (a test makes both 0).
+ */
+export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => void, links?: LinkTexts, sliceMs = SNAPSHOT_SLICE_MS, smallPage = SNAPSHOT_SMALL_PAGE): Recorder {
   const lookup = (id: number) => record.mirror.getNode(id) as Node | null
   let snapshotMs = -1
   let longestSlice = 0
@@ -81,6 +91,10 @@ export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => 
         if (last) pointer?.recorded(last.x, last.y)
       }
       if (event.type !== 2 || event.data.node !== scrubbed) scrubEvent(event, lookup)
+      if (links && event.type === 3 && SHEET_CHANGES.has(event.data.source)) {
+        const owner = lookup(event.data.id)
+        if (owner instanceof HTMLLinkElement && owner.sheet) links.changed(owner.sheet)
+      }
       const hand = (out: RecordedEvent) => (walker.busy ? held.push(out) : onEvent(out))
       hand(event)
       // A replay knows the focus only from Focus interactions, and a page load or checkpoint starts with none: the
@@ -116,6 +130,7 @@ export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => 
     start() {
       // rrweb returns no stop function when it cannot start; a no-op one keeps `running` honest.
       if (stop) return
+      ;(record as LinkHook).linkText = links?.link
       stop = guard.run(() => record(options)) || (() => {})
       pointer = recordPointerEnd(guard, (node) => record.mirror.getId(node), options.emit!)
     },
@@ -124,6 +139,7 @@ export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => 
       stop = undefined
       pointer?.off()
       pointer = undefined
+      ;(record as LinkHook).linkText = undefined
       if (running) {
         walker.cancel()
         held = []

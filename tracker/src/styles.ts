@@ -9,8 +9,18 @@
  * the server's events API turns back into `_cssText`. A text that could not be
  * uploaded goes inline as before (`inline`, also at unload, when there is no
  * time to hash or upload).
+ *
+ * A `<link>`ed stylesheet of the page's own origin is not turned back into
+ * text rule by rule (rrweb's way, the largest part of a full snapshot's time
+ * on a real application): rrweb's edited link branch (tracker/tsup.config.ts)
+ * asks `link`, which reads the file the page loaded from the browser's HTTP
+ * cache (link-text.ts) while the snapshot goes on, and leaves a mark that
+ * `resolve` waits for. Where the file cannot be read that way, and for a sheet
+ * changed through the CSSOM since the page began recording (`changed`),
+ * rrweb's text is taken, as before.
  */
 import { encode, utf8 } from './compress.js'
+import { cachedText, canReadCached, type LinkText } from './link-text.js'
 import type { Transport } from './transport.js'
 
 /** Texts shorter than this stay inline: an upload for a small `<style>` would cost more than it saves. */
@@ -20,8 +30,18 @@ const MAX_TEXTS = 100
 
 /** A mark is the text's index here; \u0001 keeps it from meeting a real value. */
 const MARK = /"_svcCss":"\\u0001(\d+)"/g
+/** What `link` gives rrweb for a `_cssText` still being read: \u0002 and the text's index. */
+const LINK_MARK = '\u0002'
 
-export interface Styles {
+/** What the recorder hands rrweb: a linked stylesheet's `_cssText`, and the sheets changed through the CSSOM. */
+export interface LinkTexts {
+  /** A `<link>`ed stylesheet's `_cssText` for rrweb's serializer. */
+  link: LinkText
+  /** The sheet was changed through the CSSOM: its file no longer says what it holds. */
+  changed(sheet: CSSStyleSheet): void
+}
+
+export interface Styles extends LinkTexts {
   /** Sets each large `_cssText` of the event aside, leaving a mark. */
   take(event: object): void
   /** The chunk's JSON with every mark a hash once its text is stored, else the text. */
@@ -31,17 +51,25 @@ export interface Styles {
 }
 
 export function createStyles(transport: Transport): Styles {
-  const texts: string[] = []
+  /** By index; a linked file's is undefined until it is read (`reading`). */
+  const texts: (string | undefined)[] = []
   /** By text index: the upload under way, then its hash ('' when it failed: the text goes inline). */
   const stored: Promise<unknown>[] = []
   const hashes: string[] = []
-  const swap = (json: string) => json.replace(MARK, (_, id) => (hashes[id] ? `"_svcCss":"${hashes[id]}"` : '"_cssText":' + JSON.stringify(texts[id])))
+  /** By text index, for a linked file: its reading, and rrweb's text of the sheet should it fail or be needed at once. */
+  const reading: Promise<unknown>[] = []
+  const fallback: (() => string)[] = []
+  /** A linked file's text index by its address; -1 once it could not be read. */
+  const links = new Map<string, number>()
+  const edited = new WeakSet<CSSStyleSheet>()
+  const textOf = (id: number) => texts[id] ?? fallback[id]()
+  const swap = (json: string) => json.replace(MARK, (_, id) => (hashes[id] ? `"_svcCss":"${hashes[id]}"` : '"_cssText":' + JSON.stringify(textOf(+id))))
 
   const walk = (node: any): void => {
     for (const key in node) {
       const value = node[key]
-      if (key === '_cssText' && typeof value === 'string' && value.length >= MIN_CHARS) {
-        let id = texts.indexOf(value)
+      if (key === '_cssText' && typeof value === 'string' && (value[0] === LINK_MARK || value.length >= MIN_CHARS)) {
+        let id = value[0] === LINK_MARK ? +value.slice(1) : texts.indexOf(value)
         if (id < 0 && texts.length < MAX_TEXTS) id = texts.push(value) - 1
         if (id >= 0) {
           delete node._cssText
@@ -53,8 +81,11 @@ export function createStyles(transport: Transport): Styles {
 
   // Without crypto.subtle (browsers give it only to secure contexts: https, localhost) this throws: the text goes inline.
   const store = async (id: number) => {
-    const hash = [...new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(texts[id])))].map((b) => (b | 256).toString(16).slice(1)).join('')
-    if ((await transport.send(`styles?hash=${hash}`, (await encode(texts[id])).body)) === 'ok') hashes[id] = hash
+    await reading[id]
+    const text = textOf(id)
+    if (text.length < MIN_CHARS) return
+    const hash = [...new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(text)))].map((b) => (b | 256).toString(16).slice(1)).join('')
+    if ((await transport.send(`styles?hash=${hash}`, (await encode(text)).body)) === 'ok') hashes[id] = hash
   }
 
   return {
@@ -66,5 +97,23 @@ export function createStyles(transport: Transport): Styles {
     },
     // Without hashes the marks of texts not stored yet go inline; the page is going away.
     inline: swap,
+    link(sheet, stringify, absolutify) {
+      const href = sheet.href
+      let id = href && !edited.has(sheet) ? links.get(href) : undefined
+      if (id === undefined && href && !edited.has(sheet) && texts.length < MAX_TEXTS && canReadCached(href)) {
+        const own = (id = texts.push(undefined) - 1)
+        links.set(href, own)
+        fallback[own] = () => (texts[own] ??= stringify(sheet) ?? '')
+        reading[own] = cachedText(href).then(
+          (text) => void (texts[own] ??= absolutify(text, href)),
+          () => {
+            links.set(href, -1)
+            fallback[own]()
+          },
+        )
+      }
+      return id === undefined || id < 0 ? stringify(sheet) : LINK_MARK + id
+    },
+    changed: (sheet) => void edited.add(sheet),
   }
 }

@@ -174,7 +174,7 @@ export function startTracker({ origin, publicKey, guard, nonce, early }: Tracker
         }),
       )
     }
-  })
+  }, chunks.links)
   const frames = hostFrames(guard, publicKey, recorder, (event) => chunks.push(event))
   offs.push(frames.off)
   syncRecorder()
