@@ -91,10 +91,7 @@ export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => 
         if (last) pointer?.recorded(last.x, last.y)
       }
       if (event.type !== 2 || event.data.node !== scrubbed) scrubEvent(event, lookup)
-      if (links && event.type === 3 && SHEET_CHANGES.has(event.data.source)) {
-        const owner = lookup(event.data.id)
-        if (owner instanceof HTMLLinkElement && owner.sheet) links.changed(owner.sheet)
-      }
+      if (event.type === 3 && SHEET_CHANGES.has(event.data.source)) links?.changed((lookup(event.data.id) as HTMLLinkElement | null)?.sheet)
       const hand = (out: RecordedEvent) => (walker.busy ? held.push(out) : onEvent(out))
       hand(event)
       // A replay knows the focus only from Focus interactions, and a page load or checkpoint starts with none: the

@@ -32,13 +32,15 @@ const MAX_TEXTS = 100
 const MARK = /"_svcCss":"\\u0001(\d+)"/g
 /** What `link` gives rrweb for a `_cssText` still being read: \u0002 and the text's index. */
 const LINK_MARK = '\u0002'
+/** Where an event holds nodes and their attributes: not in its positions, values, texts or ids. */
+const TREE_KEYS = ['data', 'node', 'childNodes', 'adds', 'attributes', 'payload', 'e']
 
 /** What the recorder hands rrweb: a linked stylesheet's `_cssText`, and the sheets changed through the CSSOM. */
 export interface LinkTexts {
   /** A `<link>`ed stylesheet's `_cssText` for rrweb's serializer. */
   link: LinkText
   /** The sheet was changed through the CSSOM: its file no longer says what it holds. */
-  changed(sheet: CSSStyleSheet): void
+  changed(sheet?: CSSStyleSheet | null): void
 }
 
 export interface Styles extends LinkTexts {
@@ -58,25 +60,29 @@ export function createStyles(transport: Transport): Styles {
   const hashes: string[] = []
   /** By text index, for a linked file: its reading, and rrweb's text of the sheet should it fail or be needed at once. */
   const reading: Promise<unknown>[] = []
-  const fallback: (() => string)[] = []
+  const fallbacks: (() => string)[] = []
   /** A linked file's text index by its address; -1 once it could not be read. */
   const links = new Map<string, number>()
   const edited = new WeakSet<CSSStyleSheet>()
-  const textOf = (id: number) => texts[id] ?? fallback[id]()
+  const textOf = (id: number) => texts[id] ?? fallbacks[id]()
   const swap = (json: string) => json.replace(MARK, (_, id) => (hashes[id] ? `"_svcCss":"${hashes[id]}"` : '"_cssText":' + JSON.stringify(textOf(+id))))
 
-  const walk = (node: any): void => {
-    for (const key in node) {
-      const value = node[key]
-      if (key === '_cssText' && typeof value === 'string' && (value[0] === LINK_MARK || value.length >= MIN_CHARS)) {
-        let id = value[0] === LINK_MARK ? +value.slice(1) : texts.indexOf(value)
-        if (id < 0 && texts.length < MAX_TEXTS) id = texts.push(value) - 1
-        if (id >= 0) {
-          delete node._cssText
-          node._svcCss = '\u0001' + id
-        }
-      } else if (value && typeof value === 'object') walk(value)
+  /** Sets a node's large or linked `_cssText` aside, leaving a mark. */
+  const takeFrom = (attributes: any): void => {
+    const value = attributes?._cssText
+    const linked = value?.[0] === LINK_MARK
+    if (!linked && !(value?.length >= MIN_CHARS)) return
+    let id = linked ? +value.slice(1) : texts.indexOf(value)
+    if (id < 0 && texts.length < MAX_TEXTS) id = texts.push(value) - 1
+    if (id >= 0) {
+      delete attributes._cssText
+      attributes._svcCss = '\u0001' + id
     }
+  }
+  /** Only nodes carry `_cssText`: a full snapshot's, a change's added nodes and attributes, a frame's event's. */
+  const take = (x: any): void => {
+    takeFrom(x.attributes)
+    for (const key of TREE_KEYS) for (const child of [x[key] ?? []].flat()) take(child)
   }
 
   // Without crypto.subtle (browsers give it only to secure contexts: https, localhost) this throws: the text goes inline.
@@ -89,8 +95,7 @@ export function createStyles(transport: Transport): Styles {
   }
 
   return {
-    // Every event: snapshots and mutations carry `_cssText`, and what is set aside anywhere is put back as it was.
-    take: walk,
+    take,
     async resolve(json) {
       for (const [, id] of json.matchAll(MARK)) await (stored[+id] ??= store(+id).catch(() => 0))
       return swap(json)
@@ -98,22 +103,19 @@ export function createStyles(transport: Transport): Styles {
     // Without hashes the marks of texts not stored yet go inline; the page is going away.
     inline: swap,
     link(sheet, stringify, absolutify) {
-      const href = sheet.href
-      let id = href && !edited.has(sheet) ? links.get(href) : undefined
-      if (id === undefined && href && !edited.has(sheet) && texts.length < MAX_TEXTS && canReadCached(href)) {
+      const href = sheet.href!
+      let id = edited.has(sheet) ? -1 : links.get(href)
+      if (id === undefined && texts.length < MAX_TEXTS && canReadCached(href)) {
         const own = (id = texts.push(undefined) - 1)
+        const fallback = (fallbacks[own] = (_?: unknown) => (texts[own] ??= stringify(sheet) ?? ''))
         links.set(href, own)
-        fallback[own] = () => (texts[own] ??= stringify(sheet) ?? '')
         reading[own] = cachedText(href).then(
           (text) => void (texts[own] ??= absolutify(text, href)),
-          () => {
-            links.set(href, -1)
-            fallback[own]()
-          },
+          () => fallback(links.set(href, -1)),
         )
       }
-      return id === undefined || id < 0 ? stringify(sheet) : LINK_MARK + id
+      return id! >= 0 ? LINK_MARK + id : stringify(sheet)
     },
-    changed: (sheet) => void edited.add(sheet),
+    changed: (sheet) => sheet && edited.add(sheet),
   }
 }
