@@ -12,7 +12,7 @@
 export type LinkText = (sheet: CSSStyleSheet, stringify: (sheet: CSSStyleSheet) => string | null, absolutify: (text: string, href: string) => string) => string | null
 
 /** The page's fetch as tracker.js found it, before the capture bundle wraps it: the read is not one of the page's requests. */
-const pageFetch = typeof fetch === 'function' ? fetch.bind(globalThis) : undefined
+const pageFetch = fetch.bind(globalThis)
 
 /**
  * What rrweb reads otherwise: `@import` (it writes the imported rules in), and a charset other than UTF-8 named
@@ -20,12 +20,12 @@ const pageFetch = typeof fetch === 'function' ? fetch.bind(globalThis) : undefin
  */
 const NOT_AS_FILE = /@import|charset\s*=?\s*["']?(?!utf-?8)\w/i
 
-/** Whether `href` is of this page's origin (and the browser can fetch at all). */
-export const canReadCached = (href: string) => !!pageFetch && href.startsWith(location.origin + '/')
+/** Whether `href` is of this page's origin. */
+export const canReadCached = (href: string) => href.startsWith(location.origin + '/')
 
 /** The file's text as cached; rejects where rrweb's text must be taken instead. */
 export async function cachedText(href: string): Promise<string> {
-  const response = await pageFetch!(href, { cache: 'only-if-cached', mode: 'same-origin' })
+  const response = await pageFetch(href, { cache: 'only-if-cached', mode: 'same-origin' })
   const text = await response.text()
   if (!response.ok || NOT_AS_FILE.test(response.headers.get('content-type') + text)) throw 0
   return text

@@ -28,12 +28,9 @@ const MIN_CHARS = 2_000
 /** Texts set aside per page at most (past it they stay inline): bounds what the page holds. */
 const MAX_TEXTS = 100
 
-/** A mark is the text's index here; \u0001 keeps it from meeting a real value. */
+/** A mark is \u0001 and the text's index here: no real value starts so. `link` gives rrweb one for `_cssText` at once. */
+const MARKED = '\u0001'
 const MARK = /"_svcCss":"\\u0001(\d+)"/g
-/** What `link` gives rrweb for a `_cssText` still being read: \u0002 and the text's index. */
-const LINK_MARK = '\u0002'
-/** Where an event holds nodes and their attributes: not in its positions, values, texts or ids. */
-const TREE_KEYS = ['data', 'node', 'childNodes', 'adds', 'attributes', 'payload', 'e']
 
 /** What the recorder hands rrweb: a linked stylesheet's `_cssText`, and the sheets changed through the CSSOM. */
 export interface LinkTexts {
@@ -70,19 +67,26 @@ export function createStyles(transport: Transport): Styles {
   /** Sets a node's large or linked `_cssText` aside, leaving a mark. */
   const takeFrom = (attributes: any): void => {
     const value = attributes?._cssText
-    const linked = value?.[0] === LINK_MARK
-    if (!linked && !(value?.length >= MIN_CHARS)) return
-    let id = linked ? +value.slice(1) : texts.indexOf(value)
-    if (id < 0 && texts.length < MAX_TEXTS) id = texts.push(value) - 1
+    let id = value?.[0] === MARKED ? +value.slice(1) : value?.length >= MIN_CHARS ? texts.indexOf(value) : -2
+    if (id === -1 && texts.length < MAX_TEXTS) id = texts.push(value) - 1
     if (id >= 0) {
       delete attributes._cssText
-      attributes._svcCss = '\u0001' + id
+      attributes._svcCss = MARKED + id
     }
   }
-  /** Only nodes carry `_cssText`: a full snapshot's, a change's added nodes and attributes, a frame's event's. */
-  const take = (x: any): void => {
-    takeFrom(x.attributes)
-    for (const key of TREE_KEYS) for (const child of [x[key] ?? []].flat()) take(child)
+  /** A serialized node and what it holds (children, shadow roots, a frame's document). */
+  const takeTree = (node: any): void => {
+    takeFrom(node.attributes)
+    for (const child of node.childNodes ?? []) takeTree(child)
+  }
+  /** Only nodes carry `_cssText`: a full snapshot's, a change's added nodes and attributes, a frame's event's (`svc.frame`). */
+  const take = ({ type, data }: any): void => {
+    if (type === 2) takeTree(data.node)
+    if (type === 3 && !data.source) {
+      for (const add of data.adds) takeTree(add.node)
+      for (const change of data.attributes) takeFrom(change.attributes)
+    }
+    if (type === 5 && data.payload?.e) take(data.payload.e)
   }
 
   // Without crypto.subtle (browsers give it only to secure contexts: https, localhost) this throws: the text goes inline.
@@ -114,7 +118,7 @@ export function createStyles(transport: Transport): Styles {
           () => fallback(links.set(href, -1)),
         )
       }
-      return id! >= 0 ? LINK_MARK + id : stringify(sheet)
+      return id! >= 0 ? MARKED + id : stringify(sheet)
     },
     changed: (sheet) => sheet && edited.add(sheet),
   }
