@@ -11,8 +11,11 @@
 /** What rrweb's edited link branch calls (tracker/tsup.config.ts), with its own stringify and URL fix. */
 export type LinkText = (sheet: CSSStyleSheet, stringify: (sheet: CSSStyleSheet) => string | null, absolutify: (text: string, href: string) => string) => string | null
 
-/** The page's fetch as tracker.js found it, before the capture bundle wraps it: the read is not one of the page's requests. */
-const pageFetch = fetch.bind(globalThis)
+/**
+ * The page's fetch as tracker.js found it, before the capture bundle wraps it: the read is not one of the page's
+ * requests. Called, not bound, here: a page without a working fetch fails the read, never tracker.js's start.
+ */
+const pageFetch = globalThis.fetch
 
 /**
  * What rrweb reads otherwise: `@import` (it writes the imported rules in), and a charset other than UTF-8 named
@@ -25,7 +28,7 @@ export const canReadCached = (href: string) => href.startsWith(location.origin +
 
 /** The file's text as cached; rejects where rrweb's text must be taken instead. */
 export async function cachedText(href: string): Promise<string> {
-  const response = await pageFetch(href, { cache: 'only-if-cached', mode: 'same-origin' })
+  const response = await pageFetch.call(globalThis, href, { cache: 'only-if-cached', mode: 'same-origin' })
   const text = await response.text()
   if (!response.ok || NOT_AS_FILE.test(response.headers.get('content-type') + text)) throw 0
   return text
