@@ -38,6 +38,8 @@ export interface NatsServer {
   storeDir: string
   /** The running process, undefined while killed. */
   child?: ChildProcess
+  /** The last of what this server wrote (the cluster's `output()` interleaves all of them). */
+  said?: string
 }
 
 /** The users of deploy/nats/accounts.conf. */
@@ -123,11 +125,19 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
   const logSecretFile = secrets ? join(secrets.dir, 'log.secret') : join(options.dir, 'log.secret')
   if (!existsSync(logSecretFile)) writeFileSync(logSecretFile, randomBytes(32).toString('hex'), { mode: 0o600 })
   const servers: NatsServer[] = []
+  // Distinct: a port picked twice would leave one server unable to listen while the other answers for it.
+  const taken = new Set<number>()
+  const port = async (): Promise<number> => {
+    for (;;) {
+      const picked = await options.freePort()
+      if (!taken.has(picked)) return taken.add(picked), picked
+    }
+  }
   for (let i = 0; i < size; i++) {
     const storeDir = join(options.dir, `nats-${i + 1}`)
     mkdirSync(storeDir, { recursive: true })
-    const clientPort = await options.freePort()
-    servers.push({ name: `n${i + 1}`, url: `${secure ? 'tls' : 'nats'}://127.0.0.1:${clientPort}`, clientPort, clusterPort: await options.freePort(), storeDir })
+    const clientPort = await port()
+    servers.push({ name: `n${i + 1}`, url: `${secure ? 'tls' : 'nats'}://127.0.0.1:${clientPort}`, clientPort, clusterPort: await port(), storeDir })
   }
   let output = ''
   const launch = (server: NatsServer) => {
@@ -147,15 +157,13 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
     const collect = (data: Buffer) => {
       output += `[${server.name}] ${data.toString()}`
       if (output.length > 1_000_000) output = output.slice(-500_000)
+      server.said = ((server.said ?? '') + data.toString()).slice(-4_000)
     }
     child.stdout.on('data', collect)
     child.stderr.on('data', collect)
     server.child = child
   }
-  const ready = (server: NatsServer) => waitForPort(server.clientPort, options.startTimeoutMs ?? 20_000, () => output)
-  servers.forEach(launch)
-  await Promise.all(servers.map(ready))
-
+  const ready = (server: NatsServer) => waitForServer(server, options.startTimeoutMs ?? 20_000)
   const killed = async (server: NatsServer, signal: NodeJS.Signals) => {
     const child = server.child
     server.child = undefined
@@ -164,6 +172,12 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
     child.kill(signal)
     await gone
   }
+  servers.forEach(launch)
+  // A start that fails leaves no server behind: the caller has no cluster to stop.
+  await Promise.all(servers.map(ready)).catch(async (error) => {
+    await Promise.all(servers.map((s) => killed(s, 'SIGKILL')))
+    throw error
+  })
   const url = servers.map((s) => s.url).join(',')
   const settings = (user: NatsUser = 'node'): NatsSettings => ({
     natsUrl: url,
@@ -192,7 +206,10 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
       const operator = settings('operator')
       const layout = layoutOf(loadConfig({ ...env(), ...nodeEnv }))
       // Without users (secure: false) the operator is anyone: the trusted network such a server needs.
-      const journal = await openJournal({ ...operator, natsAuth: { ...operator.natsAuth, trustedNetwork: !secrets } }, layout, 60_000)
+      const journal = await openJournal({ ...operator, natsAuth: { ...operator.natsAuth, trustedNetwork: !secrets } }, layout, 60_000).catch((error: Error) => {
+        // What the servers said (routes, elections) is what tells why JetStream never became ready.
+        throw new Error(`${error.message}\nnats-server output:\n${output.slice(-3000)}`)
+      })
       await journal.close()
     },
     secretsDir: secrets?.dir,
@@ -208,16 +225,39 @@ export async function startNatsCluster(options: NatsClusterOptions): Promise<Nat
   }
 }
 
-async function waitForPort(port: number, timeoutMs: number, output: () => string): Promise<void> {
+/**
+ * Waits until `server` answers on its client port as itself: NATS greets every client with an INFO line naming the
+ * server (before any TLS), so another process on that port is not taken for it; a server that exits while
+ * starting (a port taken after all) fails at once, with what it said.
+ */
+async function waitForServer(server: NatsServer, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = createConnection({ port, host: '127.0.0.1' })
-      socket.once('connect', () => (socket.destroy(), resolve(true)))
-      socket.once('error', () => resolve(false))
-    })
-    if (open) return
+    const child = server.child
+    // No child: the start failed elsewhere and stopped this server too.
+    if (!child || child.exitCode !== null || child.signalCode !== null) {
+      // What it wrote last may still be in its pipes when its exit is seen.
+      if (child && !child.stdout?.destroyed) await new Promise((resolve) => (child.once('close', resolve), setTimeout(resolve, 1_000)))
+      throw new Error(`nats-server ${server.name} exited while starting:\n${(server.said ?? '').slice(-2000)}`)
+    }
+    if (/"server_name":\s*"([^"]*)"/.exec(await greeting(server.clientPort))?.[1] === server.name) return
     await sleep(50)
   }
-  throw new Error(`nats-server on port ${port} did not start in ${timeoutMs} ms:\n${output().slice(-2000)}`)
+  throw new Error(`nats-server ${server.name} on port ${server.clientPort} did not start in ${timeoutMs} ms:\n${(server.said ?? '').slice(-2000)}`)
+}
+
+/** The first line a server on `port` sends ('' when nothing listens or nothing comes within a second). */
+function greeting(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    let text = ''
+    const socket = createConnection({ port, host: '127.0.0.1' })
+    const done = () => (socket.destroy(), resolve(text))
+    socket.setTimeout(1_000, done)
+    socket.on('data', (data) => {
+      text += data.toString('latin1')
+      if (text.includes('\n')) done()
+    })
+    socket.once('error', done)
+    socket.once('close', done)
+  })
 }
