@@ -50,14 +50,43 @@ const ALONE = [
   'test/dashboard/recording.test.ts',
 ]
 
-function run(command, args, capture) {
+/** Runs a command; `capture` keeps its output to print later, `echo` prints it as it comes and keeps it too. */
+function run(command, args, capture, echo = false) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' })
+    const child = spawn(command, args, { stdio: capture || echo ? ['ignore', 'pipe', 'pipe'] : 'inherit' })
     let output = ''
-    if (capture) for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => (output += chunk))
+    if (capture || echo) {
+      for (const [stream, out] of [[child.stdout, process.stdout], [child.stderr, process.stderr]]) {
+        stream.on('data', (chunk) => {
+          output += chunk
+          if (echo) out.write(chunk)
+        })
+      }
+    }
     child.once('error', (error) => resolve({ code: 1, output: String(error) }))
     child.once('exit', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }))
   })
+}
+
+/**
+ * Each failed test with its diagnostics, so the last lines of a long run say what failed (a CI log that keeps only
+ * its tail otherwise loses it).
+ */
+function failures(output) {
+  const lines = output.replace(/\x1b\[[0-9;]*m/g, '').split('\n')
+  const found = []
+  for (let i = 0; i < lines.length; i++) {
+    const failed = /^(\s*)not ok /.exec(lines[i])
+    if (!failed) continue
+    // A subtest's or file's line (it carries its time) only names where the failure below it sits.
+    if (/ # time=/.test(lines[i])) {
+      found.push(lines[i])
+      continue
+    }
+    const end = lines.findIndex((line, j) => j > i && (line === `${failed[1]}  ...` || /^\s*(not )?ok /.test(line)))
+    found.push(lines.slice(i, Math.min(end === -1 ? lines.length : end + 1, i + 40)).join('\n'))
+  }
+  return found
 }
 
 function testFiles(dir) {
@@ -84,10 +113,10 @@ if (given.length > 0) tap = run('npx', ['tap', ...given], false)
 else {
   const files = testFiles('test').filter((file) => !WAITING.includes(file) && !ALONE.includes(file))
   lane = run('npx', ['tap', '--jobs=1', '--reporter=tap', ...WAITING], true)
-  tap = run('npx', ['tap', ...files], false).then(async (main) => {
+  tap = run('npx', ['tap', ...files], false, true).then(async (main) => {
     console.log(`\nalone, after the run above (${ALONE.length} files, one at a time):`)
-    const alone = await run('npx', ['tap', '--jobs=1', ...ALONE], false)
-    return { code: main.code || alone.code }
+    const alone = await run('npx', ['tap', '--jobs=1', ...ALONE], false, true)
+    return { code: main.code || alone.code, output: main.output + alone.output }
   })
 }
 const [checked, tapped, waited] = await Promise.all([typecheck, tap, lane])
@@ -95,6 +124,8 @@ if (waited) {
   const summary = waited.output.split('\n').filter((line) => /^(# \{|not ok|ok )/.test(line.replace(/\x1b\[[0-9;]*m/g, '')))
   console.log(`\nthe waiting lane (${WAITING.length} files, one at a time beside the run above):\n${waited.code === 0 ? summary.join('\n') : waited.output}`)
 }
+const failed = failures(`${tapped.output ?? ''}\n${waited?.output ?? ''}`)
+if (failed.length > 0) console.log(`\nfailed (${failed.length}), as printed above:\n${failed.join('\n\n')}`)
 if (checked.code !== 0) console.error(`\nnpm run typecheck failed:\n${checked.output}`)
 else console.log('npm run typecheck: no errors')
 process.exit(checked.code || tapped.code || (waited?.code ?? 0))
