@@ -8,12 +8,17 @@
  * its frames), the browser APIs it calls itself (Blob, fetch), and the garbage
  * collector's time beyond the visit without it. A third variant serves the
  * stylesheet `no-store`, so that the tracker cannot read it from the cache
- * (styles.ts) and takes rrweb's text of it, as it did before. Comparing totals instead
+ * (styles.ts) and takes rrweb's text of it, as it did before; with
+ * `--base=FILE` the third variant is instead another build of tracker.js (an
+ * earlier commit's), served from a second address that passes the rest on to
+ * the service, so a change is measured against its own base in one run.
+ * Comparing totals instead
  * (bench/tracker-cost.ts) carries the page's own run-to-run spread: what a
- * click finds depends on timing. `npm run bench:tracker-profile -- [--visits=N]`;
+ * click finds depends on timing. `npm run bench:tracker-profile -- [--visits=N] [--base=FILE]`;
  * prints a markdown table.
  */
-import { createServer } from 'node:http'
+import { readFileSync } from 'node:fs'
+import { createServer, request, type Server } from 'node:http'
 import type { Browser } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
 import { startCluster } from '../test/helpers/cluster.js'
@@ -24,6 +29,8 @@ import { launchChromium } from '../test/helpers/chromium.js'
 const VISITS = Number(process.argv.find((a) => a.startsWith('--visits='))?.slice(9) ?? 3)
 /** --functions: also list tracker.js's functions by self time (build it unminified for names: SVC_TRACKER_UNMINIFIED=1). */
 const FUNCTIONS = process.argv.includes('--functions')
+/** --base=FILE: the third variant runs this tracker.js instead of the stylesheet `no-store` one. */
+const BASE = process.argv.find((a) => a.startsWith('--base='))?.slice(7)
 const VISIT_MS = 20_000
 /** Browser APIs the tracker calls itself: their samples are its time (the page without it calls them far less). */
 const TRACKER_APIS = new Set(['Blob', 'fetch'])
@@ -67,14 +74,36 @@ async function visit(browser: Browser, url: string, seed: number): Promise<Split
   }
 }
 
+/** Serves `tracker` as /tracker.js and passes every other request on to `target`, as it came. */
+async function trackerServer(tracker: Buffer, target: string): Promise<Server> {
+  const proxy = createServer((req, res) => {
+    if (req.url === '/tracker.js') return void res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(tracker)
+    const upstream = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers)
+      answer.pipe(res)
+    })
+    upstream.on('error', () => res.writeHead(502).end())
+    req.pipe(upstream)
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  return proxy
+}
+
 const cluster = await startCluster({ workers: 1 })
 const server = createServer()
+let baseServer: Server | undefined
 let browser: Browser | undefined
 try {
   const { project } = await seedProject(cluster.dataDir, 'Profile', 'profile@bench.test')
   const spec = await (await fetch(`${cluster.url}/openapi.json`)).text()
   const tracked = swagger.html(snippetFor(project.publicKey, cluster.url))
-  const pages: Record<string, string> = { '/swagger/tracked': tracked, '/swagger/bare': swagger.html(''), '/swagger/uncached': tracked.replace('swagger-ui.css"', 'swagger-ui.css?no-store"') }
+  let third = tracked.replace('swagger-ui.css"', 'swagger-ui.css?no-store"')
+  if (BASE) {
+    baseServer = await trackerServer(readFileSync(BASE), cluster.url)
+    third = swagger.html(snippetFor(project.publicKey, `http://127.0.0.1:${(baseServer.address() as { port: number }).port}`))
+  }
+  const thirdName = BASE ? 'base build' : 'stylesheet `no-store`'
+  const pages: Record<string, string> = { '/swagger/tracked': tracked, '/swagger/bare': swagger.html(''), '/swagger/uncached': third }
   server.on('request', (req, res) => {
     const url = new URL(req.url ?? '/', 'http://x')
     if (url.search === '?no-store') res.setHeader('cache-control', 'no-store')
@@ -109,7 +138,7 @@ try {
     [
       `Swagger UI, ${VISITS} seeded visits of ${VISIT_MS / 1000} s per variant (seeds 33 to ${32 + VISITS}), interleaved; CPU profile sampled every 0.2 ms; per visit, averaged:`,
       '',
-      '| Main-thread time by script | Without tracker | With tracker | With tracker, stylesheet `no-store` |',
+      `| Main-thread time by script | Without tracker | With tracker | With tracker, ${thirdName} |`,
       '| --- | ---: | ---: | ---: |',
       ...rows.map((name) => `| ${name} | ${ms(get(sums.bare, name))} | ${ms(get(sums.tracked, name))} | ${ms(get(sums.uncached, name))} |`),
       `| All but idle | ${ms(busy(sums.bare))} | ${ms(busy(sums.tracked))} | ${ms(busy(sums.uncached))} |`,
@@ -127,12 +156,13 @@ try {
             '',
           ]
         : []),
-      `The tracker's share: tracker.js ${ms(get(sums.tracked, 'tracker.js'))}, the browser APIs it calls ${ms(apis)}, garbage collection beyond the visit without it ${ms(gc)}: ${ms(tracker)}, ${pct(tracker)} of the page's main-thread time without it (${pct(uncached)} with the stylesheet \`no-store\`). The totals differ by ${(((busy(sums.tracked) - busy(sums.bare)) / busy(sums.bare)) * 100).toFixed(1)} %.`,
+      `The tracker's share: tracker.js ${ms(get(sums.tracked, 'tracker.js'))}, the browser APIs it calls ${ms(apis)}, garbage collection beyond the visit without it ${ms(gc)}: ${ms(tracker)}, ${pct(tracker)} of the page's main-thread time without it (${pct(uncached)} with the ${thirdName}). The totals differ by ${(((busy(sums.tracked) - busy(sums.bare)) / busy(sums.bare)) * 100).toFixed(1)} %.`,
       '',
     ].join('\n'),
   )
 } finally {
   await browser?.close()
   server.close()
+  baseServer?.close()
   await cluster.stop()
 }

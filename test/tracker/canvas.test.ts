@@ -100,8 +100,16 @@ t.test('canvas capture', async (t) => {
     const frameAt: number[] = []
     let gl = { kept: false, lost: false }
     for (let k = 0; k < STATES; k++) {
-      gl = (await page.evaluate(`window.draw(${k})`)) as typeof gl
-      drawnAt.push((await page.evaluate('Date.now()')) as number)
+      // The time is taken in the same task as the drawing, on a fresh millisecond: a frame sampled before it has an
+      // earlier time, one sampled after it shows state k. (Taken in a later call, a sample in between was missed.)
+      const drawn = (await page.evaluate(`(() => {
+        const before = Date.now()
+        while (Date.now() === before);
+        const at = Date.now()
+        return { at, gl: window.draw(${k}) }
+      })()`)) as { at: number; gl: typeof gl }
+      gl = drawn.gl
+      drawnAt.push(drawn.at)
       originals.push(await page.locator('#chart').screenshot())
       const frame = await until(`the frame of state ${k}`, () =>
         page.evaluate(([id, since]) => (window as any).emitted.find((f: { id: number; ts: number }) => f.id === id && f.ts >= since), [chart, drawnAt[k]] as const),

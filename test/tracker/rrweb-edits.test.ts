@@ -19,6 +19,9 @@ const PAGE = `<!doctype html>
 <style id="split">.a { color: red; }</style>
 </head><body>
 <h1 class="svc-mask">Masked heading</h1>
+<div data-svc-mask><p id="deep">Masked by <i>selector</i></p></div>
+<x-element data-a="1" aria-label="custom">custom</x-element>
+<svg width="10" height="10"><defs><rect id="r" width="5" height="5"/></defs><use href="#r" xlink:href="#r"/></svg>
 <p id="plain">Plain text <b>bold</b></p>
 <input id="text" value="hello"><input id="password" type="password" value="secret">
 <input id="check" type="checkbox"><input type="radio" name="r" id="r1"><input type="radio" name="r" id="r2">
@@ -44,6 +47,8 @@ const PAGE = `<!doctype html>
 const CHANGES = `(() => {
   const masked = document.createElement('p'); masked.className = 'svc-mask'; masked.textContent = 'added masked'; document.body.appendChild(masked)
   document.querySelector('b').textContent = 'changed'
+  document.querySelector('#deep i').textContent = 'changed under the selector'
+  const under = document.createElement('span'); under.textContent = 'added under the selector'; document.getElementById('deep').appendChild(under)
   document.querySelector('h1').setAttribute('title', 'a title')
   document.getElementById('plain').style.setProperty('color', 'purple')
   const linked = document.styleSheets[0]
@@ -120,6 +125,9 @@ t.test("rrweb with the build's edits records what rrweb without them records", a
   t.ok(mutations.includes('"isAttachIframe":true') && mutations.includes('frame 2'), 'and the iframe, attached and changed')
   t.ok(mutations.includes('shadow 2'), 'and the shadow root, changed')
   t.equal(reference.events.filter((e) => e.type === 2).length, 2, 'and two full snapshots')
+  const all = JSON.stringify(reference.events)
+  t.ok(all.includes('"isCustom":true'), 'and a defined custom element in the checkpoint')
+  t.ok(all.includes('xlink:href') && !/Masked by|under the selector/.test(all), 'and a namespaced attribute, and text masked by a selector on an ancestor')
 
   t.same(comparable(trimmed.events), comparable(reference.events), 'the same events, but mouse-move samples and times')
   t.same([trimmed.pageErrors, trimmed.faults], [[], 0], 'no page error, no fault with the edits')

@@ -6,7 +6,7 @@
  * ERROR_CLICK_MS. `answered` and `errored` are told by the tracker when the
  * recording shows a change, when the route changes and when an error fires.
  */
-import { DEAD_CLICK_MS, ERROR_CLICK_MS, px, RAGE_CLICKS, RAGE_RADIUS_PX, RAGE_WINDOW_MS } from './config.js'
+import { DEAD_CLICK_MS, ERROR_CLICK_MS, docHeight, px, RAGE_CLICKS, RAGE_RADIUS_PX, RAGE_WINDOW_MS } from './config.js'
 import { listen, type Guard, type Off } from './guard.js'
 import { clickTarget, labelOf, selectorOf } from './selector.js'
 import type { ClickSignal } from './signals.js'
@@ -45,7 +45,6 @@ export interface ClickDeps {
 }
 
 const round = (n: number, places: number) => Math.round(n * 10 ** places) / 10 ** places
-const docHeight = () => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)
 
 export function trackClicks(deps: ClickDeps): Clicks {
   const { guard, now } = deps

@@ -60,6 +60,8 @@ export const MAX_TAG = 40
 /** Contract schema: pixel fields are integers up to 1,000,000; an endless-scroll page can be taller, and an entry out of bounds would be dropped whole. */
 export const MAX_PIXELS = 1_000_000
 export const px = (n: number) => Math.min(MAX_PIXELS, Math.max(0, Math.round(n || 0)))
+/** The document's height in pixels, for scroll depth and a click's place on the page (reading it needs the layout done). */
+export const docHeight = () => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)
 
 /**
  * Browsers allow about 64 KiB of keepalive request bodies in flight per page

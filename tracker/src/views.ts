@@ -5,7 +5,7 @@
  * away. A view is sent once, when it ends, so counts built from views at write
  * time stay exact.
  */
-import { MAX_TEXT, MAX_URL, px, SCROLL_SAMPLE_MS } from './config.js'
+import { MAX_TEXT, MAX_URL, docHeight, px, SCROLL_SAMPLE_MS } from './config.js'
 import { listen, type Guard, type Off } from './guard.js'
 import type { ViewSignal } from './signals.js'
 
@@ -23,7 +23,6 @@ export interface Views {
   stop: Off
 }
 
-const docHeight = () => Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0)
 
 export function trackViews(guard: Guard, now: () => number, emit: (view: ViewSignal) => void): Views {
   let view: (ViewSignal & { at: number; previousUrl?: string }) | undefined
