@@ -260,16 +260,16 @@ const rrwebEdits: RrwebEdit[] = [
       'var MouseInteractions = { MouseUp: 0, MouseDown: 1, Click: 2, ContextMenu: 3, DblClick: 4, Focus: 5, Blur: 6, TouchStart: 7, TouchEnd: 9, TouchCancel: 10 };\n',
   },
   {
-    // Reading `n.attributes[i]` makes an Attr node per attribute; by name and value is over twice as fast on a real
-    // application (Swagger UI: 1.3 against 3.0 ms for its 1,900 elements). Only attributes of one qualified name in
-    // two namespaces (setAttributeNS) would differ: the first one's value is kept for both.
+    // Reading `n.attributes[i]` makes an Attr node per attribute; by name and value costs less than half as much
+    // (bench/RESULTS.md). Only attributes of one qualified name in two namespaces (setAttributeNS) would differ: the
+    // first one's value is kept for both.
     what: "serializeElementNode: an element's attributes by name",
     find: /^ {2}const len = n\.attributes\.length;\n {2}for \(let i = 0; i < len; i\+\+\) \{\n {4}const attr = n\.attributes\[i\];\n(?: {4}.*\n)*? {2}\}\n/m,
     replace:
       '  for (const name of n.getAttributeNames()) {\n    const value = n.getAttribute(name);\n    if (!ignoreAttribute(tagName, name, value)) {\n      attributes[name] = transformAttribute(doc, tagName, toLowerCase(name), value);\n    }\n  }\n',
   },
   {
-    // A custom element's name has a hyphen: the registry is asked only for those (0.3 against 1.5 ms on Swagger UI).
+    // A custom element's name has a hyphen: the registry is asked only for those, not for every element.
     what: 'serializeElementNode: the custom element registry asked for names with a hyphen',
     find: /^ {4}if \(customElements\.get\(tagName\)\) isCustomElement = true;\n/m,
     replace: '    if (tagName.includes("-") && customElements.get(tagName)) isCustomElement = true;\n',

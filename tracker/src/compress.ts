@@ -15,8 +15,8 @@ export const canGzip = () => typeof CompressionStream === 'function'
 export const utf8 = (text: string) => new TextEncoder().encode(text)
 
 export async function gzip(text: string): Promise<Uint8Array> {
-  // The text's bytes written straight in: a Blob of it was encoded, handed to the browser's blob store and read back
-  // (28-33 against 44-50 ms for a 1.6 MB chunk in Chromium). A failure shows in the output, which encode catches.
+  // The text's bytes written straight in: a Blob of it would be handed to the browser's blob store and read back
+  // (bench/RESULTS.md). A failure shows in the output, which encode catches.
   const { readable, writable } = new CompressionStream('gzip')
   const writer = writable.getWriter()
   void Promise.all([writer.write(utf8(text)), writer.close()]).catch(() => {})

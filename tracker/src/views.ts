@@ -23,7 +23,6 @@ export interface Views {
   stop: Off
 }
 
-
 export function trackViews(guard: Guard, now: () => number, emit: (view: ViewSignal) => void): Views {
   let view: (ViewSignal & { at: number; previousUrl?: string }) | undefined
   let activeSince: number | undefined
