@@ -3,8 +3,8 @@
  * holds: the benchmark's 5 KB batch, then the same batch without each kind of
  * entry in turn. Each variant's batches are stored as an ingest writer stores
  * them (parsed, validated, pages assigned, appended 64 to a transaction) into
- * a fresh store, then folded by the store's own fold, FOLD_BATCHES (its
- * default) to a transaction like the fold thread; the CPU of the folds alone is counted,
+ * a fresh store, then folded by the store's own fold, FOLD_BATCHES (the
+ * environment's, else its default) to a transaction like the fold thread; the CPU of the folds alone is counted,
  * in this one process on one core, with no HTTP and no other thread, after
  * a warm-up fold that is not counted.
  *
@@ -50,8 +50,8 @@ const VARIANTS: Record<FoldCost['variant'], { name: string; change: (batch: Benc
 }
 
 const APPEND_BATCH = 64
-/** Batches per fold, the fold thread's default (FOLD_BATCHES). */
-const { foldBatches } = loadConfig({})
+/** Batches per fold: the fold thread's, FOLD_BATCHES from the environment or its default. */
+const { foldBatches } = loadConfig(process.env)
 
 async function measure(variant: FoldCost['variant'], n: number, dirName: string = variant): Promise<FoldCost> {
   const { name, change, from = signalsBody } = VARIANTS[variant]
