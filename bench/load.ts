@@ -43,6 +43,8 @@ export interface Figures {
   responseBytesPerSec: number
   /** Server CPU, all processes, as % of one core (200% = both cores of this machine). */
   serverCpuPct: number
+  /** The part of it the fronts used (the processes that answer HTTP): the rest is the control worker, its fold thread and the primary. */
+  frontCpuPct: number
   /** The load generator's own CPU, % of one core: it shares the machine. */
   clientCpuPct: number
   /** CPU used meanwhile by everything else on the machine (other users' work), % of one core: the noise. */
@@ -67,6 +69,7 @@ export async function runLoad(target: Target, spec: LoadSpec): Promise<Figures> 
     request.setupRequest = (req) => ({ ...req, headers: { ...req.headers, ...vary(n++) } })
   }
   const pids = target.pids()
+  const fronts = target.frontPids()
   const memory: MemorySample[] = []
   const sampler = spec.sampleMemory
     ? setInterval(() => {
@@ -75,6 +78,7 @@ export async function runLoad(target: Target, spec: LoadSpec): Promise<Figures> 
       }, 1000)
     : undefined
   const cpuBefore = cpuSecondsOf(pids)
+  const frontBefore = cpuSecondsOf(fronts)
   const clientBefore = process.cpuUsage()
   const machineBefore = machineBusySeconds()
   const started = performance.now()
@@ -91,6 +95,7 @@ export async function runLoad(target: Target, spec: LoadSpec): Promise<Figures> 
   const client = process.cpuUsage(clientBefore)
   const machine = machineBusySeconds() - machineBefore
   const serverCpu = cpuSecondsOf(pids) - cpuBefore
+  const frontCpu = cpuSecondsOf(fronts) - frontBefore
   if (sampler) clearInterval(sampler)
   const settleStarted = performance.now()
   if (target.settle) await target.settle()
@@ -109,6 +114,7 @@ export async function runLoad(target: Target, spec: LoadSpec): Promise<Figures> 
     bodyBytesPerSec: (answers * spec.body.byteLength) / result.duration,
     responseBytesPerSec: result.throughput.average,
     serverCpuPct: (serverCpu / elapsed) * 100,
+    frontCpuPct: (frontCpu / elapsed) * 100,
     clientCpuPct: ((client.user + client.system) / 1e6 / elapsed) * 100,
     otherCpuPct: Math.max(0, ((machine - serverCpu - (client.user + client.system) / 1e6) / elapsed) * 100),
     settleSeconds,

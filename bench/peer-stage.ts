@@ -11,7 +11,7 @@
  * run.
  */
 import type { Figures } from './load.js'
-import { cpuPerPutUs, cpuPerRequestUs, type PeerPair, type PeerResults, type PeerRound, type StorageFigures } from './results.js'
+import { cpuPerPutUs, cpuPerRequestUs, frontCpuPerRequestUs, type PeerPair, type PeerResults, type PeerRound, type StorageFigures } from './results.js'
 import { ingestSpec, MAIN_S, measure, progress, SERVICE_NODE_ARGS, signalsSpec, warm, WARM_S } from './scenarios.js'
 import { startBareUws, startBenchCluster, startPlainPeer, type Target } from './targets.js'
 
@@ -123,8 +123,9 @@ export async function abStage(env: Record<string, string>, rounds: number): Prom
     // Each round's two runs are neighbours: their ratio carries less of the machine's drift than either figure.
     const rates = runs.map((r) => r.a[kind].answersPerSec / r.b[kind].answersPerSec)
     const cpus = runs.map((r) => cpuPerRequestUs(r.a[kind]) / cpuPerRequestUs(r.b[kind]))
+    const fronts = runs.map((r) => frontCpuPerRequestUs(r.a[kind]) / frontCpuPerRequestUs(r.b[kind]))
     const p99s = runs.map((r) => `${r.a[kind].p99}/${r.b[kind].p99}`)
-    progress(`  A/B /${kind}, defaults ÷ ${label} per round: req/s ${rates.map((x) => x.toFixed(2)).join(', ')} (median ${median(rates).toFixed(2)}); CPU per request ${cpus.map((x) => x.toFixed(2)).join(', ')} (median ${median(cpus).toFixed(2)}); p99 ms ${p99s.join(', ')}`)
+    progress(`  A/B /${kind}, defaults ÷ ${label} per round: req/s ${rates.map((x) => x.toFixed(2)).join(', ')} (median ${median(rates).toFixed(2)}); CPU per request ${cpus.map((x) => x.toFixed(2)).join(', ')} (median ${median(cpus).toFixed(2)}); the fronts' alone, during the load ${fronts.map((x) => x.toFixed(2)).join(', ')} (median ${median(fronts).toFixed(2)}); p99 ms ${p99s.join(', ')}`)
   }
   return runs
 }

@@ -149,6 +149,12 @@ export function cpuPerRequestUs(f: Figures): number {
   return answers > 0 ? (((f.serverCpuPct / 100) * f.seconds + f.settleCpuSeconds) / answers) * 1e6 : 0
 }
 
+/** The fronts' CPU per answer during the load alone: what answering costs, without the fold's catch-up or the control worker. */
+export function frontCpuPerRequestUs(f: Figures): number {
+  const answers = f.answersPerSec * f.seconds
+  return answers > 0 ? (((f.frontCpuPct / 100) * f.seconds) / answers) * 1e6 : 0
+}
+
 /** 2xx answers per second over the load and the time its left-behind work took: the rate the server can keep up. */
 export function sustainedPerSec(f: Figures): number {
   return (f.okPerSec * f.seconds) / (f.seconds + f.settleSeconds)

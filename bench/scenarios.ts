@@ -37,7 +37,7 @@ function summary(f: Figures): string {
   const codes = Object.entries(f.statusCodes)
     .map(([code, n]) => `${code}×${n}`)
     .join(' ')
-  return `${Math.round(f.answersPerSec)} req/s (${Math.round(f.okPerSec)} 2xx/s), p50 ${f.p50} ms, p99 ${f.p99} ms, server CPU ${Math.round(f.serverCpuPct)}%, client CPU ${Math.round(f.clientCpuPct)}%, others ${Math.round(f.otherCpuPct)}%, [${codes}]${f.errors ? ` errors ${f.errors}` : ''}${f.timeouts ? ` timeouts ${f.timeouts}` : ''}${f.settleSeconds >= 0.1 ? `; the fold caught up ${f.settleSeconds.toFixed(1)} s later (${Math.round(sustainedPerSec(f))} 2xx/s sustained), ${Math.round(cpuPerRequestUs(f))} µs of server CPU per request with it` : ''}`
+  return `${Math.round(f.answersPerSec)} req/s (${Math.round(f.okPerSec)} 2xx/s), p50 ${f.p50} ms, p99 ${f.p99} ms, server CPU ${Math.round(f.serverCpuPct)}% (fronts ${Math.round(f.frontCpuPct)}%), client CPU ${Math.round(f.clientCpuPct)}%, others ${Math.round(f.otherCpuPct)}%, [${codes}]${f.errors ? ` errors ${f.errors}` : ''}${f.timeouts ? ` timeouts ${f.timeouts}` : ''}${f.settleSeconds >= 0.1 ? `; the fold caught up ${f.settleSeconds.toFixed(1)} s later (${Math.round(sustainedPerSec(f))} 2xx/s sustained), ${Math.round(cpuPerRequestUs(f))} µs of server CPU per request with it` : ''}`
 }
 
 export async function measure(target: Target, spec: LoadSpec): Promise<Figures> {
