@@ -14,10 +14,10 @@
  * the service, so a change is measured against its own base in one run.
  * Comparing totals instead
  * (bench/tracker-cost.ts) carries the page's own run-to-run spread: what a
- * click finds depends on timing. `npm run bench:tracker-profile -- [--visits=N] [--base=FILE]`;
+ * click finds depends on timing. `npm run bench:tracker-profile -- [--visits=N] [--base=FILE] [--save=DIR]`;
  * prints a markdown table.
  */
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:http'
 import type { Browser } from 'playwright-core'
 import { snippetFor } from '../src/install/snippet.js'
@@ -31,6 +31,8 @@ const VISITS = Number(process.argv.find((a) => a.startsWith('--visits='))?.slice
 const FUNCTIONS = process.argv.includes('--functions')
 /** --base=FILE: the third variant runs this tracker.js instead of the stylesheet `no-store` one. */
 const BASE = process.argv.find((a) => a.startsWith('--base='))?.slice(7)
+/** --save=DIR: also writes each tracked visit's CPU profile there (DIR/tracked-SEED.cpuprofile), for a closer look. */
+const SAVE = process.argv.find((a) => a.startsWith('--save='))?.slice(7)
 const VISIT_MS = 20_000
 /** Browser APIs the tracker calls itself: their samples are its time (the page without it calls them far less). */
 const TRACKER_APIS = new Set(['Blob', 'fetch'])
@@ -57,6 +59,7 @@ async function visit(browser: Browser, url: string, seed: number): Promise<Split
       await visitor.pause()
     }
     const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: { id: number; callFrame: { url: string; functionName: string } }[]; samples: number[]; timeDeltas: number[] } }
+    if (SAVE && url.endsWith('/tracked')) writeFileSync(`${SAVE}/tracked-${seed}.cpuprofile`, JSON.stringify(profile))
     const byNode = new Map<number, number>()
     profile.samples.forEach((id, i) => byNode.set(id, (byNode.get(id) ?? 0) + profile.timeDeltas[i] / 1000))
     const split: Split = new Map()
@@ -89,6 +92,7 @@ async function trackerServer(tracker: Buffer, target: string): Promise<Server> {
   return proxy
 }
 
+if (SAVE) mkdirSync(SAVE, { recursive: true })
 const cluster = await startCluster({ workers: 1 })
 const server = createServer()
 let baseServer: Server | undefined

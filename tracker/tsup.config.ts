@@ -282,6 +282,22 @@ const rrwebEdits: RrwebEdit[] = [
     replace: '    return checkAncestors ? !!el.closest(`.${maskTextClass},${maskTextSelector}`) : el.classList.contains(maskTextClass) || el.matches(maskTextSelector);\n',
   },
   {
+    // Every browser that runs ES2020 has window.pageXOffset and pageYOffset: the fallbacks after them never run.
+    what: 'getWindowScroll: without the fallbacks past pageXOffset',
+    find: /^function getWindowScroll\(win\) \{\n(?: {2}.*\n)*?\}\n/m,
+    replace:
+      'function getWindowScroll(win) {\n  const doc = win.document;\n  return {\n    left: doc.scrollingElement ? doc.scrollingElement.scrollLeft : win.pageXOffset,\n    top: doc.scrollingElement ? doc.scrollingElement.scrollTop : win.pageYOffset\n  };\n}\n',
+  },
+  {
+    // A position read in a timer forces a layout whenever the page has changed since its last frame: the trailing
+    // sample's read took most of the scroll observer's time. Read as each scroll event is dispatched, where the
+    // layout is clean, the position is kept for the sample that reports it.
+    what: 'initScrollObserver: positions read as the scroll events come',
+    find: /^ {2}const updatePosition = callbackWrapper\(\n {4}throttle\(\n {6}callbackWrapper\(\(evt\) => \{\n {8}const target = getEventTarget\(evt\);\n(?: {8}.*\n)*? {6}\}\),\n {6}sampling\.scroll \|\| 100\n {4}\)\n {2}\);\n {2}return on\("scroll", updatePosition, doc\);\n/m,
+    replace:
+      '  const positions = new WeakMap();\n  const updatePosition = throttle(\n    callbackWrapper((target) => {\n      if (isBlocked(target, blockClass, blockSelector, true)) {\n        return;\n      }\n      const [x, y] = positions.get(target);\n      scrollCb({ id: mirror2.getId(target), x, y });\n    }),\n    sampling.scroll || 100\n  );\n  return on("scroll", callbackWrapper((evt) => {\n    const target = getEventTarget(evt);\n    if (!target) {\n      return;\n    }\n    const page = target === doc && doc.defaultView && getWindowScroll(doc.defaultView);\n    positions.set(target, page ? [page.left, page.top] : [target.scrollLeft, target.scrollTop]);\n    updatePosition(target);\n  }), doc);\n',
+  },
+  {
     // A field declared without a value (a type annotation in rrweb's source) is assigned before it is read;
     // TypeScript's own emit without useDefineForClassFields leaves it out the same way. Nothing reflects over
     // these objects (no `in`, Object.keys or JSON of them).

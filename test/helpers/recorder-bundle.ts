@@ -20,16 +20,21 @@ export async function recorderScript(edit: (source: string) => string, recorderA
     },
   }
   const extra = recorderArgs.map((a) => `, ${JSON.stringify(a)}`).join('')
+  return trackerScript(
+    [
+      "import { createRecorder } from './tracker/src/recorder.js'",
+      'w.recorded = []',
+      `w.recorder = createRecorder(w.guard, (event) => w.recorded.push(JSON.parse(JSON.stringify(event))), undefined${extra})`,
+    ],
+    [rrweb],
+  )
+}
+
+/** `lines` of TypeScript over the tracker's sources (paths from the repository's root), bundled for a page, with `w` (window) and `w.guard` (a guard) defined first. */
+export async function trackerScript(lines: string[], plugins: Plugin[] = []): Promise<string> {
   const result = await build({
     stdin: {
-      contents: [
-        "import { createGuard } from './tracker/src/guard.js'",
-        "import { createRecorder } from './tracker/src/recorder.js'",
-        'const w = window as any',
-        'w.recorded = []',
-        'w.guard = createGuard()',
-        `w.recorder = createRecorder(w.guard, (event) => w.recorded.push(JSON.parse(JSON.stringify(event))), undefined${extra})`,
-      ].join('\n'),
+      contents: ["import { createGuard } from './tracker/src/guard.js'", 'const w = window as any', 'w.guard = createGuard()', ...lines].join('\n'),
       resolveDir: fileURLToPath(new URL('../../', import.meta.url)),
       loader: 'ts',
     },
@@ -37,7 +42,7 @@ export async function recorderScript(edit: (source: string) => string, recorderA
     format: 'iife',
     target: 'es2020',
     write: false,
-    plugins: [rrweb],
+    plugins,
   })
   return result.outputFiles[0].text
 }

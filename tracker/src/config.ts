@@ -135,9 +135,6 @@ export const QUICK_BACK_MS = 5_000
 /** Exit: a pagehide within 2 s of a click on a same-site link (or a form submit) is taken as navigation within the site, so the view is not the session's exit. */
 export const INTERNAL_NAV_MS = 2_000
 
-/** Scroll depth is re-measured at most every 250 ms: reading the document height can force a layout. */
-export const SCROLL_SAMPLE_MS = 250
-
 /** Click labels: visible text is cut to 100 characters; a label longer than that names a container, not a control. */
 export const LABEL_CHARS = 100
 /** Selectors climb at most 5 elements before giving up on a unique anchor. */

@@ -5,7 +5,7 @@
  * away. A view is sent once, when it ends, so counts built from views at write
  * time stay exact.
  */
-import { MAX_TEXT, MAX_URL, docHeight, px, SCROLL_SAMPLE_MS } from './config.js'
+import { MAX_TEXT, MAX_URL, docHeight, px } from './config.js'
 import { listen, type Guard, type Off } from './guard.js'
 import type { ViewSignal } from './signals.js'
 
@@ -26,8 +26,6 @@ export interface Views {
 export function trackViews(guard: Guard, now: () => number, emit: (view: ViewSignal) => void): Views {
   let view: (ViewSignal & { at: number; previousUrl?: string }) | undefined
   let activeSince: number | undefined
-  let lastSample = 0
-  let sampleTimer: ReturnType<typeof setTimeout> | undefined
 
   const active = () => document.visibilityState === 'visible' && document.hasFocus()
   /** Adds the active stretch that is running, and starts a new one if still active. */
@@ -36,25 +34,21 @@ export function trackViews(guard: Guard, now: () => number, emit: (view: ViewSig
     if (view && activeSince !== undefined) view.activeMs = (view.activeMs ?? 0) + (t - activeSince)
     activeSince = view && active() ? t : undefined
   }
+  // At every scroll of the page, as its event is dispatched: the layout is clean then and the reads cost next to
+  // nothing, where a timer's read between frames forced a layout whenever the page had changed.
   const sampleScroll = () => {
-    lastSample = now()
     if (!view) return
     const docH = docHeight()
     view.docH = px(docH)
     const pct = docH > 0 ? Math.min(100, ((scrollY + innerHeight) / docH) * 100) : 100
     view.maxScrollPct = Math.max(view.maxScrollPct ?? 0, Math.round(pct * 10) / 10)
   }
-  const onScroll = () => {
-    if (now() - lastSample >= SCROLL_SAMPLE_MS) return sampleScroll()
-    // Trailing sample, so the last position of a fast scroll counts.
-    if (!sampleTimer) sampleTimer = setTimeout(guard.wrap(() => ((sampleTimer = undefined), sampleScroll())), SCROLL_SAMPLE_MS)
-  }
 
   const offs = [
     listen(guard, document, 'visibilitychange', settleActive),
     listen(guard, window, 'focus', settleActive),
     listen(guard, window, 'blur', settleActive),
-    listen(guard, window, 'scroll', onScroll),
+    listen(guard, window, 'scroll', (event: Event) => event.target === document && sampleScroll()),
   ]
 
   return {
@@ -96,7 +90,6 @@ export function trackViews(guard: Guard, now: () => number, emit: (view: ViewSig
       return view && { url: view.url, startedAt: view.startedAt, previousUrl: view.previousUrl, at: view.at }
     },
     stop() {
-      clearTimeout(sampleTimer)
       for (const off of offs) off()
     },
   }
