@@ -14,12 +14,13 @@ export const canGzip = () => typeof CompressionStream === 'function'
 
 export const utf8 = (text: string) => new TextEncoder().encode(text)
 
-export async function gzip(text: string): Promise<Uint8Array> {
+/** `text`, or its bytes when the caller has them already (a stylesheet's, hashed first). */
+export async function gzip(text: string | Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
   // The text's bytes written straight in: a Blob of it would be handed to the browser's blob store and read back
   // (bench/RESULTS.md). A failure shows in the output, which encode catches.
   const { readable, writable } = new CompressionStream('gzip')
   const writer = writable.getWriter()
-  void Promise.all([writer.write(utf8(text)), writer.close()]).catch(() => {})
+  void Promise.all([writer.write(typeof text === 'string' ? utf8(text) : text), writer.close()]).catch(() => {})
   return new Uint8Array(await new Response(readable).arrayBuffer())
 }
 

@@ -19,7 +19,7 @@
  * changed through the CSSOM since the page began recording (`changed`),
  * rrweb's text is taken, as before.
  */
-import { encode, utf8 } from './compress.js'
+import { canGzip, gzip, utf8 } from './compress.js'
 import { cachedText, canReadCached, type LinkText } from './link-text.js'
 import type { Transport } from './transport.js'
 
@@ -94,8 +94,10 @@ export function createStyles(transport: Transport): Styles {
     await reading[id]
     const text = textOf(id)
     if (text.length < MIN_CHARS) return
-    const hash = [...new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(text)))].map((b) => (b | 256).toString(16).slice(1)).join('')
-    if ((await transport.send(`styles?hash=${hash}`, (await encode(text)).body)) === 'ok') hashes[id] = hash
+    // Encoded once, for the hash and the upload: a stylesheet's text is the largest the tracker sends.
+    const bytes = utf8(text)
+    const hash = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => (b | 256).toString(16).slice(1)).join('')
+    if ((await transport.send(`styles?hash=${hash}`, canGzip() ? await gzip(bytes).catch(() => bytes) : bytes)) === 'ok') hashes[id] = hash
   }
 
   return {
