@@ -298,6 +298,13 @@ const rrwebEdits: RrwebEdit[] = [
       '  const positions = new WeakMap();\n  const updatePosition = throttle(\n    callbackWrapper((target) => {\n      if (isBlocked(target, blockClass, blockSelector, true)) {\n        return;\n      }\n      const [x, y] = positions.get(target);\n      scrollCb({ id: mirror2.getId(target), x, y });\n    }),\n    sampling.scroll || 100\n  );\n  return on("scroll", callbackWrapper((evt) => {\n    const target = getEventTarget(evt);\n    if (!target) {\n      return;\n    }\n    const page = target === doc && doc.defaultView && getWindowScroll(doc.defaultView);\n    positions.set(target, page ? [page.left, page.top] : [target.scrollLeft, target.scrollTop]);\n    updatePosition(target);\n  }), doc);\n',
   },
   {
+    // A text node's mask is its parent element's, which was asked when the parent was serialized: handed down as
+    // false, asking again (the parent's class and selector) can only answer false.
+    what: 'serializeNodeWithId: a text node under an unmasked parent not asked again',
+    find: /^ {2}if \(!needsMask\) \{\n {4}const checkAncestors = needsMask === void 0;\n/m,
+    replace: '  if (!needsMask && (needsMask === void 0 || n.nodeType !== n.TEXT_NODE)) {\n    const checkAncestors = needsMask === void 0;\n',
+  },
+  {
     // A field declared without a value (a type annotation in rrweb's source) is assigned before it is read;
     // TypeScript's own emit without useDefineForClassFields leaves it out the same way. Nothing reflects over
     // these objects (no `in`, Object.keys or JSON of them).
