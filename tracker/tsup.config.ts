@@ -290,8 +290,8 @@ const rrwebEdits: RrwebEdit[] = [
   },
   {
     // A position read in a timer forces a layout whenever the page has changed since its last frame: the trailing
-    // sample's read took most of the scroll observer's time. Read as each scroll event is dispatched, where the
-    // layout is clean, the position is kept for the sample that reports it.
+    // sample's read took most of the scroll observer's time. Scroll events fire while a frame is drawn, before its
+    // layout: read as each is dispatched, the position is kept for the sample that reports it.
     what: 'initScrollObserver: positions read as the scroll events come',
     find: /^ {2}const updatePosition = callbackWrapper\(\n {4}throttle\(\n {6}callbackWrapper\(\(evt\) => \{\n {8}const target = getEventTarget\(evt\);\n(?: {8}.*\n)*? {6}\}\),\n {6}sampling\.scroll \|\| 100\n {4}\)\n {2}\);\n {2}return on\("scroll", updatePosition, doc\);\n/m,
     replace:

@@ -1,11 +1,12 @@
 /**
  * The scroll position and the page's height are read as each scroll event is
- * dispatched, where the layout is clean, never in a timer between frames,
- * where the read forced a layout whenever the page had changed: rrweb's scroll
- * observer (as the build edits it) keeps the position for its throttled
- * sample, and the page view reads its scroll depth. Each read of the
- * document's scroll position and height is noted, inside a scroll event's
- * dispatch or not, while the page scrolls in bursts faster than the samples.
+ * dispatched, while a frame is drawn and before its layout, never in a timer
+ * between frames, where the read forced a layout whenever the page had
+ * changed since its last frame: rrweb's scroll observer (as the build edits
+ * it) keeps the position for its throttled sample, and the page view reads
+ * its scroll depth. Each read of the document's scroll position and height is
+ * noted, inside a scroll event's dispatch or not, while the page scrolls in
+ * bursts faster than the samples.
  */
 import type { Page } from 'playwright-core'
 import t from 'tap'

@@ -34,8 +34,8 @@ export function trackViews(guard: Guard, now: () => number, emit: (view: ViewSig
     if (view && activeSince !== undefined) view.activeMs = (view.activeMs ?? 0) + (t - activeSince)
     activeSince = view && active() ? t : undefined
   }
-  // At every scroll of the page, as its event is dispatched: the layout is clean then and the reads cost next to
-  // nothing, where a timer's read between frames forced a layout whenever the page had changed.
+  // At every scroll of the page, as its event is dispatched: scroll events fire while a frame is drawn, before its
+  // layout, so a read there forces no layout the frame would not do next; a timer's read, between frames, did.
   const sampleScroll = () => {
     if (!view) return
     const docH = docHeight()
