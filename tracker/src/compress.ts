@@ -14,7 +14,6 @@ export const canGzip = () => typeof CompressionStream === 'function'
 
 export const utf8 = (text: string) => new TextEncoder().encode(text)
 
-/** `text`, or its bytes when the caller has them already (a stylesheet's, hashed first). */
 export async function gzip(text: string | Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
   // The text's bytes written straight in: a Blob of it would be handed to the browser's blob store and read back
   // (bench/RESULTS.md). A failure shows in the output, which encode catches.
@@ -24,8 +23,8 @@ export async function gzip(text: string | Uint8Array<ArrayBuffer>): Promise<Uint
   return new Uint8Array(await new Response(readable).arrayBuffer())
 }
 
-/** `sync`: no awaiting (the page is going away); sends raw JSON. */
-export async function encode(text: string, sync = false): Promise<Encoded> {
+/** `sync`: no awaiting (the page is going away); sends raw JSON. `text` may come as its bytes already (a stylesheet's, hashed first). */
+export async function encode(text: string | Uint8Array<ArrayBuffer>, sync = false): Promise<Encoded> {
   if (!sync && canGzip()) {
     try {
       return { body: await gzip(text), encoding: 'gzip' }
@@ -33,5 +32,5 @@ export async function encode(text: string, sync = false): Promise<Encoded> {
       // a browser that lists CompressionStream but fails it: fall back to raw JSON
     }
   }
-  return { body: utf8(text), encoding: 'json' }
+  return { body: typeof text === 'string' ? utf8(text) : text, encoding: 'json' }
 }

@@ -19,7 +19,7 @@
  * changed through the CSSOM since the page began recording (`changed`),
  * rrweb's text is taken, as before.
  */
-import { canGzip, gzip, utf8 } from './compress.js'
+import { encode, utf8 } from './compress.js'
 import { cachedText, canReadCached, type LinkText } from './link-text.js'
 import type { Transport } from './transport.js'
 
@@ -97,7 +97,7 @@ export function createStyles(transport: Transport): Styles {
     // Encoded once, for the hash and the upload: a stylesheet's text is the largest the tracker sends.
     const bytes = utf8(text)
     const hash = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => (b | 256).toString(16).slice(1)).join('')
-    if ((await transport.send(`styles?hash=${hash}`, canGzip() ? await gzip(bytes).catch(() => bytes) : bytes)) === 'ok') hashes[id] = hash
+    if ((await transport.send(`styles?hash=${hash}`, (await encode(bytes)).body)) === 'ok') hashes[id] = hash
   }
 
   return {
