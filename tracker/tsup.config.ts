@@ -30,11 +30,12 @@ interface RrwebEdit {
 
 const rrwebEdits: RrwebEdit[] = [
   {
-    // The source of a canvas-snapshot worker, started from a blob: URL. The tracker never records canvas, so the
-    // worker never starts, and nothing is left that a strict CSP (worker-src) would have to allow.
-    what: 'canvas worker source',
-    find: /^const jsContent = '.*';$/m,
-    replace: "const jsContent = '';",
+    // The source of a canvas-snapshot worker, the Blob made of it at start-up and the wrapper that starts it from a
+    // blob: URL. The tracker never records canvas (CanvasManager, below, the wrapper's only caller, goes too), so
+    // nothing is left that a strict CSP (worker-src) would have to allow, and no page pays for the Blob.
+    what: 'canvas worker source, Blob and WorkerWrapper',
+    find: /^const jsContent = '.*';\nconst blob = .*;\nfunction WorkerWrapper\(options\) \{\n(?:(?: .*)?\n)*?\}\n/m,
+    replace: '',
   },
   {
     // 2D and WebGL call recording, which `recordCanvas: false` leaves idle; the canvas observers it alone used
@@ -267,6 +268,15 @@ const rrwebEdits: RrwebEdit[] = [
     find: /^ {2}const len = n\.attributes\.length;\n {2}for \(let i = 0; i < len; i\+\+\) \{\n {4}const attr = n\.attributes\[i\];\n(?: {4}.*\n)*? {2}\}\n/m,
     replace:
       '  for (const name of n.getAttributeNames()) {\n    const value = n.getAttribute(name);\n    if (!ignoreAttribute(tagName, name, value)) {\n      attributes[name] = transformAttribute(doc, tagName, toLowerCase(name), value);\n    }\n  }\n',
+  },
+  {
+    // A page has few tag names and a snapshot asks for one per element: each name is lowered and checked once. A
+    // form still goes by instanceof first (its tagName can be shadowed by a field named "tagName"); past 512 names
+    // (a page making up tags) the rest are worked out each time, as before.
+    what: 'getValidTagName: each tag name worked out once',
+    find: /^ {2}const processedTagName = toLowerCase\(element\.tagName\);\n {2}if \(tagNameRegex\.test\(processedTagName\)\) \{\n {4}return "div";\n {2}\}\n {2}return processedTagName;\n\}\n/m,
+    replace:
+      '  const tagName = element.tagName;\n  let valid = validTagNames.get(tagName);\n  if (valid === void 0) {\n    valid = tagNameRegex.test(toLowerCase(tagName)) ? "div" : toLowerCase(tagName);\n    if (validTagNames.size < 512) validTagNames.set(tagName, valid);\n  }\n  return valid;\n}\nconst validTagNames = new Map();\n',
   },
   {
     // A custom element's name has a hyphen: the registry is asked only for those, not for every element.

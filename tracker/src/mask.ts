@@ -68,8 +68,14 @@ function starAttributes(attributes: Record<string, unknown>): void {
 
 function selfMasked(node: SerializedNode): boolean {
   const attributes = node.attributes || {}
-  const cls = typeof attributes.class === 'string' ? ` ${attributes.class} ` : ''
-  return cls.includes(' svc-mask ') || 'data-svc-mask' in attributes || (node.tagName === 'input' && String(attributes.type).toLowerCase() === 'password') || SENSITIVE_AUTOCOMPLETE.test(String(attributes.autocomplete || ''))
+  const cls = attributes.class
+  // Each test is tried only where it can hold: this runs for every element of a snapshot.
+  return (
+    (typeof cls === 'string' && cls.includes('svc-mask') && ` ${cls} `.includes(' svc-mask ')) ||
+    'data-svc-mask' in attributes ||
+    (node.tagName === 'input' && String(attributes.type).toLowerCase() === 'password') ||
+    (!!attributes.autocomplete && SENSITIVE_AUTOCOMPLETE.test(String(attributes.autocomplete)))
+  )
 }
 
 function scrubTree(node: SerializedNode, inherited: boolean, lookup: (id: number) => Node | null): void {

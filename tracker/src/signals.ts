@@ -7,6 +7,7 @@
  */
 import { MAX_CLICKS, MAX_ERRORS, MAX_FOUND_PER_BATCH, MAX_VIEWS, SIGNALS_CAP_BYTES } from './config.js'
 import type { RecordingLoss, SignalClick as ClickSignal, SignalConsole, SignalError as ErrorSignal, SignalRequest, SignalView as ViewSignal } from '../../src/schemas/types.js'
+import { utf8 } from './compress.js'
 import type { Guard } from './guard.js'
 import type { Transport } from './transport.js'
 
@@ -46,9 +47,13 @@ interface Batch extends SignalsContext {
 
 const count = (batch: Batch) => batch.views.length + batch.clicks.length + batch.errors.length
 
-function split(batch: Batch): Batch[] {
-  const body = JSON.stringify(batch)
-  if (new Blob([body]).size <= SIGNALS_CAP_BYTES || count(batch) <= 1) return [batch]
+/** Under the cap by its length alone (a UTF-16 unit is at most 3 bytes of UTF-8), else counted: a Blob costs the page far more. */
+const fits = (body: string) => body.length * 3 <= SIGNALS_CAP_BYTES || utf8(body).byteLength <= SIGNALS_CAP_BYTES
+
+/** The batch's parts with their bodies, each stringified once: halved until a part fits the server's cap or holds one entry. */
+function bodies(batch: Batch, nextBatchId: () => string): [Batch, string][] {
+  const body = JSON.stringify({ ...batch, batchId: nextBatchId() })
+  if (fits(body) || count(batch) <= 1) return [[batch, body]]
   const half = <T>(list: T[], first: boolean) => list.slice(first ? 0 : list.length >> 1, first ? list.length >> 1 : undefined)
   // What is not an entry (the dropped count, the loss reports, the search texts) goes with the first half only.
   const make = (first: boolean): Batch => ({
@@ -58,7 +63,7 @@ function split(batch: Batch): Batch[] {
     clicks: half(batch.clicks, first),
     errors: half(batch.errors, first),
   })
-  return [...split(make(true)), ...split(make(false))]
+  return [...bodies(make(true), nextBatchId), ...bodies(make(false), nextBatchId)]
 }
 
 /** A page's batches are `<this page's random prefix>.<n>`: unique within the session's key across its page loads. */
@@ -114,8 +119,7 @@ export function createSignals(transport: Transport, guard: Guard, context: () =>
       clicks = []
       errors = []
       dropped = 0
-      for (const part of split(batch)) {
-        const body = JSON.stringify({ ...part, batchId: nextBatchId() })
+      for (const [part, body] of bodies(batch, nextBatchId)) {
         if (unloading) {
           if (!transport.beacon(body)) lose(count(part), part.dropped)
           continue

@@ -117,7 +117,7 @@ export function createWalker(guard: Guard, hooks: Slicing, { sliceMs, smallPage,
       const children = parent.childNodes
       for (let i = children.length; i--; ) steps.push([children[i], parent, sn, opts])
     }
-    const delivered = (node: Node) => buffers.some((b) => b.addedSet.has(node) || b.movedSet.has(node))
+    const delivered = (node: Node) => buffers.some((b) => (b.addedSet.size || b.movedSet.size) && (b.addedSet.has(node) || b.movedSet.has(node)))
     let root: SerializedNode | null = null
     const id = ++walk
 
