@@ -286,10 +286,11 @@ const rrwebEdits: RrwebEdit[] = [
   },
   {
     // With the tracker's class and selector (recorder.ts: both set, the class a string), one search of the ancestors
-    // for either instead of one for each: a change's added node and text each asked twice.
+    // for either instead of one for each (a change's added node and text each asked twice), and one match of the
+    // element itself, which spares the snapshot a class list object per element.
     what: 'needMaskingText: the mask class and selector in one search',
     find: /^ {4}if \(typeof maskTextClass === "string"\) \{\n {6}if \(checkAncestors\) \{\n {8}if \(el\.closest\(`\.\$\{maskTextClass\}`\)\) return true;\n(?: {4}.*\n)*? {4}if \(maskTextSelector\) \{\n(?: {6}.*\n)*? {4}\}\n/m,
-    replace: '    return checkAncestors ? !!el.closest(`.${maskTextClass},${maskTextSelector}`) : el.classList.contains(maskTextClass) || el.matches(maskTextSelector);\n',
+    replace: '    const either = `.${maskTextClass},${maskTextSelector}`;\n    return checkAncestors ? !!el.closest(either) : el.matches(either);\n',
   },
   {
     // Every browser that runs ES2020 has window.pageXOffset and pageYOffset: the fallbacks after them never run.

@@ -20,9 +20,10 @@ export function createGuard(): Guard {
     faults++
   }
   const wrap = <A extends unknown[], R>(fn: (...args: A) => R) =>
-    function (this: unknown, ...args: A): R | undefined {
+    // `arguments` rather than a rest array: this runs for every event the tracker listens to.
+    function (this: unknown): R | undefined {
       try {
-        return fn.apply(this, args)
+        return fn.apply(this, arguments as unknown as A)
       } catch (error) {
         // Swallowed on purpose: a tracker fault must never surface in the page.
         fault()
