@@ -20,10 +20,9 @@ export function createGuard(): Guard {
     faults++
   }
   const wrap = <A extends unknown[], R>(fn: (...args: A) => R) =>
-    // `arguments` rather than a rest array: this runs for every event the tracker listens to.
-    function (this: unknown): R | undefined {
+    function (this: unknown, ...args: A): R | undefined {
       try {
-        return fn.apply(this, arguments as unknown as A)
+        return fn.apply(this, args)
       } catch (error) {
         // Swallowed on purpose: a tracker fault must never surface in the page.
         fault()
