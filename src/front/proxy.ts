@@ -28,6 +28,15 @@ const UNSENDABLE_PATH = /[^\x21-\x7e]/
 /** undici's codes for a request it refuses to send, as opposed to a connection that failed. */
 const REFUSED_BY_UNDICI = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED'])
 
+/**
+ * A streamed answer goes to uWebSockets.js in pieces that fit its 16 KB cork buffer with their chunk header. A
+ * larger write flushes the cork buffer (the header) first, and when the socket cannot take even that, uWS's
+ * AsyncSocket::uncork returns without writing the data it was passed: the client reads a broken chunked stream
+ * (seen once in test/control/recording-stream.test.ts, HPE_INVALID_CHUNK_SIZE). A piece that fits is copied
+ * into the cork buffer, which uWS keeps whole when the socket is full.
+ */
+const PIECE_BYTES = 15 * 1024
+
 /** The route whose answer is a feed that lasts (src/control/operations/live.ts). */
 const FEED_ROUTE = 'sessions.follow'
 
@@ -85,18 +94,21 @@ export function createProxy(controlUrl: string, controlSecret: string, trusted: 
     whenLeft(res, () => discard(upstream.body))
     try {
       for await (const chunk of upstream.body) {
-        if (res.aborted) return discard(upstream.body)
-        let drained = true
-        res.cork(() => {
-          drained = res.write(chunk as Buffer)
-        })
-        if (!drained && !(await writable(res, stalledReaderMs))) {
-          // A client that takes nothing for this long is gone in all but name: its answer (a live feed's watch
-          // included) is let go rather than held.
-          log.warn('streamed answer dropped: the client read nothing', { path, ms: stalledReaderMs })
-          res.aborted = true
-          res.close()
-          return discard(upstream.body)
+        const bytes = chunk as Buffer
+        for (let at = 0; at < bytes.byteLength; at += PIECE_BYTES) {
+          if (res.aborted) return discard(upstream.body)
+          let drained = true
+          res.cork(() => {
+            drained = res.write(bytes.subarray(at, at + PIECE_BYTES))
+          })
+          if (!drained && !(await writable(res, stalledReaderMs))) {
+            // A client that takes nothing for this long is gone in all but name: its answer (a live feed's watch
+            // included) is let go rather than held.
+            log.warn('streamed answer dropped: the client read nothing', { path, ms: stalledReaderMs })
+            res.aborted = true
+            res.close()
+            return discard(upstream.body)
+          }
         }
       }
       if (!res.aborted) res.cork(() => res.end())
