@@ -66,8 +66,10 @@ export function captureConsole(host: CaptureHost): Off {
     const original = target[level]
     if (typeof original !== 'function') continue
     const wrapper = function (this: unknown, ...args: unknown[]) {
+      // The time of the call, not of the page's console returning (a stalled DevTools or override can take a while).
+      const at = Date.now()
       const result = original.apply(this, args)
-      record(level, args)
+      record(level, args, undefined, at)
       return result
     }
     target[level] = wrapper

@@ -26,11 +26,12 @@ export function hookConsole(): HandOver {
     const original = target[level]
     if (typeof original !== 'function') continue
     const wrapper = function (this: unknown) {
+      const at = Date.now() // the call's time, not its return's
       // eslint-disable-next-line prefer-rest-params
       const result = original.apply(this, arguments as unknown as unknown[])
       try {
         // eslint-disable-next-line prefer-rest-params
-        if (on && calls.push([level, Date.now(), Array.prototype.slice.call(arguments), level === 'error' ? new Error() : undefined]) > EARLY_CONSOLE_CALLS) calls.shift()
+        if (on && calls.push([level, at, Array.prototype.slice.call(arguments), level === 'error' ? new Error() : undefined]) > EARLY_CONSOLE_CALLS) calls.shift()
       } catch {
         // Keeping a call must never reach the page: this one is simply not kept.
       }
