@@ -66,6 +66,68 @@ t.test('a check from a known place starts at once on the slot kept for it, past 
   t.same(queue.load, { running: 0, waiting: 0 })
 })
 
+/** A queue whose tasks wait until released, in the order they started. */
+function held(queue: HashQueue) {
+  const releases: (() => void)[] = []
+  const started: string[] = []
+  const run = (name: string, turn: { priority?: boolean; key?: string }) =>
+    queue
+      .run(async () => {
+        started.push(name)
+        await new Promise<void>((resolve) => releases.push(resolve))
+        return name
+      }, turn)
+      .catch((error: unknown) => error)
+  const settle = () => new Promise((resolve) => setImmediate(resolve))
+  const drain = async (count: number) => {
+    while (releases.length > 0 || started.length < count) {
+      releases.shift()?.()
+      await settle()
+    }
+  }
+  return { run, started, settle, drain }
+}
+
+t.test('one organisation signing in again and again cannot hold another\'s known place out of the priority line, nor ahead of it for more than a turn', async (t) => {
+  const queue = new HashQueue({ running: 2, waiting: 4, reservedForPriority: 1 })
+  const { run, started, settle, drain } = held(queue)
+  // Org A's member, with the right password, sends checks as fast as the line takes them: both slots and the whole line.
+  const flood = Array.from({ length: 8 }, (_, i) => run(`a${i}`, { priority: true, key: 'org A' }))
+  await settle()
+  t.same([started, queue.load], [['a0', 'a1'], { running: 2, waiting: 4 }], 'A runs on both slots, and fills the line')
+  for (const refused of await Promise.all(flood.slice(6))) t.match(refused, { code: 'overloaded' }, 'A\'s checks past the line are refused 429')
+  const b = run('b0', { priority: true, key: 'org B' })
+  await settle()
+  t.match(await flood[5], { code: 'overloaded' }, 'B is let in: A\'s newest waiter makes room for it')
+  t.same(queue.load, { running: 2, waiting: 4 }, 'the line stays at its bound')
+  const again = run('a6', { priority: true, key: 'org A' })
+  await settle()
+  t.match(await again, { code: 'overloaded' }, 'A asking again finds no room it is owed')
+  await drain(6)
+  t.equal(await b, 'b0')
+  t.same(started, ['a0', 'a1', 'a2', 'b0', 'a3', 'a4'], 'B goes after one turn of A\'s, not after A\'s whole line')
+  t.same(queue.load, { running: 0, waiting: 0 })
+})
+
+t.test('guesses from one address take turns with those from others, and a full line of equals refuses the newcomer', async (t) => {
+  const queue = new HashQueue({ running: 1, waiting: 3 })
+  const { run, started, settle, drain } = held(queue)
+  const first = run('x0', { key: 'address x' })
+  const many = Array.from({ length: 3 }, (_, i) => run(`x${i + 1}`, { key: 'address x' }))
+  await settle()
+  const others = [run('y0', { key: 'address y' }), run('z0', { key: 'address z' })]
+  await settle()
+  t.match(await many[2], { code: 'overloaded' }, 'y made room by refusing x\'s newest')
+  t.match(await many[1], { code: 'overloaded' }, 'and z, x\'s next newest: each of the three holds one place now')
+  const w = run('w0', { key: 'address w' })
+  await settle()
+  t.match(await w, { code: 'overloaded' }, 'a fourth address, with the line shared evenly, is refused rather than swapped in')
+  await drain(4)
+  t.same(await Promise.all([first, many[0], ...others]), ['x0', 'x1', 'y0', 'z0'])
+  t.same(started, ['x0', 'x1', 'y0', 'z0'], 'in turns, each key first come first served')
+  t.same(queue.load, { running: 0, waiting: 0 })
+})
+
 t.test('real scrypt: 40 password checks at once run two at a time and refuse what the line cannot hold', async (t) => {
   const stored = await hashPassword('correct horse battery')
   let peak = 0

@@ -3,13 +3,17 @@
  * (hash-queue.ts: 2 at once, 16 waiting, then 429). The owner signing in from
  * a place that signed in to the account before waits in the priority line,
  * so the flood cannot keep them out or slow them much; guesses from new
- * places queue behind each other.
+ * places queue behind each other. And a member of another organisation who
+ * fills the priority line itself, signing in again and again with the right
+ * password from the places they signed in from, cannot keep the owner out.
  */
 import t from 'tap'
 import { Agent, fetch } from 'undici'
 import { clusterFor } from '../helpers/cluster.js'
 import { OWNER, ownerSession } from '../helpers/dashboard.js'
 import { until } from '../helpers/front-kill.js'
+import { seedProject, storeAt } from '../helpers/seed.js'
+import { hashPassword } from '../../src/control/passwords.js'
 
 async function signIn(agent: Agent, url: string, body: unknown): Promise<{ status: number; ms: number }> {
   const started = performance.now()
@@ -66,4 +70,37 @@ t.test('32 parallel guessers from 32 addresses leave the owner\'s sign-in from a
   // priority line (hash-queue.test.ts checks its slot and order without the network).
   t.ok((answers.get(429) ?? 0) > 0, 'the flood did fill the queue: guesses were answered 429 overloaded')
   t.ok(overlapping >= 1, `${overlapping} of the owner's 5 sign-ins answered while guesses were refused for a full line`)
+})
+
+t.test('a member of another organisation filling the priority line with right passwords does not keep the owner out', async (t) => {
+  const cluster = await clusterFor(t, { workers: 1 })
+  await ownerSession(cluster.url)
+  const INSIDER = { email: 'member@insider.test', password: 'the insider knows it' }
+  const { userId } = await seedProject(cluster.dataDir, 'Insider', INSIDER.email)
+  await storeAt(cluster.dataDir).updateUser(userId, { passwordHash: await hashPassword(INSIDER.password) })
+  const home = new Agent({ localAddress: '127.0.9.200' })
+  // 16 places the insider signed in from (the most an account keeps), 20 clients: more than the 2 running and 16 waiting.
+  const places = Array.from({ length: 16 }, (_, i) => new Agent({ localAddress: `127.0.9.${i + 1}` }))
+  t.teardown(() => Promise.all([home, ...places].map((a) => a.close())))
+  t.equal((await signIn(home, cluster.url, OWNER)).status, 200, 'the owner signs in from home once: a known place')
+  for (const place of places) if ((await signIn(place, cluster.url, INSIDER)).status !== 200) t.fail('the insider signs in from each place once')
+
+  // Five rounds: the insider sends 20 sign-ins at once (2 run, 16 wait, the rest are refused: the line is full), and
+  // the owner asks while they wait. Were the line first come, first served, the owner would be refused each time.
+  const answers = new Map<number, number>()
+  const owner: number[] = []
+  for (let round = 0; round < 5; round++) {
+    const burst = Array.from({ length: 20 }, async (_, i) => {
+      const { status } = await signIn(places[(i + round * 4) % places.length], cluster.url, INSIDER)
+      answers.set(status, (answers.get(status) ?? 0) + 1)
+    })
+    await new Promise((resolve) => setTimeout(resolve, 30)) // deliberate: the burst reaches the line first
+    owner.push((await signIn(home, cluster.url, OWNER)).status)
+    await Promise.all(burst)
+  }
+  t.comment(`the insider's sign-ins were answered ${JSON.stringify(Object.fromEntries(answers))}`)
+  t.ok((answers.get(429) ?? 0) > 0 && (answers.get(200) ?? 0) >= 50, 'the insider was let in again and again, and filled the line')
+  // The line took the owner's check each time by refusing the insider's newest (hash-queue.ts): one organisation's
+  // checks cannot crowd out another's, however many places or sessions it has.
+  t.same(owner, [200, 200, 200, 200, 200], 'the owner was let in every time')
 })

@@ -24,7 +24,7 @@ import type { ApiKeyAuth } from '../auth.js'
 import { currentSession, csrfMatches, sessionCookie, SESSION_TTL_MS, startSession } from '../dashboard-session.js'
 import { clientAddress } from '../front-link.js'
 import type { LoginThrottle } from '../login-throttle.js'
-import { DUMMY_HASH, hashPassword, verifyPassword } from '../passwords.js'
+import { addressTurn, DUMMY_HASH, hashPassword, orgTurn, verifyPassword } from '../passwords.js'
 import { operation, type Operation, type RequestContext } from '../router.js'
 import { requireSameOriginJson } from '../same-origin.js'
 
@@ -65,7 +65,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
     if (!user || user.email !== email.toLowerCase()) {
       throw new ApiError('unauthorized', { error: 'This sign-in link is for another email.', hint: 'Type the email the link was made for, or ask the operator for a new link.' })
     }
-    const passwordHash = await hashPassword(password)
+    const passwordHash = await hashPassword(password, orgTurn(user.orgId))
     const claimed = await store.claimSignInLink(invite.id, passwordHash, deps.now())
     if (!claimed) throw new ApiError('unauthorized', { error: 'The sign-in link was used, replaced by a newer one or has expired, or its user was removed.', hint: 'Ask the operator for a new link.' })
     return signIn(ctx, claimed)
@@ -113,7 +113,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         if (store.countUsers() > 0) throw new ApiError('invalid_request', OWNER_EXISTS)
         const now = deps.now()
         const org = { id: newId('org'), name: orgName.trim(), createdAt: now }
-        const user: UserRecord = { id: newId('usr'), orgId: org.id, email: email.toLowerCase(), createdAt: now, passwordHash: await hashPassword(password), role: 'owner' }
+        const user: UserRecord = { id: newId('usr'), orgId: org.id, email: email.toLowerCase(), createdAt: now, passwordHash: await hashPassword(password, addressTurn(clientAddress(ctx.req))), role: 'owner' }
         if (!(await store.createFirstOwner(org, user))) throw new ApiError('invalid_request', OWNER_EXISTS)
         return signIn(ctx, user)
       },
@@ -135,7 +135,8 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         const address = clientAddress(ctx.req)
         const { knownPlace } = throttle.attempt(key, address)
         const user = store.findUserByEmail(key)
-        const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH, knownPlace)
+        // Known places take turns by organisation, guesses by address: no one of either can crowd out the rest.
+        const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH, knownPlace && user ? { priority: true, key: orgTurn(user.orgId) } : { key: addressTurn(address) })
         if (!user || !user.passwordHash || !ok) throw new ApiError('unauthorized', SIGN_IN_FAILED)
         throttle.succeeded(key, address)
         return signIn(ctx, user)
@@ -250,7 +251,7 @@ export function accountOperations(deps: AccountDeps): Operation<any>[] {
         if (!usable(invite, deps.now())) throw new ApiError('unauthorized', LINK_GONE)
         if (invite.forUserId) return claim(ctx, invite, email, password)
         // The email is looked up only in the transaction that consumes the invite: a pending link never tells a taken email from a free one.
-        const user: UserRecord = { id: newId('usr'), orgId: invite.orgId, email: email.toLowerCase(), createdAt: deps.now(), passwordHash: await hashPassword(password), role: 'member' }
+        const user: UserRecord = { id: newId('usr'), orgId: invite.orgId, email: email.toLowerCase(), createdAt: deps.now(), passwordHash: await hashPassword(password, orgTurn(invite.orgId)), role: 'member' }
         const outcome = await store.joinByInvite(invite.id, user, deps.now())
         if (outcome === 'invite_gone') throw new ApiError('unauthorized', LINK_GONE)
         if (outcome === 'email_taken') throw new ApiError('invalid_request', { error: 'That email already has an account; this invite link is now used up.', hint: 'Sign in with that email, or ask for a new link for another one.' })

@@ -17,7 +17,7 @@ import type { ApiKeyAuth } from '../auth.js'
 import { sessionCookie } from '../dashboard-session.js'
 import { clientAddress } from '../front-link.js'
 import type { LoginThrottle } from '../login-throttle.js'
-import { hashPassword, verifyPassword } from '../passwords.js'
+import { hashPassword, orgTurn, verifyPassword } from '../passwords.js'
 import { operation, type Operation, type RequestContext } from '../router.js'
 
 export interface MemberDeps {
@@ -103,9 +103,9 @@ export function memberOperations(deps: MemberDeps): Operation<any>[] {
         const address = clientAddress(req)
         throttle.attempt(user.email, address)
         // A signed-in caller is no anonymous guesser: its check goes in the priority line (hash-queue.ts).
-        if (!(await verifyPassword(currentPassword, user.passwordHash, true))) throw new ApiError('unauthorized', { error: 'The current password is wrong.', hint: 'Check it; after 5 wrong attempts from one address, that address waits 15 minutes.' })
+        if (!(await verifyPassword(currentPassword, user.passwordHash, { priority: true, key: orgTurn(user.orgId) }))) throw new ApiError('unauthorized', { error: 'The current password is wrong.', hint: 'Check it; after 5 wrong attempts from one address, that address waits 15 minutes.' })
         throttle.succeeded(user.email, address)
-        await store.updateUser(user.id, { passwordHash: await hashPassword(newPassword) })
+        await store.updateUser(user.id, { passwordHash: await hashPassword(newPassword, orgTurn(user.orgId)) })
         return { ok: true, sessionsEnded: await store.endDashboardSessions(user.id, auth.sessionId) }
       },
     }),
