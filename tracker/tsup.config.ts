@@ -181,6 +181,13 @@ const rrwebEdits: RrwebEdit[] = [
     replace: '      cssText = record.linkText ? record.linkText(stylesheet, stringifyStylesheet, absolutifyURLs) : stringifyStylesheet(stylesheet);\n',
   },
   {
+    // An element's scroll position only where it may not be 0: `record.scrolled` (set from the stub's set of
+    // scrolled elements, tracker/src/recorder.ts) spares a layout check per element; without it, every element's.
+    what: "serializeElementNode: scroll positions of scrolled elements",
+    find: /^ {2}if \(!newlyAddedElement\) \{\n(?= {4}if \(n\.scrollLeft\) \{\n)/m,
+    replace: '  if (!newlyAddedElement && (!record.scrolled || record.scrolled(n))) {\n',
+  },
+  {
     // The full snapshot in time slices (tracker/src/snapshot.ts, issue 33). takeFullSnapshot keeps its order
     // (managers reset, buffers locked, the tree, Meta and the full snapshot, buffers unlocked) but hands the tree
     // to `record.walk`, which serializes it over several tasks and then calls the rest; Meta moves to just before

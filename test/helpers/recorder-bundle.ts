@@ -22,8 +22,10 @@ export async function recorderScript(edit: (source: string) => string, recorderA
   const extra = recorderArgs.map((a) => `, ${JSON.stringify(a)}`).join('')
   return trackerScript(
     [
-      "import { createRecorder } from './tracker/src/recorder.js'",
+      "import { createRecorder, readScrollOf } from './tracker/src/recorder.js'",
       'w.recorded = []',
+      // As tracker.js does with the set of a stub pasted before <body> (tracker/src/index.ts).
+      'if (w.svc && w.svc.s) readScrollOf(w.svc.s)',
       `w.recorder = createRecorder(w.guard, (event) => w.recorded.push(JSON.parse(JSON.stringify(event))), undefined${extra})`,
     ],
     [rrweb],

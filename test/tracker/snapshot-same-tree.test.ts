@@ -10,13 +10,17 @@
  * masked and blocked elements, a textarea's value, a `<style>` of several
  * texts, head whitespace and slimmed tags, scripts and comments, SVG, custom
  * elements, nested shadow roots, a frame, scrolled elements, all of it past
- * the first slices. And a fault in the walk leaves nothing stuck.
+ * the first slices. The loader stub is pasted in its head, so the walk reads
+ * the scroll positions of the elements the stub saw scroll (and those in
+ * shadow trees, which it cannot see) and no others. And a fault in
+ * the walk leaves nothing stuck.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser } from 'playwright-core'
 import t from 'tap'
 import { editRrweb } from '../../tracker/tsup.config.js'
+import { loaderStub } from '../../src/install/snippet.js'
 import { launchBrowser } from '../helpers/browser.js'
 import { recorderScript, recordingPage, servePage } from '../helpers/recorder-bundle.js'
 
@@ -31,6 +35,7 @@ const PAGE = `<!doctype html>
   <link rel="stylesheet" href="/linked.css">
   <style id="split">.a { color: red; }</style>
   <script>window.inHead = 1</script>
+  <script data-svc-key="svc_pk_0123456789abcdef" data-svc-src="data:text/javascript,">${loaderStub()}</script>
 </head><body>
 ${filler(150, 0)}
 <!-- a comment -->
@@ -44,16 +49,23 @@ ${filler(150, 0)}
 <div id="host"></div>
 <iframe id="frame" srcdoc="<p id=inner>frame</p>"></iframe>
 <div id="scroller" style="height: 60px; overflow: auto"><div style="height: 400px">tall</div></div>
+<div id="later" style="height: 60px; overflow: auto"><div style="height: 400px">scrolled between the snapshots</div></div>
 <dialog open>dialog</dialog>
 ${filler(300, 150)}
 <script>
   document.getElementById('split').appendChild(document.createTextNode('.b { color: blue; }'))
   customElements.define('x-custom', class extends HTMLElement {})
   const root = document.getElementById('host').attachShadow({ mode: 'open' })
-  root.innerHTML = '<span>shadow</span><style>span { color: green }</style><div id="inner-host"></div>'
+  root.innerHTML = '<span>shadow</span><style>span { color: green }</style><div id="inner-host"></div><div id="shadow-scroller" style="height: 20px; overflow: auto"><p style="height: 90px">s</p></div>'
+  root.getElementById('shadow-scroller').scrollTop = 30
   root.getElementById('inner-host').attachShadow({ mode: 'open' }).innerHTML = '<b>nested shadow</b>'
   document.getElementById('area').value = 'typed into the area'
   document.getElementById('scroller').scrollTop = 50
+  // Between the two snapshots: its scroll event dispatched (the next frame) before the checkpoint is asked for.
+  window.scrollLater = () => new Promise((resolve) => {
+    document.getElementById('later').scrollTop = 20
+    requestAnimationFrame(() => requestAnimationFrame(resolve))
+  })
 </script>
 </body></html>`
 
@@ -76,6 +88,7 @@ async function snapshots(browser: Browser, url: string, script: string): Promise
   const { context, page, pageErrors } = await recordingPage(browser, url, script)
   try {
     await page.waitForFunction('recorded.filter((e) => e.type === 2).length === 1')
+    await page.evaluate('scrollLater()')
     await page.evaluate('recorder.snapshot()')
     await page.waitForFunction('recorded.filter((e) => e.type === 2).length === 2')
     const events = ((await page.evaluate('recorded')) as any[]).filter((e) => e.type === 4 || e.type === 2).map(({ type, data }) => ({ type, data }))
@@ -95,7 +108,7 @@ t.test("the full snapshot taken in slices is rrweb's own, node for node", async 
 
   t.same(reference.events.map((e) => e.type), [4, 2, 4, 2], 'rrweb emits Meta and a full snapshot, twice')
   const text = JSON.stringify(reference.events)
-  for (const [what, needle] of [['masked text', '"****** "'], ['a placeholder', '"rr_width"'], ['the textarea', 'typed into the area'], ['nested shadow roots', 'nested shadow'], ['the split style', '/* rr_split */'], ['a scrolled element', '"rr_scrollTop":50']] as const) {
+  for (const [what, needle] of [['masked text', '"****** "'], ['a placeholder', '"rr_width"'], ['the textarea', 'typed into the area'], ['nested shadow roots', 'nested shadow'], ['the split style', '/* rr_split */'], ['a scrolled element', '"rr_scrollTop":50'], ['one in a shadow root', '"rr_scrollTop":30'], ['one scrolled between the snapshots', '"rr_scrollTop":20']] as const) {
     t.ok(text.includes(needle), `the reference has ${what}`)
   }
   t.ok(walked.recorder.sliceMs < walked.recorder.snapshotMs, `the walk took several slices (${walked.recorder.sliceMs.toFixed(1)} ms at most, ${walked.recorder.snapshotMs.toFixed(1)} ms in all)`)
@@ -130,4 +143,18 @@ t.test('a fault in the walk ends it without a snapshot, and holds nothing back: 
   const types = ((await tab.evaluate('recorded')) as any[]).map((e) => e.type)
   t.same(types.slice(types.indexOf(2) - 1, types.indexOf(2) + 1), [4, 2], 'and the next snapshot is taken, Meta first')
   t.same(pageErrors, [], 'no error reached the page')
+})
+
+t.test('the stub keeps its set of scrolled elements only when pasted before <body>: pasted later, every position is read', async (t) => {
+  const tag = `<script data-svc-key="svc_pk_0123456789abcdef" data-svc-src="data:text/javascript,">${loaderStub()}</script>`
+  const browser = await launchBrowser(t)
+  const context = await browser.newContext()
+  t.teardown(() => context.close())
+  const page = await context.newPage()
+  const kept: Record<string, unknown> = {}
+  for (const [where, html] of [['head', `<!doctype html><html><head>${tag}</head><body><p>x</p></body></html>`], ['body', `<!doctype html><html><head></head><body><p>x</p>${tag}</body></html>`]]) {
+    await page.goto(await servePage(t, html), { waitUntil: 'load' })
+    kept[where] = await page.evaluate('window.svc && window.svc.s instanceof WeakSet')
+  }
+  t.same(kept, { head: true, body: false })
 })

@@ -8,6 +8,7 @@ import { cachedCapture, captureKey, loadCapture } from './capture.js'
 import { hookConsole, type HandOver } from './early-console.js'
 import { inForeignFrame, joinPage } from './frames.js'
 import { createGuard, listen } from './guard.js'
+import { readScrollOf } from './recorder.js'
 import { openStorage } from './storage.js'
 import { startTracker, type Tracker } from './tracker.js'
 
@@ -21,6 +22,8 @@ interface SvcFunction {
   i?: number
   /** Set once a tracker runs on this page. */
   v?: string
+  /** Set by a stub that ran before <body>: every element scrolled since. */
+  s?: WeakSet<EventTarget>
 }
 
 declare const __TRACKER_VERSION__: string
@@ -47,6 +50,7 @@ function main(): void {
   // Console capture on (as cached by an earlier page load): keep the console from now, before capture.js runs.
   const early: HandOver | undefined = guard.run(() => (cachedCapture(openStorage(), captureKey(publicKey))?.c.console ? hookConsole() : undefined))
   const queued: ArrayLike<unknown>[] = previous && previous.q ? Array.from(previous.q) : []
+  if (previous && previous.s) readScrollOf(previous.s)
   let tracker: Tracker | undefined
 
   const svc: SvcFunction = function (...args: unknown[]) {

@@ -43,6 +43,11 @@
       load()
     }
     events.forEach((e) => w.addEventListener(e, onInteraction, { capture: true, passive: true }))
+    // Pasted before <body>, the stub sees every element's scroll: the snapshot reads positions of those alone.
+    if (!d.body) {
+      const scrolled = (s.s = new WeakSet())
+      w.addEventListener('scroll', (e: Event) => scrolled.add(e.target), { capture: true, passive: true })
+    }
     const idle = () => (w.requestIdleCallback ? w.requestIdleCallback(() => load(), { timeout: 4000 }) : setTimeout(() => load(), 4000))
     if (d.readyState === 'complete') idle()
     else w.addEventListener('load', idle)
