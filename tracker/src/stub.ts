@@ -46,7 +46,7 @@
     // Pasted before <body>, the stub sees every element's scroll: the snapshot reads positions of those alone.
     if (!d.body) {
       const scrolled = (s.s = new WeakSet())
-      w.addEventListener('scroll', (e: Event) => scrolled.add(e.target), { capture: true, passive: true })
+      w.addEventListener('scroll', (e: Event) => e.target && scrolled.add(e.target), { capture: true, passive: true })
     }
     const idle = () => (w.requestIdleCallback ? w.requestIdleCallback(() => load(), { timeout: 4000 }) : setTimeout(() => load(), 4000))
     if (d.readyState === 'complete') idle()
