@@ -31,7 +31,7 @@ const VISITS = Number(process.argv.find((a) => a.startsWith('--visits='))?.slice
 const FUNCTIONS = process.argv.includes('--functions')
 /** --base=FILE: the third variant runs this tracker.js instead of the stylesheet `no-store` one. */
 const BASE = process.argv.find((a) => a.startsWith('--base='))?.slice(7)
-/** --save=DIR: also writes each tracked visit's CPU profile there (DIR/tracked-SEED.cpuprofile), for a closer look. */
+/** --save=DIR: also writes each tracked visit's CPU profile there (DIR/tracked-SEED.cpuprofile, the third variant's DIR/third-SEED.cpuprofile), for a closer look. */
 const SAVE = process.argv.find((a) => a.startsWith('--save='))?.slice(7)
 const VISIT_MS = 20_000
 /** Browser APIs the tracker calls itself: their samples are its time (the page without it calls them far less). */
@@ -59,7 +59,7 @@ async function visit(browser: Browser, url: string, seed: number): Promise<Split
       await visitor.pause()
     }
     const { profile } = (await cdp.send('Profiler.stop')) as { profile: { nodes: { id: number; callFrame: { url: string; functionName: string } }[]; samples: number[]; timeDeltas: number[] } }
-    if (SAVE && url.endsWith('/tracked')) writeFileSync(`${SAVE}/tracked-${seed}.cpuprofile`, JSON.stringify(profile))
+    if (SAVE && !url.endsWith('/bare')) writeFileSync(`${SAVE}/${url.endsWith('/tracked') ? 'tracked' : 'third'}-${seed}.cpuprofile`, JSON.stringify(profile))
     const byNode = new Map<number, number>()
     profile.samples.forEach((id, i) => byNode.set(id, (byNode.get(id) ?? 0) + profile.timeDeltas[i] / 1000))
     const split: Split = new Map()
