@@ -24,9 +24,11 @@ async function signIn(agent: Agent, url: string, body: unknown): Promise<{ statu
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
+// One cluster for both: their addresses differ (127.0.8.x, 127.0.9.x), so do their sign-in budgets.
+const cluster = await clusterFor(t, { workers: 1 })
+await ownerSession(cluster.url)
+
 t.test('32 parallel guessers from 32 addresses leave the owner\'s sign-in from a known place fast', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
-  await ownerSession(cluster.url)
   const home = new Agent({ localAddress: '127.0.8.200' })
   const attackers = Array.from({ length: 32 }, (_, i) => new Agent({ localAddress: `127.0.8.${i + 1}` }))
   t.teardown(() => Promise.all([home, ...attackers].map((a) => a.close())))
@@ -73,8 +75,6 @@ t.test('32 parallel guessers from 32 addresses leave the owner\'s sign-in from a
 })
 
 t.test('a member of another organisation filling the priority line with right passwords does not keep the owner out', async (t) => {
-  const cluster = await clusterFor(t, { workers: 1 })
-  await ownerSession(cluster.url)
   const INSIDER = { email: 'member@insider.test', password: 'the insider knows it' }
   const { userId } = await seedProject(cluster.dataDir, 'Insider', INSIDER.email)
   await storeAt(cluster.dataDir).updateUser(userId, { passwordHash: await hashPassword(INSIDER.password) })
