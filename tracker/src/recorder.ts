@@ -40,7 +40,7 @@ const EVERY_INPUT: Record<string, boolean> = { input: true, textarea: true, sele
 for (const type of 'color date datetime-local email month number range search tel text time url week'.split(' ')) EVERY_INPUT[type] = true
 
 /** The edited rrweb's hooks (tracker/tsup.config.ts): a linked stylesheet's text; whether to read an element's scroll. */
-type LinkHook = typeof record & { linkText?: LinkTexts['link']; scrolled?: (element: Element) => boolean }
+type EditedRecord = typeof record & { linkText?: LinkTexts['link']; scrolled?: (element: Element) => boolean }
 
 /**
  * A scroll position costs a layout check to read (about 2 µs in Chromium: 4-7 ms a snapshot of 2,000 elements), and
@@ -49,7 +49,7 @@ type LinkHook = typeof record & { linkText?: LinkTexts['link']; scrolled?: (elem
  * the root and the body.
  */
 export function readScrollOf(scrolled: WeakSet<EventTarget>): void {
-  ;(record as LinkHook).scrolled = (element) => scrolled.has(element) || element.getRootNode() !== document || element === document.documentElement || element === document.body
+  ;(record as EditedRecord).scrolled = (element) => scrolled.has(element) || element.getRootNode() !== document || element === document.documentElement || element === document.body
 }
 
 /** rrweb's StyleSheetRule and StyleDeclaration events: a sheet changed through the CSSOM. */
@@ -137,7 +137,7 @@ export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => 
     start() {
       // rrweb returns no stop function when it cannot start; a no-op one keeps `running` honest.
       if (stop) return
-      ;(record as LinkHook).linkText = links?.link
+      ;(record as EditedRecord).linkText = links?.link
       stop = guard.run(() => record(options)) || (() => {})
       pointer = recordPointerEnd(guard, (node) => record.mirror.getId(node), options.emit!)
     },
@@ -146,7 +146,7 @@ export function createRecorder(guard: Guard, onEvent: (event: RecordedEvent) => 
       stop = undefined
       pointer?.off()
       pointer = undefined
-      ;(record as LinkHook).linkText = undefined
+      ;(record as EditedRecord).linkText = undefined
       if (running) {
         walker.cancel()
         held = []
