@@ -98,9 +98,11 @@ async function snapshots(browser: Browser, url: string, script: string): Promise
   }
 }
 
+// One browser for the file: each case opens its own context.
+const browser = await launchBrowser(t)
+
 t.test("the full snapshot taken in slices is rrweb's own, node for node", async (t) => {
   const url = await servePage(t, PAGE)
-  const browser = await launchBrowser(t)
 
   const [plain, sliced] = await Promise.all([recorderScript((source) => source, [0, 0]), recorderScript(editRrweb, [0, 0])])
   const reference = await snapshots(browser, url, plain)
@@ -123,7 +125,6 @@ t.test('a fault in the walk ends it without a snapshot, and holds nothing back: 
   const server = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => new Promise((resolve) => server.close(resolve)))
-  const browser = await launchBrowser(t)
   const context = await browser.newContext()
   t.teardown(() => context.close())
   const tab = await context.newPage()
@@ -147,7 +148,6 @@ t.test('a fault in the walk ends it without a snapshot, and holds nothing back: 
 
 t.test('the stub keeps its set of scrolled elements only when pasted before <body>: pasted later, every position is read', async (t) => {
   const tag = `<script data-svc-key="svc_pk_0123456789abcdef" data-svc-src="data:text/javascript,">${loaderStub()}</script>`
-  const browser = await launchBrowser(t)
   const context = await browser.newContext()
   t.teardown(() => context.close())
   const page = await context.newPage()
